@@ -1,0 +1,596 @@
+package breaker
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// Bounds on the snapshot, so that memory and state files stay small however
+// long the loop runs.
+const (
+	MaxHistory     = 100 // transition events kept
+	MaxRecent      = 10  // status-log steps kept
+	MaxErrorCounts = 32  // distinct error signatures counted
+	MaxTrees       = 512 // distinct trees remembered for the circular rule
+	trendLen       = 10  // output_trend values
+	hourCap        = 100001
+)
+
+// Snapshot is the breaker's complete state. It is bounded by the rule
+// windows, not by the loop's length, and is what a state file stores.
+type Snapshot struct {
+	State                 State         `json:"state"`
+	Iteration             int           `json:"iteration"`
+	LastAt                time.Time     `json:"last_at"`
+	LastCommit            string        `json:"last_commit,omitempty"`
+	SinceReset            int           `json:"since_reset"`
+	ConsecutiveNoProgress int           `json:"consecutive_no_progress"`
+	Held                  int           `json:"held"`
+	LastProgress          *time.Time    `json:"last_progress,omitempty"`
+	OpenedAt              *time.Time    `json:"opened_at,omitempty"`
+	CooldownUntil         *time.Time    `json:"cooldown_until,omitempty"`
+	Cooldown              time.Duration `json:"cooldown,omitempty"`
+	Probing               bool          `json:"probing,omitempty"`
+	ProbesLeft            int           `json:"probes_left,omitempty"`
+	IgnoredOpen           int           `json:"ignored_open"`
+	ForcedOpen            bool          `json:"forced_open,omitempty"`
+	Trigger               string        `json:"trigger,omitempty"`
+	Reason                string        `json:"reason,omitempty"`
+	LastTransitionAt      time.Time     `json:"last_transition_at"`
+	Opens                 int           `json:"opens"`
+	TaskHigh              *int          `json:"task_high,omitempty"`
+	Prev                  *Prev         `json:"prev,omitempty"`
+	PrimaryStreak         int           `json:"primary_streak"`
+	ErrorStreak           int           `json:"error_streak"`
+	DenialStreak          int           `json:"denial_streak"`
+	ErrorCounts           []ErrorCount  `json:"error_counts,omitempty"`
+	SinceProgress         []ErrorCount  `json:"errors_since_progress,omitempty"`
+	Window                []Entry       `json:"window,omitempty"`
+	OutputBase            OutputBase    `json:"output_base"`
+	Trees                 []string      `json:"trees,omitempty"`
+	Hour                  []time.Time   `json:"hour,omitempty"`
+	LastWarnings          []string      `json:"last_warnings,omitempty"`
+	LastScore             int           `json:"last_score"`
+	LastProgressFlag      bool          `json:"last_progress_flag"`
+	LastPhase             string        `json:"last_phase,omitempty"`
+	History               []Event       `json:"history,omitempty"`
+	Recent                []Step        `json:"recent,omitempty"`
+}
+
+// Prev is what the next iteration is compared with.
+type Prev struct {
+	Tests       *Tests   `json:"tests,omitempty"`
+	ErrorsKnown bool     `json:"errors_known"`
+	Errors      []string `json:"errors,omitempty"` // hashes
+	Primary     string   `json:"primary,omitempty"`
+	Percent     *float64 `json:"percent,omitempty"`
+	Tree        string   `json:"tree,omitempty"`
+}
+
+// ErrorCount counts one error signature.
+type ErrorCount struct {
+	Hash   string `json:"hash"`
+	Sample string `json:"sample"`
+	Count  int    `json:"count"`
+}
+
+// Entry is one iteration in the rule windows.
+type Entry struct {
+	At        time.Time `json:"at"`
+	Score     int       `json:"score"`
+	Fixed     int       `json:"fixed"`
+	Lines     int       `json:"lines"`
+	TestLines int       `json:"test_lines"`
+	Returned  bool      `json:"returned,omitempty"`
+	HasOutput bool      `json:"has_output,omitempty"`
+	Output    int       `json:"output"`
+}
+
+// OutputBase accumulates output of iterations that left the window.
+type OutputBase struct {
+	Sum   int64 `json:"sum"`
+	Count int   `json:"count"`
+}
+
+// Options are the per-run controls of a breaker.
+type Options struct {
+	// Profile names a policy profile to apply ("" for none).
+	Profile string
+	// Phase is the phase for iterations that carry none.
+	Phase string
+}
+
+// Breaker folds iterations into decisions. It is not safe for concurrent use.
+type Breaker struct {
+	base   *policy.Policy
+	phases map[string]*policy.Policy
+	opts   Options
+	window int
+	s      Snapshot
+}
+
+// New returns a fresh CLOSED breaker for the policy.
+func New(p *policy.Policy, opts Options) (*Breaker, error) {
+	return Restore(p, opts, Snapshot{})
+}
+
+// Restore returns a breaker that continues from a snapshot.
+func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
+	if p == nil {
+		return nil, errors.New("breaker: nil policy")
+	}
+	base, err := p.WithProfile(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Phase != "" && !base.HasPhase(opts.Phase) {
+		return nil, fmt.Errorf("policy %s has no phase %q (known: %s)", base.Name, opts.Phase, list(base.PhaseNames()))
+	}
+	b := &Breaker{base: base, phases: map[string]*policy.Policy{}, opts: opts}
+	b.window = windowSize(base)
+	for _, ph := range base.PhaseNames() {
+		eff := base.WithPhase(ph)
+		b.phases[ph] = eff
+		if w := windowSize(eff); w > b.window {
+			b.window = w
+		}
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	b.s = s
+	return b, nil
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func windowSize(p *policy.Policy) int {
+	w := trendLen
+	r := p.Rules
+	for _, v := range []int{r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow + 2} {
+		if v > w {
+			w = v
+		}
+	}
+	return w
+}
+
+// check rejects snapshots no breaker could have written.
+func (s *Snapshot) check() error {
+	if s.State < Closed || s.State > Open {
+		return fmt.Errorf("state %d is not a breaker state", int(s.State))
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
+		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft}} {
+		if n.v < 0 {
+			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
+		}
+	}
+	if s.SinceReset > s.Iteration {
+		return fmt.Errorf("since_reset (%d) is above iteration (%d)", s.SinceReset, s.Iteration)
+	}
+	if s.Cooldown < 0 {
+		return fmt.Errorf("cooldown is negative")
+	}
+	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
+		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap {
+		return errors.New("a bounded list is longer than its bound")
+	}
+	return nil
+}
+
+// Snapshot returns a copy of the breaker's state.
+func (b *Breaker) Snapshot() Snapshot { return b.s }
+
+// Policy returns the effective policy (with the profile applied).
+func (b *Breaker) Policy() *policy.Policy { return b.base }
+
+func (b *Breaker) effective(phase string) *policy.Policy {
+	if phase == "" {
+		phase = b.opts.Phase
+	}
+	if p, ok := b.phases[phase]; ok {
+		return p
+	}
+	return b.base
+}
+
+// validate rejects measurements no honest evidence produces.
+func (it *Iteration) validate(last time.Time) error {
+	if it.At.IsZero() {
+		return errors.New("iteration has no time")
+	}
+	if !last.IsZero() && it.At.Before(last) {
+		return fmt.Errorf("iteration time %s is earlier than the last recorded iteration (%s)", it.At.Format(time.RFC3339), last.Format(time.RFC3339))
+	}
+	neg := func(name string, v int) error {
+		if v < 0 {
+			return fmt.Errorf("%s is negative (%d)", name, v)
+		}
+		return nil
+	}
+	errs := []error{neg("permission denials", it.PermissionDenials)}
+	if c := it.Change; c != nil {
+		errs = append(errs, neg("files changed", c.MeaningfulFiles), neg("lines changed", c.MeaningfulLines),
+			neg("test lines", c.TestLines), neg("doc files", c.DocFiles))
+		if c.TestLines > c.MeaningfulLines {
+			errs = append(errs, fmt.Errorf("test lines (%d) exceed lines changed (%d)", c.TestLines, c.MeaningfulLines))
+		}
+	}
+	if t := it.Tests; t != nil {
+		errs = append(errs, neg("tests passing", t.Passed), neg("tests failing", t.Failed), neg("tests skipped", t.Skipped))
+	}
+	if o := it.Output; o != nil {
+		errs = append(errs, neg("output lines", o.Lines))
+		if o.Bytes < 0 {
+			errs = append(errs, fmt.Errorf("output bytes is negative (%d)", o.Bytes))
+		}
+	}
+	if it.ClaimedFiles != nil {
+		errs = append(errs, neg("files modified", *it.ClaimedFiles))
+	}
+	if t := it.Tasks; t != nil {
+		errs = append(errs, neg("tasks done", t.Done), neg("tasks total", t.Total))
+		if t.Total > 0 && t.Done > t.Total {
+			errs = append(errs, fmt.Errorf("tasks done (%d) exceed tasks total (%d)", t.Done, t.Total))
+		}
+	}
+	if it.TasksBefore != nil {
+		errs = append(errs, neg("tasks before", *it.TasksBefore))
+	}
+	if p := it.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
+		errs = append(errs, fmt.Errorf("progress percent %v is out of range: want 0 to 100", *p))
+	}
+	return errors.Join(errs...)
+}
+
+// Observe folds one iteration and returns the decision after it.
+func (b *Breaker) Observe(it Iteration) (Decision, error) {
+	if err := it.validate(b.s.LastAt); err != nil {
+		return Decision{}, err
+	}
+	s := &b.s
+	s.Iteration++
+	s.LastAt = it.At
+	s.LastCommit = it.Commit
+	phase := it.Phase
+	if phase == "" {
+		phase = b.opts.Phase
+	}
+	s.LastPhase = phase
+	pol := b.effective(phase)
+
+	if s.State == Open {
+		rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
+		if !s.ForcedOpen && b.cooldownDue(it.At) && !rerun {
+			b.startProbe(it.At)
+		} else {
+			s.IgnoredOpen++
+			s.LastWarnings = []string{fmt.Sprintf("iteration %d ran while the breaker was OPEN (%d ignored so far)", s.Iteration, s.IgnoredOpen)}
+			b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: Open,
+				Risk: "HIGH", IgnoredOpen: true})
+			return b.decision(pol, nil), nil
+		}
+	}
+
+	m := measure(pol, s, &it)
+	b.advance(pol, &it, m)
+	firings := evaluate(pol, s, &it, m)
+
+	var warnings []string
+	var trip, watch *firing
+	for i := range firings {
+		f := &firings[i]
+		switch f.kind {
+		case kindTrip:
+			if trip == nil {
+				trip = f
+			}
+		case kindWatch:
+			if watch == nil {
+				watch = f
+			}
+		case kindWarn:
+			warnings = append(warnings, f.reason)
+		}
+	}
+	s.LastWarnings = warnings
+
+	switch {
+	case s.Probing && trip != nil:
+		b.open(it.At, trip.rule, "probe failed: "+trip.reason, true)
+	case s.Probing && !m.progress:
+		b.open(it.At, policy.RuleNoProgress, fmt.Sprintf("probe iteration %d made no progress", s.Iteration), true)
+	case s.Probing:
+		s.ProbesLeft--
+		if s.ProbesLeft <= 0 {
+			b.close(it.At, "probe", fmt.Sprintf("probe iteration %d made progress (%s)", s.Iteration, strings.Join(m.signals, ", ")))
+			s.Cooldown = 0
+		}
+	case trip != nil:
+		b.open(it.At, trip.rule, trip.reason, false)
+	case m.progress:
+		if s.State != Closed {
+			b.close(it.At, "progress", fmt.Sprintf("progress resumed (%s)", strings.Join(m.signals, ", ")))
+		}
+	case watch != nil:
+		if s.State == Closed {
+			b.transition(it.At, HalfOpen, watch.rule, watch.reason)
+		} else {
+			s.Trigger, s.Reason = watch.rule, watch.reason
+		}
+	}
+
+	b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State,
+		Progress: m.progress, Signals: m.signals, Score: m.score, TasksCompleted: m.tasksNew,
+		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol)})
+	return b.decision(pol, &m), nil
+}
+
+func changedFiles(c *Change) []string {
+	if c == nil || len(c.Files) == 0 {
+		return nil
+	}
+	if len(c.Files) > 20 {
+		return append(append([]string(nil), c.Files[:20]...), fmt.Sprintf("… %d more", len(c.Files)-20))
+	}
+	return append([]string(nil), c.Files...)
+}
+
+func samples(sigs []Signature) []string {
+	var out []string
+	for i, s := range sigs {
+		if i == 5 {
+			out = append(out, fmt.Sprintf("… %d more", len(sigs)-5))
+			break
+		}
+		out = append(out, s.Sample)
+	}
+	return out
+}
+
+func (b *Breaker) cooldownDue(at time.Time) bool {
+	return b.s.CooldownUntil != nil && !at.Before(*b.s.CooldownUntil)
+}
+
+// startProbe moves a cooled-down OPEN breaker to HALF_OPEN. The rule windows
+// start afresh so that the probe is judged on its own evidence; iteration
+// counts and the rate window keep counting.
+func (b *Breaker) startProbe(at time.Time) {
+	s := &b.s
+	b.transition(at, HalfOpen, "cooldown", fmt.Sprintf("cooldown of %s elapsed; probing", s.Cooldown))
+	s.Probing = true
+	s.ProbesLeft = b.base.Breaker.ProbeIterations
+	s.ConsecutiveNoProgress, s.Held = 0, 0
+	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
+	s.Window = nil
+	s.OutputBase = OutputBase{}
+	s.SinceProgress = nil
+}
+
+// Status returns the decision as of at, first applying a due cooldown
+// transition (OPEN to HALF_OPEN). It records no iteration.
+func (b *Breaker) Status(at time.Time) (Decision, error) {
+	if !b.s.LastAt.IsZero() && at.Before(b.s.LastAt) {
+		return Decision{}, fmt.Errorf("status time %s is earlier than the last recorded iteration (%s)", at.Format(time.RFC3339), b.s.LastAt.Format(time.RFC3339))
+	}
+	if b.s.State == Open && !b.s.ForcedOpen && b.cooldownDue(at) {
+		b.startProbe(at)
+	}
+	return b.decision(b.effective(b.s.LastPhase), nil), nil
+}
+
+// Reset closes the circuit on a person's word and starts a new fold. The
+// history survives and gains a reset event; iterations are not renumbered.
+func (b *Breaker) Reset(at time.Time, reason string) error {
+	s := &b.s
+	if !s.LastAt.IsZero() && at.Before(s.LastAt) {
+		return fmt.Errorf("reset time %s is earlier than the last recorded iteration (%s)", at.Format(time.RFC3339), s.LastAt.Format(time.RFC3339))
+	}
+	if strings.TrimSpace(reason) == "" {
+		reason = "reset by a person"
+	}
+	b.event(at, s.State, Closed, "reset", reason)
+	s.State = Closed
+	s.SinceReset = 0
+	s.ConsecutiveNoProgress, s.Held = 0, 0
+	s.OpenedAt, s.CooldownUntil, s.Cooldown = nil, nil, 0
+	s.Probing, s.ProbesLeft = false, 0
+	s.IgnoredOpen = 0
+	s.ForcedOpen = false
+	s.Trigger, s.Reason = "", ""
+	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
+	s.ErrorCounts, s.SinceProgress = nil, nil
+	s.Window = nil
+	s.OutputBase = OutputBase{}
+	s.Trees = nil
+	s.Hour = nil
+	s.LastWarnings = nil
+	if s.Prev != nil {
+		s.Prev.Tree = ""
+	}
+	return nil
+}
+
+// ForceOpen holds the breaker OPEN on a person's word (an abort or a
+// force-open label): no automatic transition leaves it until a reset.
+func (b *Breaker) ForceOpen(at time.Time, reason string) error {
+	s := &b.s
+	if !s.LastAt.IsZero() && at.Before(s.LastAt) {
+		return fmt.Errorf("force-open time %s is earlier than the last recorded iteration (%s)", at.Format(time.RFC3339), s.LastAt.Format(time.RFC3339))
+	}
+	if strings.TrimSpace(reason) == "" {
+		reason = "held open by a person"
+	}
+	if s.State != Open {
+		b.open(at, "force_open", reason, false)
+	} else {
+		s.Trigger, s.Reason = "force_open", reason
+	}
+	s.ForcedOpen = true
+	s.CooldownUntil = nil
+	return nil
+}
+
+func (b *Breaker) event(at time.Time, from, to State, trigger, reason string) {
+	s := &b.s
+	s.History = append(s.History, Event{At: at, Iteration: s.Iteration, From: from, To: to, Trigger: trigger, Reason: reason})
+	if len(s.History) > MaxHistory {
+		s.History = append([]Event(nil), s.History[len(s.History)-MaxHistory:]...)
+	}
+	s.LastTransitionAt = at
+}
+
+func (b *Breaker) transition(at time.Time, to State, trigger, reason string) {
+	s := &b.s
+	b.event(at, s.State, to, trigger, reason)
+	s.State = to
+	s.Trigger, s.Reason = trigger, reason
+}
+
+func (b *Breaker) open(at time.Time, trigger, reason string, failedProbe bool) {
+	s := &b.s
+	cb := b.base.Breaker
+	switch {
+	case failedProbe:
+		next := time.Duration(float64(s.Cooldown) * cb.CooldownMultiplier)
+		if cb.CooldownMax.Set && next > cb.CooldownMax.D {
+			next = cb.CooldownMax.D
+		}
+		s.Cooldown = next
+		reason = fmt.Sprintf("%s; cooldown now %s", reason, next)
+	case cb.Cooldown.Set:
+		s.Cooldown = cb.Cooldown.D
+	default:
+		s.Cooldown = 0
+	}
+	b.transition(at, Open, trigger, reason)
+	s.Probing, s.ProbesLeft = false, 0
+	t := at
+	s.OpenedAt = &t
+	s.Opens++
+	if cb.Cooldown.Set || failedProbe {
+		u := at.Add(s.Cooldown)
+		s.CooldownUntil = &u
+	} else {
+		s.CooldownUntil = nil
+	}
+}
+
+func (b *Breaker) close(at time.Time, trigger, reason string) {
+	s := &b.s
+	b.transition(at, Closed, trigger, reason)
+	s.Trigger, s.Reason = "", ""
+	s.ConsecutiveNoProgress, s.Held = 0, 0
+	s.Probing, s.ProbesLeft = false, 0
+	s.OpenedAt, s.CooldownUntil = nil, nil
+}
+
+func (b *Breaker) pushRecent(st Step) {
+	s := &b.s
+	s.Recent = append(s.Recent, st)
+	if len(s.Recent) > MaxRecent {
+		s.Recent = append([]Step(nil), s.Recent[len(s.Recent)-MaxRecent:]...)
+	}
+}
+
+func (b *Breaker) risk(pol *policy.Policy) string {
+	s := &b.s
+	switch {
+	case s.State == Open || s.ConsecutiveNoProgress+1 >= pol.Rules.NoProgress.NoProgressThreshold && s.ConsecutiveNoProgress > 0:
+		return "HIGH"
+	case s.State == HalfOpen || s.ConsecutiveNoProgress > 0:
+		return "MEDIUM"
+	}
+	return "LOW"
+}
+
+// decision renders the snapshot as a Decision.
+func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
+	s := &b.s
+	d := Decision{
+		State:                 s.State,
+		AllowContinue:         s.State != Open,
+		Iteration:             s.Iteration,
+		Commit:                s.LastCommit,
+		Phase:                 s.LastPhase,
+		Policy:                b.base.Name,
+		ConsecutiveNoProgress: s.ConsecutiveNoProgress,
+		ErrorCounts:           map[string]int{},
+		OutputTrend:           []int{},
+		LastProgress:          cloneTime(s.LastProgress),
+		OpenedAt:              cloneTime(s.OpenedAt),
+		CooldownUntil:         cloneTime(s.CooldownUntil),
+		IgnoredOpen:           s.IgnoredOpen,
+		Warnings:              append([]string{}, s.LastWarnings...),
+		ForcedOpen:            s.ForcedOpen,
+		History:               append([]Event{}, s.History...),
+		Recent:                append([]Step{}, s.Recent...),
+		ProgressScore:         s.LastScore,
+		Progress:              s.LastProgressFlag,
+	}
+	if !s.LastAt.IsZero() {
+		t := s.LastAt
+		d.At = &t
+	}
+	if m != nil {
+		d.ProgressScore = m.score
+		d.Progress = m.progress
+		s.LastScore = m.score
+		s.LastProgressFlag = m.progress
+	}
+	if s.State != Closed && s.Trigger != "" {
+		tr, rs := s.Trigger, s.Reason
+		d.Trigger, d.Reason = &tr, &rs
+	}
+	for _, ec := range s.ErrorCounts {
+		d.ErrorCounts[ec.Sample] += ec.Count
+	}
+	start := 0
+	if len(s.Window) > trendLen {
+		start = len(s.Window) - trendLen
+	}
+	for _, e := range s.Window[start:] {
+		if e.HasOutput {
+			d.OutputTrend = append(d.OutputTrend, e.Output)
+		}
+	}
+	if n := pol.Rules.Score.ScoreWindow; pol.Rules.Score.Enabled && len(s.Window) >= n {
+		sum := 0
+		for _, e := range s.Window[len(s.Window)-n:] {
+			sum += e.Score
+		}
+		d.WindowScore = &sum
+	}
+	d.Escalate = s.State == Open || s.IgnoredOpen > 0
+	if mp := b.base.Escalation.ModelProgression; d.Escalate && len(mp) > 0 {
+		i := s.Opens
+		if i >= len(mp) {
+			i = len(mp) - 1
+		}
+		next := mp[i]
+		d.NextModel = &next
+	}
+	return d
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := *t
+	return &v
+}

@@ -1,0 +1,78 @@
+package breaker
+
+import "time"
+
+// Event is one transition in a decision's history.
+type Event struct {
+	At        time.Time `json:"at"`
+	Iteration int       `json:"iteration"`
+	From      State     `json:"from"`
+	To        State     `json:"to"`
+	Trigger   string    `json:"trigger"`
+	Reason    string    `json:"reason"`
+}
+
+// Step is one line of the per-iteration status log (seed 003).
+type Step struct {
+	Iteration      int       `json:"iteration"`
+	At             time.Time `json:"at"`
+	Commit         string    `json:"commit,omitempty"`
+	Phase          string    `json:"phase,omitempty"`
+	State          State     `json:"state"`
+	Progress       bool      `json:"progress"`
+	Signals        []string  `json:"signals,omitempty"`
+	Score          int       `json:"score"`
+	TasksCompleted int       `json:"tasks_completed"`
+	FilesChanged   int       `json:"files_changed"`
+	Files          []string  `json:"files,omitempty"`
+	Tests          *Tests    `json:"tests,omitempty"`
+	Errors         []string  `json:"errors,omitempty"`
+	Risk           string    `json:"risk"`
+	IgnoredOpen    bool      `json:"ignored_open,omitempty"`
+}
+
+// Decision is the breaker's verdict after one iteration (or a status query).
+// Its JSON form is the `--format json` object and the action's output.
+type Decision struct {
+	State                 State          `json:"state"`
+	AllowContinue         bool           `json:"allow_continue"`
+	Reason                *string        `json:"reason"`
+	Trigger               *string        `json:"trigger"`
+	Iteration             int            `json:"iteration"`
+	Commit                string         `json:"commit"`
+	At                    *time.Time     `json:"at"`
+	Phase                 string         `json:"phase,omitempty"`
+	Policy                string         `json:"policy"`
+	Progress              bool           `json:"progress"`
+	ConsecutiveNoProgress int            `json:"consecutive_no_progress"`
+	ErrorCounts           map[string]int `json:"error_counts"`
+	OutputTrend           []int          `json:"output_trend"`
+	ProgressScore         int            `json:"progress_score"`
+	WindowScore           *int           `json:"window_score"`
+	LastProgress          *time.Time     `json:"last_progress"`
+	OpenedAt              *time.Time     `json:"opened_at"`
+	CooldownUntil         *time.Time     `json:"cooldown_until"`
+	IgnoredOpen           int            `json:"ignored_open"`
+	Warnings              []string       `json:"warnings"`
+	Escalate              bool           `json:"escalate"`
+	NextModel             *string        `json:"next_model"`
+	ForcedOpen            bool           `json:"forced_open,omitempty"`
+	DryRun                bool           `json:"dry_run,omitempty"`
+	History               []Event        `json:"history"`
+	Recent                []Step         `json:"recent"`
+}
+
+// Exit codes chosen by the domain.
+const (
+	ExitContinue = 0 // the loop may continue (CLOSED or HALF_OPEN, or dry run)
+	ExitOpen     = 1 // OPEN: stop the loop
+	ExitError    = 2 // bad usage, bad input or an internal error
+)
+
+// ExitCode is the process exit code the decision asks for.
+func (d *Decision) ExitCode() int {
+	if d.State == Open && !d.DryRun {
+		return ExitOpen
+	}
+	return ExitContinue
+}

@@ -1,0 +1,104 @@
+package breaker
+
+import "time"
+
+// Iteration is what is known about one turn of the loop. Pointer fields and
+// the *Known flags distinguish "not measured" from zero.
+type Iteration struct {
+	// At is when the iteration ran (the record's time, else the commit's).
+	At time.Time
+	// CommitAt is the commit's own time; a run for a commit older than the
+	// last transition (a re-run of an old job) is not a probe.
+	CommitAt time.Time
+	// Commit is the full hash of the iteration's commit, if any.
+	Commit string
+	// RunID and RunAttempt identify a workflow run (0 outside GitHub).
+	RunID      int64
+	RunAttempt int
+	// Phase is the iteration's phase, if any.
+	Phase string
+
+	// Change is the diff against the previous iteration; nil when unknown.
+	Change *Change
+	// Tests is the test report summary; nil when no report was read.
+	Tests *Tests
+	// ErrorsKnown says that errors were looked for (a log, a report or an
+	// explicit error list was given), so an empty Errors means none.
+	ErrorsKnown bool
+	// Errors are the iteration's error signatures, primary first: the first
+	// error line of the agent log, else the build failure, else the first
+	// failing test's message.
+	Errors []Signature
+	// Output is the agent output volume; nil when no output was measured.
+	Output *Output
+	// PermissionDenials counts tool permission denials in the output.
+	PermissionDenials int
+	// CompletionClaimed is true when the agent said it is done.
+	CompletionClaimed bool
+	// ClaimedFiles is the agent's own count of files modified, if given.
+	ClaimedFiles *int
+	// QuestionsAsked is true when the iteration only asked questions.
+	QuestionsAsked bool
+	// ProgressPercent is a reported completion percentage, if any.
+	ProgressPercent *float64
+	// Tasks are the task-list checkbox counts after the iteration.
+	Tasks *Tasks
+	// TasksBefore is the checked-task count before the iteration, used to
+	// seed the high-water mark on the first iteration.
+	TasksBefore *int
+}
+
+// Change summarises the iteration's diff.
+type Change struct {
+	// MeaningfulFiles counts changed files that are not whitespace-only,
+	// ignored or generated.
+	MeaningfulFiles int `json:"meaningful_files"`
+	// Files lists changed meaningful paths (bounded, for display).
+	Files []string `json:"files,omitempty"`
+	// MeaningfulLines is added plus deleted lines in meaningful files.
+	MeaningfulLines int `json:"meaningful_lines"`
+	// TestLines is the part of MeaningfulLines in test files.
+	TestLines int `json:"test_lines"`
+	// DocFiles counts changed documentation files.
+	DocFiles int `json:"doc_files"`
+	// Tree is the tree hash after the iteration ("" when unknown).
+	Tree string `json:"tree,omitempty"`
+	// Reverted is true when the commit says it reverts earlier changes.
+	Reverted bool `json:"reverted,omitempty"`
+	// ProtectedDeleted and ProtectedModified list protected paths touched.
+	ProtectedDeleted  []string `json:"protected_deleted,omitempty"`
+	ProtectedModified []string `json:"protected_modified,omitempty"`
+}
+
+// Tests summarises test reports.
+type Tests struct {
+	Passed      int      `json:"passed"`
+	Failed      int      `json:"failed"`
+	Skipped     int      `json:"skipped"`
+	BuildFailed bool     `json:"build_failed,omitempty"`
+	Failing     []string `json:"failing,omitempty"`
+}
+
+// Total is passed + failed + skipped.
+func (t *Tests) Total() int { return t.Passed + t.Failed + t.Skipped }
+
+// Output is the agent's output volume.
+type Output struct {
+	Lines int   `json:"lines"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Tasks are checkbox counts.
+type Tasks struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+// Signature is a normalised error: hash of the normalised text and a sample.
+type Signature struct {
+	Hash   string `json:"hash"`
+	Sample string `json:"sample"`
+	// Test names the failing test the error came from, if any (for
+	// progress.ignore_tests).
+	Test string `json:"test,omitempty"`
+}

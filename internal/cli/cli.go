@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// Version is the program version, set at build time with
+// -ldflags "-X github.com/loopbreaker/loopbreaker/internal/cli.Version=v1.2.3".
+var Version = "dev"
+
+// Env is everything Main takes from the outside world.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv looks up an environment variable ("" when unset).
+	Getenv func(string) string
+	// Now is the clock, used only for defaults such as record's --at.
+	Now func() time.Time
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, env Env) (int, error)
+}
+
+func commands() []command {
+	return []command{
+		{"check", "decide for the newest iteration of a git loop", runCheck},
+		{"replay", "show the whole fold: one decision per iteration", runReplay},
+		{"record", "record one iteration in a state file and decide", runRecord},
+		{"status", "show a state file's decision (applies a due cooldown)", runStatus},
+		{"reset", "close the circuit on a person's word", runReset},
+		{"policy", "validate and print the effective policy", runPolicy},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// Main runs the program and returns its exit code.
+func Main(args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	if len(args) == 0 {
+		usage(env.Stderr)
+		return breaker.ExitError
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(rest) > 0 {
+			return Main([]string{rest[0], "-h"}, env)
+		}
+		usage(env.Stdout)
+		return 0
+	case "-version", "--version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		code, err := c.run(rest, env)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		if err != nil {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				fmt.Fprintf(env.Stderr, "loopbreaker: %s (run 'loopbreaker help %s')\n", oneLine(err.Error()), name)
+			} else {
+				fmt.Fprintf(env.Stderr, "loopbreaker: %s\n", oneLine(err.Error()))
+			}
+			return breaker.ExitError
+		}
+		return code
+	}
+	fmt.Fprintf(env.Stderr, "loopbreaker: unknown command %q (run 'loopbreaker help')\n", render.Clean(name))
+	return breaker.ExitError
+}
+
+// oneLine keeps an error message on a single, clean line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(render.Clean(strings.ReplaceAll(s, "\n", "; "))), " ")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "loopbreaker: a circuit breaker for autonomous coding loops")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: loopbreaker COMMAND [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage, bad input or an internal error")
+	fmt.Fprintln(w, "run 'loopbreaker help COMMAND' for a command's flags")
+}
+
+func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stdout, "usage: loopbreaker %s %s\n\n", name, synopsis)
+		flagUsage(env.Stdout, fs)
+	}
+	return fs
+}
+
+// parseArgs parses and turns -h into printed help.
+func parseArgs(fs *flag.FlagSet, args []string, maxPositional int) error {
+	_, err := parsePositional(fs, args, maxPositional)
+	return err
+}
+
+// parsePositional parses and returns the positional arguments.
+func parsePositional(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
+	pos, err := parse(fs, args, maxPositional)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+	}
+	return pos, err
+}
+
+func runVersion(args []string, env Env) (int, error) {
+	fs := newFlagSet("version", "", env)
+	if err := parseArgs(fs, args, 0); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(env.Stdout, "loopbreaker %s\n", Version)
+	return 0, nil
+}
+
+func runPolicy(args []string, env Env) (int, error) {
+	fs := newFlagSet("policy", "[NAME|FILE]", env)
+	profile := fs.String("profile", "", "apply this profile of the policy")
+	phase := fs.String("phase", "", "apply this phase of the policy")
+	source := fs.Bool("source", false, "print the built-in policy's commented TOML instead of the effective policy")
+	list := fs.Bool("list", false, "list the built-in policies")
+	pos, err := parsePositional(fs, args, 1)
+	if err != nil {
+		return 0, err
+	}
+	if *list {
+		for _, n := range policy.Names() {
+			p, err := policy.Builtin(n)
+			if err != nil {
+				return 0, err
+			}
+			fmt.Fprintf(env.Stdout, "%-9s %s\n", n, p.Description)
+		}
+		return 0, nil
+	}
+	name := ""
+	if len(pos) > 0 {
+		name = pos[0]
+	}
+	if *source {
+		src, err := policy.Source(orDefault(name))
+		if err != nil {
+			return 0, err
+		}
+		_, err = env.Stdout.Write(src)
+		return 0, err
+	}
+	p, err := loadPolicy(name, *profile, env)
+	if err != nil {
+		return 0, err
+	}
+	if *phase != "" {
+		if !p.HasPhase(*phase) {
+			return 0, fmt.Errorf("policy %s has no phase %q (known: %s)", p.Name, *phase, strings.Join(p.PhaseNames(), ", "))
+		}
+		p = p.WithPhase(*phase)
+	}
+	return 0, p.Encode(env.Stdout)
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
+}
+
+// loadPolicy loads a policy and applies the profile (flag, else
+// LOOPBREAKER_PROFILE).
+func loadPolicy(name, profile string, env Env) (*policy.Policy, error) {
+	p, err := policy.Load(orDefault(name))
+	if err != nil {
+		return nil, err
+	}
+	if profile == "" {
+		profile = env.Getenv("LOOPBREAKER_PROFILE")
+	}
+	return p.WithProfile(profile)
+}
+
+// profileFrom returns the profile flag or LOOPBREAKER_PROFILE.
+func profileFrom(flagValue string, env Env) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return env.Getenv("LOOPBREAKER_PROFILE")
+}
+
+// fileExists reports whether a regular file exists at path.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// optInt is an integer flag that remembers whether it was given.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%d is negative", v)
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+func (o *optInt) ptr() *int {
+	if !o.set {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
+// optFloat is a percentage flag that remembers whether it was given.
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatFloat(o.v, 'g', -1, 64)
+}
+
+func (o *optFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	if v < 0 || v > 100 {
+		return fmt.Errorf("%v is out of range: want 0 to 100", v)
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+func (o *optFloat) ptr() *float64 {
+	if !o.set {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
+// strList is a repeatable string flag.
+type strList []string
+
+func (l *strList) String() string { return strings.Join(*l, ",") }
+func (l *strList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+// timeFlag is an RFC 3339 time flag.
+type timeFlag struct {
+	t   time.Time
+	set bool
+}
+
+func (f *timeFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return f.t.Format(time.RFC3339)
+}
+
+func (f *timeFlag) Set(s string) error {
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("%q is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)", s)
+	}
+	f.t, f.set = t.UTC(), true
+	return nil
+}
+
+// usageError marks an error as bad usage of the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// parse parses flags, which may stand before or after positional
+// arguments, and returns the positional arguments.
+func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%s %v", fs.Name(), err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) > maxPositional {
+		return nil, usagef("%s: unexpected argument %q", fs.Name(), positional[maxPositional])
+	}
+	return positional, nil
+}
+
+// flagUsage prints a flag set's flags.
+func flagUsage(w io.Writer, fs *flag.FlagSet) {
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}

@@ -1,0 +1,119 @@
+package evidence
+
+import (
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
+)
+
+// MaxErrors bounds the error signatures kept for one iteration.
+const MaxErrors = 64
+
+// Files is what one iteration produced besides its diff.
+type Files struct {
+	Report *testreport.Report
+	Log    *agentlog.Log
+}
+
+// ReadFiles reads the test reports matched by the globs and the agent log;
+// either may be empty. Errors name the file and the fault.
+func ReadFiles(reportGlobs []string, logPath string) (*Files, error) {
+	f := &Files{}
+	if len(reportGlobs) > 0 {
+		r, err := testreport.ParseGlobs(reportGlobs)
+		if err != nil {
+			return nil, err
+		}
+		f.Report = r
+	}
+	if logPath != "" {
+		l, err := agentlog.ReadFile(logPath)
+		if err != nil {
+			return nil, err
+		}
+		f.Log = l
+	}
+	return f, nil
+}
+
+// Notes returns what the readers skipped or truncated.
+func (f *Files) Notes() []string {
+	var out []string
+	if f.Report != nil {
+		out = append(out, f.Report.Notes...)
+	}
+	if f.Log != nil {
+		out = append(out, f.Log.Notes...)
+	}
+	return out
+}
+
+// Apply fills the iteration's test, error, output and claim fields.
+func (f *Files) Apply(it *breaker.Iteration) {
+	var errs []breaker.Signature
+	seen := map[string]bool{}
+	add := func(line, test string) {
+		if len(errs) >= MaxErrors {
+			return
+		}
+		s := signature.Of(line)
+		if s.Sample == "" || seen[s.Hash+"\x00"+test] {
+			return
+		}
+		seen[s.Hash+"\x00"+test] = true
+		errs = append(errs, breaker.Signature{Hash: s.Hash, Sample: s.Sample, Test: test})
+	}
+	if l := f.Log; l != nil {
+		it.ErrorsKnown = true
+		for _, e := range l.Errors {
+			add(e, "")
+		}
+		it.Output = &breaker.Output{Lines: l.Lines, Bytes: l.Bytes}
+		it.PermissionDenials = l.PermissionDenials
+		it.CompletionClaimed = it.CompletionClaimed || l.CompletionClaimed
+		it.QuestionsAsked = it.QuestionsAsked || l.QuestionsAsked
+		if st := l.Status; st != nil {
+			if st.FilesModified != nil {
+				v := *st.FilesModified
+				it.ClaimedFiles = &v
+			}
+			if st.ProgressPercent != nil && it.ProgressPercent == nil {
+				v := *st.ProgressPercent
+				it.ProgressPercent = &v
+			}
+			if st.Phase != "" && it.Phase == "" {
+				it.Phase = st.Phase
+			}
+			if st.Status == "COMPLETE" || (st.ExitSignal != nil && *st.ExitSignal) {
+				it.CompletionClaimed = true
+			}
+		}
+	}
+	if r := f.Report; r != nil {
+		it.ErrorsKnown = true
+		t := &breaker.Tests{Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped, BuildFailed: r.BuildFailed}
+		for _, fl := range r.Failing {
+			if fl.Kind == "build" {
+				add(firstNonEmpty(fl.Message, "build failed: "+fl.Name), "")
+			}
+		}
+		for _, fl := range r.Failing {
+			if fl.Kind != "build" {
+				add(firstNonEmpty(fl.Message, "test failed: "+fl.Name), fl.Name)
+				if len(t.Failing) < 20 {
+					t.Failing = append(t.Failing, fl.Name)
+				}
+			}
+		}
+		it.Tests = t
+	}
+	it.Errors = append(it.Errors, errs...)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,118 @@
+package evidence
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// Trailer keys read from commit messages. A trailer may set a phase or
+// report a percentage; it can never reset or loosen the breaker.
+const (
+	TrailerPhase    = "Loop-Phase"
+	TrailerProgress = "Loop-Progress"
+)
+
+// GitOptions compiles the policy's path lists for the git reader. extra
+// protected paths (such as the policy file's own path) are added.
+func GitOptions(p *policy.Policy, base string, extraProtected ...string) (gitlog.Options, error) {
+	o := gitlog.Options{Base: base}
+	sets := []struct {
+		key  string
+		list []string
+		dst  **pathmatch.Set
+	}{
+		{"progress.ignore_paths", p.Progress.IgnorePaths, &o.IgnorePaths},
+		{"progress.test_paths", p.Progress.TestPaths, &o.TestPaths},
+		{"progress.doc_paths", p.Progress.DocPaths, &o.DocPaths},
+		{"progress.task_files", p.Progress.TaskFiles, &o.TaskFiles},
+		{"rules.protected_path.protected_paths", append(append([]string{}, p.Rules.ProtectedPath.ProtectedPaths...), extraProtected...), &o.ProtectedPaths},
+	}
+	for _, s := range sets {
+		set, err := pathmatch.Compile(s.list)
+		if err != nil {
+			return o, fmt.Errorf("policy %s: %s: %w", p.Name, s.key, err)
+		}
+		*s.dst = set
+	}
+	return o, nil
+}
+
+var completionRE = regexp.MustCompile(`(?i)\b(all tasks (are )?(done|complete|completed)|task (is )?complete|implementation (is )?complete|project (is )?complete|everything (is )?done)\b`)
+
+// FromCommit turns one commit into an iteration. before is the checked-task
+// count before the commit (nil when unknown).
+func FromCommit(c *gitlog.Commit, before *int) breaker.Iteration {
+	it := breaker.Iteration{At: c.At.UTC(), CommitAt: c.At.UTC(), Commit: c.Hash}
+	it.Change = change(&c.Change, c.Tree, c.Revert)
+	if v := c.Trailers[TrailerPhase]; len(v) > 0 {
+		it.Phase = strings.ToUpper(strings.TrimSpace(v[len(v)-1]))
+	}
+	if v := c.Trailers[TrailerProgress]; len(v) > 0 {
+		if p, ok := parsePercent(v[len(v)-1]); ok {
+			it.ProgressPercent = &p
+		}
+	}
+	if completionRE.MatchString(c.Subject) {
+		it.CompletionClaimed = true
+	}
+	if c.Tasks != nil {
+		it.Tasks = &breaker.Tasks{Done: c.Tasks.Done, Total: c.Tasks.Total}
+	}
+	it.TasksBefore = before
+	return it
+}
+
+// change converts a git diff summary.
+func change(c *gitlog.Change, tree string, revert bool) *breaker.Change {
+	out := &breaker.Change{
+		MeaningfulFiles:   c.MeaningfulFiles,
+		MeaningfulLines:   c.MeaningfulLines,
+		TestLines:         c.TestLines,
+		DocFiles:          c.DocFiles,
+		Tree:              tree,
+		Reverted:          revert,
+		ProtectedDeleted:  c.ProtectedDeleted,
+		ProtectedModified: c.ProtectedModified,
+	}
+	for _, f := range c.Files {
+		if f.Meaningful && len(out.Files) < 50 {
+			out.Files = append(out.Files, f.Path)
+		}
+	}
+	return out
+}
+
+func parsePercent(s string) (float64, bool) {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 100 || v != v {
+		return 0, false
+	}
+	return v, true
+}
+
+// FromHistory turns a first-parent history into iterations, oldest first.
+func FromHistory(h *gitlog.History) []breaker.Iteration {
+	out := make([]breaker.Iteration, 0, len(h.Commits))
+	var before *int
+	if h.BaseTasks != nil {
+		v := h.BaseTasks.Done
+		before = &v
+	}
+	for i := range h.Commits {
+		c := &h.Commits[i]
+		out = append(out, FromCommit(c, before))
+		if c.Tasks != nil {
+			v := c.Tasks.Done
+			before = &v
+		}
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package evidence
+
+import (
+	"fmt"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+)
+
+// FromLedger turns ledger records into iterations, one per record in run
+// order, so that a run that made no commit is still an iteration. Each
+// iteration's diff is recomputed from git between the previous record's
+// commit (the first: the base) and its own; a record is never trusted over
+// git. A commit that is no longer in the repository (force-pushed away)
+// still counts as an iteration, with no change, and is noted.
+func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlog.Options) ([]breaker.Iteration, []string, error) {
+	var notes []string
+	out := make([]breaker.Iteration, 0, len(recs))
+	prev := base
+	prevTree := ""
+	if base != "" {
+		if c, err := repo.CommitInfo(base, opts); err == nil {
+			prevTree = c.Tree
+		}
+	}
+	var before *int
+	for i := range recs {
+		r := &recs[i]
+		it := breaker.Iteration{Commit: r.Commit}
+		switch {
+		case r.Commit == "" || r.Commit == prev:
+			it.Change = &breaker.Change{Tree: prevTree}
+		default:
+			c, err := repo.CommitInfo(r.Commit, opts)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("run %d: commit %s is not in the repository (force-pushed or not fetched); counted as an iteration without change", r.RunID, shortID(r.Commit)))
+				it.Change = &breaker.Change{Tree: prevTree}
+				break
+			}
+			ch, tasks, err := repo.Diff(prev, r.Commit, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			it.Change = change(ch, c.Tree, c.Revert)
+			it.CommitAt = c.At.UTC()
+			from := FromCommit(c, nil)
+			it.Phase = from.Phase
+			it.ProgressPercent = from.ProgressPercent
+			it.CompletionClaimed = from.CompletionClaimed
+			if tasks != nil {
+				it.Tasks = &breaker.Tasks{Done: tasks.Done, Total: tasks.Total}
+			}
+			prev, prevTree = r.Commit, c.Tree
+		}
+		it.TasksBefore = before
+		r.Apply(&it)
+		if it.Tasks != nil {
+			v := it.Tasks.Done
+			before = &v
+		}
+		out = append(out, it)
+	}
+	return out, notes, nil
+}
+
+func shortID(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

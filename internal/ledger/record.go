@@ -1,0 +1,217 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+)
+
+// Version is the record schema version this program writes and reads.
+const Version = 1
+
+// Bounds on one record.
+const (
+	MaxFailing   = 100
+	MaxErrors    = 64
+	MaxSample    = 1024
+	MaxName      = 512
+	MaxPhase     = 64
+	MaxRecordLen = 1 << 20 // bytes of one record's JSON
+)
+
+// Record is one iteration's evidence (SPEC §6).
+type Record struct {
+	Version           int       `json:"version"`
+	RunID             int64     `json:"run_id"`
+	RunAttempt        int       `json:"run_attempt"`
+	Commit            string    `json:"commit"`
+	At                time.Time `json:"at"`
+	Phase             string    `json:"phase"`
+	Tests             *Tests    `json:"tests"`
+	Errors            []Error   `json:"errors"`
+	Output            *Output   `json:"output"`
+	PermissionDenials int       `json:"permission_denials"`
+	CompletionClaimed bool      `json:"completion_claimed"`
+	QuestionsAsked    bool      `json:"questions_asked"`
+	ProgressPercent   *float64  `json:"progress_percent"`
+	Tasks             *Tasks    `json:"tasks"`
+}
+
+// Tests are a record's test totals.
+type Tests struct {
+	Passed  int      `json:"passed"`
+	Failed  int      `json:"failed"`
+	Skipped int      `json:"skipped"`
+	Failing []string `json:"failing"`
+}
+
+// Error is one error signature.
+type Error struct {
+	Hash   string `json:"hash"`
+	Sample string `json:"sample"`
+}
+
+// Output is the agent output volume.
+type Output struct {
+	Lines int   `json:"lines"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Tasks are task-list counts.
+type Tasks struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+var (
+	hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hexHash   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// Validate checks a record against the schema and its bounds.
+func (r *Record) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	switch {
+	case r.Version == 0:
+		bad("no version")
+	case r.Version > Version:
+		bad("version %d is newer than this loopbreaker reads (%d); upgrade loopbreaker", r.Version, Version)
+	case r.Version < 0:
+		bad("version %d is not valid", r.Version)
+	}
+	if r.RunID < 0 {
+		bad("run_id %d is negative", r.RunID)
+	}
+	if r.RunAttempt < 0 {
+		bad("run_attempt %d is negative", r.RunAttempt)
+	}
+	if r.Commit != "" && !hexCommit.MatchString(r.Commit) {
+		bad("commit %q is not a full lowercase 40-hex hash", clip(r.Commit))
+	}
+	if r.At.IsZero() {
+		bad("no time (at)")
+	}
+	if len(r.Phase) > MaxPhase || !utf8.ValidString(r.Phase) {
+		bad("phase is longer than %d bytes or not UTF-8", MaxPhase)
+	}
+	if t := r.Tests; t != nil {
+		if t.Passed < 0 || t.Failed < 0 || t.Skipped < 0 {
+			bad("tests has a negative count")
+		}
+		if len(t.Failing) > MaxFailing {
+			bad("tests.failing has %d names (at most %d)", len(t.Failing), MaxFailing)
+		}
+		for _, n := range t.Failing {
+			if len(n) > MaxName {
+				bad("tests.failing has a name longer than %d bytes", MaxName)
+				break
+			}
+		}
+	}
+	if len(r.Errors) > MaxErrors {
+		bad("errors has %d entries (at most %d)", len(r.Errors), MaxErrors)
+	}
+	for i, e := range r.Errors {
+		if !hexHash.MatchString(e.Hash) {
+			bad("errors[%d].hash is not a lowercase 64-hex SHA-256", i)
+		}
+		if len(e.Sample) > MaxSample {
+			bad("errors[%d].sample is longer than %d bytes", i, MaxSample)
+		}
+	}
+	if o := r.Output; o != nil && (o.Lines < 0 || o.Bytes < 0) {
+		bad("output has a negative count")
+	}
+	if r.PermissionDenials < 0 {
+		bad("permission_denials %d is negative", r.PermissionDenials)
+	}
+	if p := r.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
+		bad("progress_percent %v is out of range 0 to 100", *p)
+	}
+	if t := r.Tasks; t != nil && (t.Done < 0 || t.Total < 0 || t.Done > t.Total) {
+		bad("tasks {done %d, total %d} is not valid", t.Done, t.Total)
+	}
+	return errors.Join(errs...)
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
+// FromIteration makes the record of a measured iteration.
+func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
+	r := Record{Version: Version, RunID: runID, RunAttempt: attempt, Commit: it.Commit, At: it.At.UTC(),
+		Phase: it.Phase, PermissionDenials: it.PermissionDenials, CompletionClaimed: it.CompletionClaimed,
+		QuestionsAsked: it.QuestionsAsked, Errors: []Error{}}
+	if len(r.Phase) > MaxPhase {
+		r.Phase = r.Phase[:MaxPhase]
+	}
+	if t := it.Tests; t != nil {
+		r.Tests = &Tests{Passed: t.Passed, Failed: t.Failed, Skipped: t.Skipped, Failing: append([]string{}, t.Failing...)}
+		if len(r.Tests.Failing) > MaxFailing {
+			r.Tests.Failing = r.Tests.Failing[:MaxFailing]
+		}
+	}
+	for _, e := range it.Errors {
+		if len(r.Errors) == MaxErrors {
+			break
+		}
+		s := e.Sample
+		if len(s) > MaxSample {
+			s = strings.ToValidUTF8(s[:MaxSample], "")
+		}
+		r.Errors = append(r.Errors, Error{Hash: e.Hash, Sample: s})
+	}
+	if o := it.Output; o != nil {
+		r.Output = &Output{Lines: o.Lines, Bytes: o.Bytes}
+	}
+	if p := it.ProgressPercent; p != nil {
+		v := *p
+		r.ProgressPercent = &v
+	}
+	if t := it.Tasks; t != nil {
+		r.Tasks = &Tasks{Done: t.Done, Total: t.Total}
+	}
+	return r
+}
+
+// Apply copies the record's non-git evidence into an iteration. Git facts
+// (the diff, the tree, task counts at a known commit) are not taken from
+// the record: the caller recomputes them.
+func (r *Record) Apply(it *breaker.Iteration) {
+	it.At = r.At.UTC()
+	it.RunID, it.RunAttempt = r.RunID, r.RunAttempt
+	if r.Phase != "" {
+		it.Phase = r.Phase
+	}
+	if t := r.Tests; t != nil {
+		it.Tests = &breaker.Tests{Passed: t.Passed, Failed: t.Failed, Skipped: t.Skipped, Failing: append([]string(nil), t.Failing...)}
+	}
+	it.ErrorsKnown = r.Tests != nil || r.Output != nil || len(r.Errors) > 0
+	for _, e := range r.Errors {
+		it.Errors = append(it.Errors, breaker.Signature{Hash: e.Hash, Sample: e.Sample})
+	}
+	if o := r.Output; o != nil {
+		it.Output = &breaker.Output{Lines: o.Lines, Bytes: o.Bytes}
+	}
+	it.PermissionDenials = r.PermissionDenials
+	it.CompletionClaimed = it.CompletionClaimed || r.CompletionClaimed
+	it.QuestionsAsked = r.QuestionsAsked
+	if p := r.ProgressPercent; p != nil {
+		v := *p
+		it.ProgressPercent = &v
+	}
+	if it.Tasks == nil && r.Tasks != nil {
+		it.Tasks = &breaker.Tasks{Done: r.Tasks.Done, Total: r.Tasks.Total}
+	}
+}

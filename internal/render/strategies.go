@@ -1,0 +1,77 @@
+package render
+
+import "github.com/loopbreaker/loopbreaker/policy"
+
+// Strategies returns what a person (or the next prompt) can try after the
+// breaker opened on the given trigger: seed 003's recovery table where it
+// has a row, and the same shape of advice for the other triggers.
+func Strategies(trigger string) []string {
+	switch trigger {
+	case policy.RuleNoProgress, policy.RuleScore, "probe":
+		return []string{
+			"Regenerate the plan with a fresh analysis",
+			"Break the stuck task into 3 or more subtasks",
+			"Skip to the next task and return to this one later",
+			"Escalate to a person",
+		}
+	case policy.RuleSameError:
+		return []string{
+			"Change the approach entirely",
+			"Check whether the error is environmental (dependencies, services, permissions)",
+			"Search for a known issue or workaround",
+			"Escalate with the error log",
+		}
+	case policy.RuleTestOnly:
+		return []string{
+			"Review the test assumptions",
+			"Check whether the implementation approach is flawed",
+			"Simplify the implementation scope",
+			"Escalate with a test analysis",
+		}
+	case policy.RuleCircular:
+		return []string{
+			"Step back and re-analyse the root cause",
+			"Try an approach not yet attempted",
+			"Reduce the scope to a minimal working version",
+			"Escalate with the approach history",
+		}
+	case policy.RuleProtectedPath:
+		return []string{
+			"Restore the protected path from the base branch",
+			"Find out why the agent touched it and tighten its instructions",
+			"If the change was intended, make it yourself and reset the breaker",
+		}
+	case policy.RulePermissionDenied:
+		return []string{
+			"Grant the tool the loop needs, or remove the task that needs it",
+			"Tell the agent which tools it may use",
+			"Escalate to a person",
+		}
+	case policy.RuleOutputDecline:
+		return []string{
+			"Check whether the agent hit a context, token or rate limit",
+			"Start the next iteration with a fresh context and a narrower task",
+			"Escalate to a person",
+		}
+	case policy.RuleCompletionClaim:
+		return []string{
+			"Do not accept the claim: run the tests and read the task list",
+			"Tell the agent which tests fail and which tasks remain",
+			"Escalate to a person",
+		}
+	case policy.RuleRate:
+		return []string{
+			"Slow the loop down (longer interval between runs)",
+			"Check for a retry storm in the workflow",
+		}
+	case policy.RuleMaxIterations:
+		return []string{
+			"Review what the loop achieved and decide whether to continue",
+			"Split the remaining work into a new, smaller loop",
+			"Escalate to a person",
+		}
+	case "force_open":
+		return []string{"A person holds the breaker open: reset it when the loop may continue"}
+	}
+	return nil
+}

@@ -1,0 +1,425 @@
+package policy
+
+import (
+	"bytes"
+	"encoding"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// MaxFileBytes bounds a policy file; larger files are refused.
+const MaxFileBytes = 1 << 20
+
+// Load returns the policy named by arg: a built-in name (see Names) or the
+// path of a TOML file. The result is validated.
+func Load(arg string) (*Policy, error) {
+	if arg == "" {
+		arg = "default"
+	}
+	if isBuiltin(arg) {
+		return Builtin(arg)
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", arg, strings.Join(Names(), ", "))
+		}
+		return nil, fmt.Errorf("policy %s: %w", arg, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", arg, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("policy %s: is a directory, want a TOML file", arg)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", arg, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("policy %s: larger than %d bytes", arg, MaxFileBytes)
+	}
+	return Parse(data, arg)
+}
+
+// Parse decodes and validates a policy from TOML text. source names the
+// text in errors (a file path or "builtin:NAME"). A file that sets
+// `extends = "NAME"` starts from that built-in policy and changes only the
+// keys it gives; without extends every key must be given.
+func Parse(data []byte, source string) (*Policy, error) {
+	return parse(data, source, Builtin)
+}
+
+func parse(data []byte, source string, base func(string) (*Policy, error)) (*Policy, error) {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("policy %s: binary file (NUL byte), want TOML text", source)
+	}
+	var head struct {
+		Extends string `toml:"extends"`
+	}
+	if _, err := toml.Decode(string(data), &head); err != nil {
+		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err))
+	}
+	p := &Policy{}
+	var basePhases, baseProfiles map[string]Override
+	if head.Extends != "" {
+		if !isBuiltin(head.Extends) || head.Extends == strings.TrimPrefix(source, "builtin:") {
+			where := source
+			if line := keyLine(data, toml.Key{"extends"}); line > 0 {
+				where = fmt.Sprintf("%s: line %d", source, line)
+			}
+			return nil, fmt.Errorf("policy %s: extends = %q: not a built-in policy (%s)", where, head.Extends, strings.Join(Names(), ", "))
+		}
+		b, err := base(head.Extends)
+		if err != nil {
+			return nil, err
+		}
+		p = b
+		// Overrides are merged key by key below: decoding would replace a
+		// base phase or profile whole when the file names it.
+		basePhases, baseProfiles = p.Phases, p.Profiles
+		p.Phases, p.Profiles = nil, nil
+	}
+	md, err := toml.Decode(string(data), p)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err))
+	}
+	if err := unknownKeys(md, data, source, true); err != nil {
+		return nil, err
+	}
+	if head.Extends == "" {
+		if key := missingKey(md); key != "" {
+			return nil, fmt.Errorf("policy %s: missing key %q: a policy without extends must give every key (start the file with extends = \"default\" to change only some)", source, key)
+		}
+	}
+	p.Phases = mergeOverrides(basePhases, p.Phases)
+	p.Profiles = mergeOverrides(baseProfiles, p.Profiles)
+	p.Extends = ""
+	p.normalize()
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", atLine(source, data, "", err), err)
+	}
+	for _, kind := range []string{"phases", "profiles"} {
+		for _, name := range sortedKeys(p.overrides(kind)) {
+			if _, err := p.apply(kind, name); err != nil {
+				return nil, fmt.Errorf("policy %s: %w", atLine(source, data, kind+"."+name+".", err), err)
+			}
+		}
+	}
+	return p, nil
+}
+
+// atLine adds the line of the key a validation error names, when the text
+// defines that key.
+func atLine(source string, data []byte, prefix string, err error) string {
+	var fe *fieldError
+	if !errors.As(err, &fe) || fe.key == "" {
+		return source
+	}
+	if line := keyLine(data, toml.Key(strings.Split(prefix+fe.key, "."))); line > 0 {
+		return fmt.Sprintf("%s: line %d", source, line)
+	}
+	return source
+}
+
+// missingKey returns the first policy key the TOML text does not define,
+// or "". Phases, profiles and extends are optional.
+func missingKey(md toml.MetaData) string {
+	var walk func(t reflect.Type, path []string) string
+	walk = func(t reflect.Type, path []string) string {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "" || name == "-" || (len(path) == 0 && (name == "extends" || name == "phases" || name == "profiles")) {
+				continue
+			}
+			key := append(append([]string(nil), path...), name)
+			if f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(textUnmarshaler) {
+				if k := walk(f.Type, key); k != "" {
+					return k
+				}
+				continue
+			}
+			if !md.IsDefined(key...) {
+				return strings.Join(key, ".")
+			}
+		}
+		return ""
+	}
+	return walk(reflect.TypeOf(Policy{}), nil)
+}
+
+var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+
+// mergeOverrides lays the file's phases or profiles over the base's: a key
+// the file gives replaces the base's, tables merge key by key, and every
+// base key the file does not give is kept.
+func mergeOverrides(base, file map[string]Override) map[string]Override {
+	if len(base) == 0 {
+		return file
+	}
+	out := cloneOverrides(base)
+	for name, ov := range file {
+		if old, ok := out[name]; ok {
+			out[name] = Override(mergeTables(map[string]any(old), map[string]any(ov)))
+			continue
+		}
+		out[name] = ov
+	}
+	return out
+}
+
+func mergeTables(base, over map[string]any) map[string]any {
+	for k, v := range over {
+		sub, isTable := v.(map[string]any)
+		old, wasTable := base[k].(map[string]any)
+		if isTable && wasTable {
+			base[k] = mergeTables(old, sub)
+			continue
+		}
+		base[k] = v
+	}
+	return base
+}
+
+// unknownKeys turns undecoded keys into an error naming the key and line.
+// Keys inside phases and profiles are checked when the override is applied.
+func unknownKeys(md toml.MetaData, data []byte, source string, skipOverrides bool) error {
+	for _, k := range md.Undecoded() {
+		if skipOverrides && len(k) > 0 && (k[0] == "phases" || k[0] == "profiles") {
+			continue
+		}
+		where := source
+		if line := keyLine(data, k); line > 0 {
+			where = fmt.Sprintf("%s: line %d", source, line)
+		}
+		return fmt.Errorf("policy %s: unknown key %q (see `loopbreaker policy default` for every key)", where, k.String())
+	}
+	return nil
+}
+
+// tomlError shortens BurntSushi's messages to one line.
+func tomlError(err error) string {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		if pe.LastKey != "" {
+			return fmt.Sprintf("line %d: key %q: %s", pe.Position.Line, pe.LastKey, pe.Message)
+		}
+		return fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)
+	}
+	return strings.TrimPrefix(err.Error(), "toml: ")
+}
+
+// keyLine finds the line where key is defined in TOML text, or 0.
+func keyLine(data []byte, key toml.Key) int {
+	want := key.String()
+	table := ""
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "[") {
+			name := strings.Trim(line, "[] \t")
+			if j := strings.Index(name, "#"); j >= 0 {
+				name = strings.TrimSpace(strings.Trim(name[:j], "[] \t"))
+			}
+			table = stripSpaces(name)
+			if table == want {
+				return i + 1
+			}
+			continue
+		}
+		eq := strings.Index(line, "=")
+		if eq < 0 {
+			continue
+		}
+		k := stripSpaces(line[:eq])
+		full := k
+		if table != "" {
+			full = table + "." + k
+		}
+		if full == want || strings.HasPrefix(want, full+".") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func stripSpaces(s string) string {
+	parts := strings.Split(s, ".")
+	for i := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(parts[i]), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// Clone returns a deep copy.
+func (p *Policy) Clone() *Policy {
+	c := *p
+	c.Progress.Signals = append([]string(nil), p.Progress.Signals...)
+	c.Progress.IgnorePaths = append([]string(nil), p.Progress.IgnorePaths...)
+	c.Progress.TestPaths = append([]string(nil), p.Progress.TestPaths...)
+	c.Progress.DocPaths = append([]string(nil), p.Progress.DocPaths...)
+	c.Progress.TaskFiles = append([]string(nil), p.Progress.TaskFiles...)
+	c.Progress.IgnoreTests = append([]string(nil), p.Progress.IgnoreTests...)
+	c.Rules.ProtectedPath.ProtectedPaths = append([]string(nil), p.Rules.ProtectedPath.ProtectedPaths...)
+	c.Escalation.ModelProgression = append([]string(nil), p.Escalation.ModelProgression...)
+	c.Phases = cloneOverrides(p.Phases)
+	c.Profiles = cloneOverrides(p.Profiles)
+	c.normalize()
+	return &c
+}
+
+func cloneOverrides(m map[string]Override) map[string]Override {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]Override, len(m))
+	for k, v := range m {
+		out[k] = Override(cloneValue(map[string]any(v)).(map[string]any))
+	}
+	return out
+}
+
+func cloneValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = cloneValue(x)
+		}
+		return m
+	case Override:
+		return cloneValue(map[string]any(t))
+	case []any:
+		s := make([]any, len(t))
+		for i, x := range t {
+			s[i] = cloneValue(x)
+		}
+		return s
+	default:
+		return v
+	}
+}
+
+// normalize makes nil lists empty so that printing and loading agree.
+func (p *Policy) normalize() {
+	for _, s := range []*[]string{&p.Progress.Signals, &p.Progress.IgnorePaths, &p.Progress.TestPaths,
+		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests,
+		&p.Rules.ProtectedPath.ProtectedPaths, &p.Escalation.ModelProgression} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	if len(p.Phases) == 0 {
+		p.Phases = nil
+	}
+	if len(p.Profiles) == 0 {
+		p.Profiles = nil
+	}
+}
+
+func (p *Policy) overrides(kind string) map[string]Override {
+	if kind == "phases" {
+		return p.Phases
+	}
+	return p.Profiles
+}
+
+// PhaseNames lists the phases the policy defines, sorted.
+func (p *Policy) PhaseNames() []string { return sortedKeys(p.Phases) }
+
+// ProfileNames lists the profiles the policy defines, sorted.
+func (p *Policy) ProfileNames() []string { return sortedKeys(p.Profiles) }
+
+// HasPhase reports whether the policy defines the phase.
+func (p *Policy) HasPhase(name string) bool { _, ok := p.Phases[name]; return ok }
+
+// WithProfile returns the policy with the named profile applied. The empty
+// name returns p itself. An unknown profile is an error listing the known.
+func (p *Policy) WithProfile(name string) (*Policy, error) {
+	if name == "" {
+		return p, nil
+	}
+	return p.apply("profiles", name)
+}
+
+// WithPhase returns the policy with the named phase's overrides applied.
+// The empty name, or a phase the policy does not define, returns p itself:
+// phases come from agent-written trailers too, and an unknown phase name
+// must not change the rules. Callers that take a phase from a person check
+// HasPhase first.
+func (p *Policy) WithPhase(name string) *Policy {
+	if name == "" || !p.HasPhase(name) {
+		return p
+	}
+	q, err := p.apply("phases", name)
+	if err != nil { // validated at load; cannot fail for a loaded policy
+		return p
+	}
+	return q
+}
+
+// apply decodes the named override on top of a copy of p.
+func (p *Policy) apply(kind, name string) (*Policy, error) {
+	ov, ok := p.overrides(kind)[name]
+	if !ok {
+		known := sortedKeys(p.overrides(kind))
+		list := "none"
+		if len(known) > 0 {
+			list = strings.Join(known, ", ")
+		}
+		what := strings.TrimSuffix(kind, "s")
+		if kind == "phases" {
+			what = "phase"
+		}
+		return nil, fmt.Errorf("policy %s has no %s %q (known: %s)", p.Name, what, name, list)
+	}
+	for _, forbidden := range []string{"name", "extends", "phases", "profiles", "description"} {
+		if _, bad := ov[forbidden]; bad {
+			return nil, fmt.Errorf("%s.%s: key %q cannot be overridden", kind, name, forbidden)
+		}
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(map[string]any(ov)); err != nil {
+		return nil, fmt.Errorf("%s.%s: %v", kind, name, err)
+	}
+	q := p.Clone()
+	md, err := toml.Decode(buf.String(), q)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%s: %s", kind, name, tomlError(err))
+	}
+	for _, k := range md.Undecoded() {
+		return nil, fmt.Errorf("%s.%s: %w", kind, name, &fieldError{key: k.String(), msg: fmt.Sprintf("unknown key %q", k.String())})
+	}
+	q.normalize()
+	if err := q.Validate(); err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", kind, name, err)
+	}
+	return q, nil
+}
+
+// Encode prints the effective policy as TOML that loads back unchanged.
+func (p *Policy) Encode(w io.Writer) error {
+	fmt.Fprintf(w, "# loopbreaker policy %q (effective: every key, built-ins and overrides resolved)\n", p.Name)
+	return toml.NewEncoder(w).Encode(p)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,281 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Policy is the complete, effective set of thresholds and rules the breaker
+// folds iterations with. A Policy loaded through Load or Builtin has been
+// validated; the zero value is not a usable policy.
+type Policy struct {
+	// Extends names a built-in policy this one starts from. It is resolved
+	// at load time and is empty in an effective policy.
+	Extends string `toml:"extends,omitempty"`
+	// Name identifies the policy in decisions and reports.
+	Name string `toml:"name"`
+	// Description says in one line what the policy is for.
+	Description string `toml:"description"`
+	// OnShallow says what to do when git history is cut by a shallow clone:
+	// "decide" on what is visible, or "fail".
+	OnShallow string `toml:"on_shallow"`
+
+	Breaker    Breaker    `toml:"breaker"`
+	Progress   Progress   `toml:"progress"`
+	Rules      Rules      `toml:"rules"`
+	Escalation Escalation `toml:"escalation"`
+
+	// Phases are named overrides applied when an iteration carries that
+	// phase (seed 004: RED, GREEN, REFACTOR, DOCUMENT, or any name).
+	Phases map[string]Override `toml:"phases,omitempty"`
+	// Profiles are named overrides chosen once per run (seed 001's project
+	// types), by flag, input or LOOPBREAKER_PROFILE.
+	Profiles map[string]Override `toml:"profiles,omitempty"`
+}
+
+// Override is a partial policy: the same tables and keys as a Policy, only
+// the ones it changes. It is validated when the policy is loaded.
+type Override map[string]any
+
+// Breaker holds the state-machine controls borrowed from mature breakers.
+type Breaker struct {
+	// Cooldown is how long OPEN lasts before a probe; zero (unset) means
+	// OPEN until a person resets it.
+	Cooldown Duration `toml:"cooldown"`
+	// CooldownMultiplier multiplies the cooldown after a failed probe.
+	CooldownMultiplier float64 `toml:"cooldown_multiplier"`
+	// CooldownMax caps the multiplied cooldown; unset means no cap.
+	CooldownMax Duration `toml:"cooldown_max"`
+	// ProbeIterations is how many probing iterations must each make
+	// progress before a cooled-down breaker closes.
+	ProbeIterations int `toml:"probe_iterations"`
+}
+
+// Progress says what counts as progress.
+type Progress struct {
+	// Signals lists the progress signals that count (any one holding is
+	// progress). See SignalNames.
+	Signals []string `toml:"signals"`
+	// StagnationPercent is the smallest rise of a reported progress
+	// percentage that counts as progress.
+	StagnationPercent float64 `toml:"stagnation_percent"`
+	// QuestionsHold lets an iteration that only asked the user questions
+	// hold the no-progress counter instead of raising it.
+	QuestionsHold bool `toml:"questions_hold"`
+	// MaxHeld bounds how many iterations in a row may hold the counter; 0
+	// means without bound (ralph's behaviour).
+	MaxHeld int `toml:"max_held"`
+	// IgnorePaths are paths whose changes are not meaningful.
+	IgnorePaths []string `toml:"ignore_paths"`
+	// TestPaths classify test files (for test_only).
+	TestPaths []string `toml:"test_paths"`
+	// DocPaths classify documentation files (for the docs signal).
+	DocPaths []string `toml:"doc_paths"`
+	// TaskFiles are markdown task lists whose checkboxes are counted.
+	TaskFiles []string `toml:"task_files"`
+	// IgnoreTests are known failures left out of error signatures.
+	IgnoreTests []string `toml:"ignore_tests"`
+}
+
+// Rules holds every trip rule, each switchable and tunable.
+type Rules struct {
+	NoProgress       NoProgress       `toml:"no_progress"`
+	SameError        SameError        `toml:"same_error"`
+	OutputDecline    OutputDecline    `toml:"output_decline"`
+	MaxIterations    MaxIterations    `toml:"max_iterations"`
+	Score            Score            `toml:"score"`
+	PermissionDenied PermissionDenied `toml:"permission_denied"`
+	TestOnly         TestOnly         `toml:"test_only"`
+	Circular         Circular         `toml:"circular"`
+	ProtectedPath    ProtectedPath    `toml:"protected_path"`
+	CompletionClaim  CompletionClaim  `toml:"completion_claim"`
+	Rate             Rate             `toml:"rate"`
+}
+
+// NoProgress watches and opens on consecutive iterations without progress.
+type NoProgress struct {
+	Enabled             bool `toml:"enabled"`
+	HalfOpenAfter       int  `toml:"half_open_after"`
+	NoProgressThreshold int  `toml:"no_progress_threshold"`
+}
+
+// SameError opens when one error signature keeps coming back.
+type SameError struct {
+	Enabled            bool   `toml:"enabled"`
+	SameErrorThreshold int    `toml:"same_error_threshold"`
+	SameErrorMode      string `toml:"same_error_mode"` // consecutive | total | any
+}
+
+// OutputDecline opens when the agent's output volume collapses.
+type OutputDecline struct {
+	Enabled              bool    `toml:"enabled"`
+	OutputDeclinePercent float64 `toml:"output_decline_percent"`
+	OutputWindow         int     `toml:"output_window"`
+}
+
+// MaxIterations caps the iterations since the last reset.
+type MaxIterations struct {
+	Enabled            bool `toml:"enabled"`
+	MaxIterations      int  `toml:"max_iterations"`
+	WarningIterations  int  `toml:"warning_iterations"`
+	CriticalIterations int  `toml:"critical_iterations"`
+}
+
+// Score is seed 003's progress score over a window.
+type Score struct {
+	Enabled     bool    `toml:"enabled"`
+	ScoreWindow int     `toml:"score_window"`
+	ScoreAction string  `toml:"score_action"` // watch | open
+	Weights     Weights `toml:"weights"`
+}
+
+// Weights are the score items; positive items count per item, penalties
+// once per iteration.
+type Weights struct {
+	TestFixed     int `toml:"test_fixed"`
+	TaskCompleted int `toml:"task_completed"`
+	FileChanged   int `toml:"file_changed"`
+	ErrorResolved int `toml:"error_resolved"`
+	SameError     int `toml:"same_error"`
+	NoChange      int `toml:"no_change"`
+	Revert        int `toml:"revert"`
+}
+
+// PermissionDenied opens on consecutive iterations with tool denials.
+type PermissionDenied struct {
+	Enabled                   bool `toml:"enabled"`
+	PermissionDeniedThreshold int  `toml:"permission_denied_threshold"`
+}
+
+// TestOnly opens when the agent rewrites tests instead of code.
+type TestOnly struct {
+	Enabled         bool    `toml:"enabled"`
+	TestOnlyPercent float64 `toml:"test_only_percent"`
+	TestOnlyWindow  int     `toml:"test_only_window"`
+}
+
+// Circular opens when the tree keeps returning to earlier trees.
+type Circular struct {
+	Enabled           bool `toml:"enabled"`
+	CircularThreshold int  `toml:"circular_threshold"`
+	CircularWindow    int  `toml:"circular_window"`
+}
+
+// ProtectedPath guards the loop's own configuration and plans.
+type ProtectedPath struct {
+	Enabled        bool     `toml:"enabled"`
+	ProtectedPaths []string `toml:"protected_paths"`
+	ProtectedMode  string   `toml:"protected_mode"` // delete | deny | warn
+}
+
+// CompletionClaim handles "done" claimed while tests fail or tasks remain.
+type CompletionClaim struct {
+	CompletionClaim string `toml:"completion_claim"` // off | warn | trip
+}
+
+// Rate caps iterations in any rolling hour.
+type Rate struct {
+	Enabled              bool `toml:"enabled"`
+	MaxIterationsPerHour int  `toml:"max_iterations_per_hour"`
+}
+
+// Escalation is seed 002's escalate action.
+type Escalation struct {
+	ModelProgression []string `toml:"model_progression"`
+}
+
+// Duration is a Go duration string in TOML; the zero value means unset.
+type Duration struct {
+	D   time.Duration
+	Set bool
+}
+
+// UnmarshalText parses a Go duration; "" leaves it unset.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		*d = Duration{}
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (use Go syntax such as \"30m\" or \"1h30m\")", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*d = Duration{D: v, Set: true}
+	return nil
+}
+
+// MarshalText prints the duration, or "" when unset.
+func (d Duration) MarshalText() ([]byte, error) {
+	if !d.Set {
+		return []byte(""), nil
+	}
+	return []byte(d.D.String()), nil
+}
+
+// String is the TOML text of the duration.
+func (d Duration) String() string {
+	b, _ := d.MarshalText()
+	return string(b)
+}
+
+// Signal names accepted in progress.signals.
+const (
+	SignalFiles      = "files"       // meaningful files changed (not a return to an earlier tree)
+	SignalTests      = "tests"       // more tests pass, or fewer fail with the same total
+	SignalTestsAdded = "tests_added" // more tests exist than before (RED phase)
+	SignalTasks      = "tasks"       // checked tasks rose above their high-water mark
+	SignalErrors     = "errors"      // an error signature present before is gone
+	SignalPercent    = "percent"     // reported percentage rose by stagnation_percent
+	SignalRefactor   = "refactor"    // meaningful change without new failures
+	SignalDocs       = "docs"        // documentation files changed
+	SignalClaims     = "claims"      // the agent claimed completion or files modified (ralph)
+)
+
+// SignalNames lists every progress signal, in documentation order.
+var SignalNames = []string{SignalFiles, SignalTests, SignalTestsAdded, SignalTasks, SignalErrors,
+	SignalPercent, SignalRefactor, SignalDocs, SignalClaims}
+
+// HasSignal reports whether the policy counts the named progress signal.
+func (p *Policy) HasSignal(name string) bool {
+	for _, s := range p.Progress.Signals {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Rule names, in the order SPEC §10 reports them when several fire.
+const (
+	RuleProtectedPath    = "protected_path"
+	RulePermissionDenied = "permission_denied"
+	RuleSameError        = "same_error"
+	RuleCircular         = "circular"
+	RuleTestOnly         = "test_only"
+	RuleOutputDecline    = "output_decline"
+	RuleCompletionClaim  = "completion_claim"
+	RuleNoProgress       = "no_progress"
+	RuleScore            = "score"
+	RuleRate             = "rate"
+	RuleMaxIterations    = "max_iterations"
+)
+
+// RuleOrder is the precedence of triggers: specific causes before caps.
+var RuleOrder = []string{RuleProtectedPath, RulePermissionDenied, RuleSameError, RuleCircular,
+	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleScore, RuleRate,
+	RuleMaxIterations}
+
+// IsRule reports whether name is a known rule name.
+func IsRule(name string) bool {
+	for _, r := range RuleOrder {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,127 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+)
+
+// Validate checks every value against its allowed range and names the
+// first bad key, its value and the range.
+func (p *Policy) Validate() error {
+	v := &validator{}
+	if strings.TrimSpace(p.Name) == "" {
+		v.fail("name", "name is empty: give the policy a name")
+	}
+	v.oneOf("on_shallow", p.OnShallow, "decide", "fail")
+
+	b := p.Breaker
+	v.floatRange("breaker.cooldown_multiplier", b.CooldownMultiplier, 1, 100)
+	v.intRange("breaker.probe_iterations", b.ProbeIterations, 1, 100)
+	if b.CooldownMax.Set && b.Cooldown.Set && b.CooldownMax.D < b.Cooldown.D {
+		v.fail("breaker.cooldown_max", fmt.Sprintf("breaker.cooldown_max = %q is shorter than breaker.cooldown = %q", b.CooldownMax, b.Cooldown))
+	}
+
+	pr := p.Progress
+	if len(pr.Signals) == 0 {
+		v.fail("progress.signals", "progress.signals is empty: name at least one of "+strings.Join(SignalNames, ", "))
+	}
+	for _, s := range pr.Signals {
+		v.oneOf("progress.signals", s, SignalNames...)
+	}
+	v.floatRange("progress.stagnation_percent", pr.StagnationPercent, 0, 100)
+	v.intRange("progress.max_held", pr.MaxHeld, 0, 1000)
+	v.patterns("progress.ignore_paths", pr.IgnorePaths)
+	v.patterns("progress.test_paths", pr.TestPaths)
+	v.patterns("progress.doc_paths", pr.DocPaths)
+	v.patterns("progress.task_files", pr.TaskFiles)
+
+	r := p.Rules
+	v.intRange("rules.no_progress.half_open_after", r.NoProgress.HalfOpenAfter, 1, 1000)
+	v.intRange("rules.no_progress.no_progress_threshold", r.NoProgress.NoProgressThreshold, 1, 1000)
+	v.intRange("rules.same_error.same_error_threshold", r.SameError.SameErrorThreshold, 1, 1000)
+	v.oneOf("rules.same_error.same_error_mode", r.SameError.SameErrorMode, "consecutive", "total", "any")
+	v.floatRange("rules.output_decline.output_decline_percent", r.OutputDecline.OutputDeclinePercent, 1, 100)
+	v.intRange("rules.output_decline.output_window", r.OutputDecline.OutputWindow, 1, 100)
+	v.intRange("rules.max_iterations.max_iterations", r.MaxIterations.MaxIterations, 1, 100000)
+	v.intRange("rules.max_iterations.warning_iterations", r.MaxIterations.WarningIterations, 0, 100000)
+	v.intRange("rules.max_iterations.critical_iterations", r.MaxIterations.CriticalIterations, 0, 100000)
+	if w, c := r.MaxIterations.WarningIterations, r.MaxIterations.CriticalIterations; w > 0 && c > 0 && w > c {
+		v.fail("rules.max_iterations.warning_iterations", fmt.Sprintf("rules.max_iterations.warning_iterations = %d is above critical_iterations = %d", w, c))
+	}
+	v.intRange("rules.score.score_window", r.Score.ScoreWindow, 1, 1000)
+	v.oneOf("rules.score.score_action", r.Score.ScoreAction, "watch", "open")
+	w := r.Score.Weights
+	for _, it := range []struct {
+		key      string
+		val      int
+		min, max int
+	}{
+		{"test_fixed", w.TestFixed, 0, 100}, {"task_completed", w.TaskCompleted, 0, 100},
+		{"file_changed", w.FileChanged, 0, 100}, {"error_resolved", w.ErrorResolved, 0, 100},
+		{"same_error", w.SameError, -100, 0}, {"no_change", w.NoChange, -100, 0}, {"revert", w.Revert, -100, 0},
+	} {
+		v.intRange("rules.score.weights."+it.key, it.val, it.min, it.max)
+	}
+	v.intRange("rules.permission_denied.permission_denied_threshold", r.PermissionDenied.PermissionDeniedThreshold, 1, 1000)
+	v.floatRange("rules.test_only.test_only_percent", r.TestOnly.TestOnlyPercent, 1, 100)
+	v.intRange("rules.test_only.test_only_window", r.TestOnly.TestOnlyWindow, 1, 100)
+	v.intRange("rules.circular.circular_threshold", r.Circular.CircularThreshold, 1, 1000)
+	v.intRange("rules.circular.circular_window", r.Circular.CircularWindow, 1, 1000)
+	v.patterns("rules.protected_path.protected_paths", r.ProtectedPath.ProtectedPaths)
+	v.oneOf("rules.protected_path.protected_mode", r.ProtectedPath.ProtectedMode, "delete", "deny", "warn")
+	v.oneOf("rules.completion_claim.completion_claim", r.CompletionClaim.CompletionClaim, "off", "warn", "trip")
+	v.intRange("rules.rate.max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 1, 100000)
+	for _, m := range p.Escalation.ModelProgression {
+		if strings.TrimSpace(m) == "" {
+			v.fail("escalation.model_progression", "escalation.model_progression has an empty entry")
+		}
+	}
+	return v.err
+}
+
+// fieldError is a fault at one key; the loader adds the key's line.
+type fieldError struct {
+	key string // dotted key, relative to the policy or override
+	msg string
+}
+
+func (e *fieldError) Error() string { return e.msg }
+
+type validator struct{ err error }
+
+func (v *validator) fail(key, msg string) {
+	if v.err == nil {
+		v.err = &fieldError{key: key, msg: msg}
+	}
+}
+
+func (v *validator) intRange(key string, val, min, max int) {
+	if val < min || val > max {
+		v.fail(key, fmt.Sprintf("%s = %d is out of range: want %d to %d", key, val, min, max))
+	}
+}
+
+func (v *validator) floatRange(key string, val, min, max float64) {
+	if math.IsNaN(val) || val < min || val > max {
+		v.fail(key, fmt.Sprintf("%s = %v is out of range: want %v to %v", key, val, min, max))
+	}
+}
+
+func (v *validator) oneOf(key, val string, allowed ...string) {
+	for _, a := range allowed {
+		if val == a {
+			return
+		}
+	}
+	v.fail(key, fmt.Sprintf("%s = %q is not allowed: want one of %s", key, val, strings.Join(allowed, ", ")))
+}
+
+// patterns checks a path list with the matcher that will use it.
+func (v *validator) patterns(key string, list []string) {
+	if _, err := pathmatch.Compile(list); err != nil {
+		v.fail(key, fmt.Sprintf("%s: %v", key, err))
+	}
+}
