@@ -1,0 +1,177 @@
+package ledger
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var base = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+
+func rec(run int64, attempt, minute int) Record {
+	return Record{Version: 1, RunID: run, RunAttempt: attempt, At: base.Add(time.Duration(minute) * time.Minute),
+		Commit: strings.Repeat("a", 40), Errors: []Error{}}
+}
+
+func marshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func ids(recs []Record) []int64 {
+	var out []int64
+	for _, r := range recs {
+		out = append(out, r.RunID)
+	}
+	return out
+}
+
+func TestReadDirFormats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "one.json"), marshal(t, rec(1, 1, 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "array.json"), marshal(t, []Record{rec(2, 1, 2), rec(3, 1, 3)}), 0o644)
+	lines := append(append(marshal(t, rec(4, 1, 4)), '\n'), marshal(t, rec(5, 1, 5))...)
+	os.WriteFile(filepath.Join(dir, "lines.json"), lines, 0o644)
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	w, _ := zw.Create("record.json")
+	w.Write(marshal(t, []Record{rec(6, 1, 6), rec(1, 1, 1)})) // cumulative: repeats run 1
+	zw.Close()
+	os.WriteFile(filepath.Join(dir, "artifact.zip"), zbuf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("ignored"), 0o644)
+
+	l, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Problems) != 0 {
+		t.Errorf("got problems %v, want none", l.Problems)
+	}
+	if diff := cmp.Diff([]int64{1, 2, 3, 4, 5, 6}, ids(l.Records)); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+}
+
+func TestCorruptEntriesAreReportedAndSkipped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := rec(1, 1, 1)
+	os.WriteFile(filepath.Join(dir, "good.json"), marshal(t, good), 0o644)
+	bad := map[string]string{
+		"truncated.json": `{"version":1,"run_id":2`,
+		"future.json":    `{"version":2,"run_id":3,"at":"2026-04-01T12:00:00Z"}`,
+		"negative.json":  `{"version":1,"run_id":4,"at":"2026-04-01T12:00:00Z","permission_denials":-1}`,
+		"badhash.json":   `{"version":1,"run_id":5,"at":"2026-04-01T12:00:00Z","errors":[{"hash":"xyz","sample":"s"}]}`,
+		"unknown.json":   `{"version":1,"run_id":6,"at":"2026-04-01T12:00:00Z","reset":true}`,
+		"string.json":    `"hello"`,
+		"empty.json":     ``,
+		"notzip.zip":     `PK not really`,
+		"nan.json":       `{"version":1,"run_id":7,"at":"2026-04-01T12:00:00Z","progress_percent":130}`,
+		"commit.json":    `{"version":1,"run_id":8,"at":"2026-04-01T12:00:00Z","commit":"../../etc"}`,
+	}
+	for name, content := range bad {
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "dir.json"), 0o755)
+	l, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{1}, ids(l.Records)); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if got, want := len(l.Problems), len(bad)+1; got != want {
+		t.Errorf("got %d problems, want %d: %v", got, want, l.Problems)
+	}
+	for _, p := range l.Problems {
+		if !strings.HasPrefix(p.File, dir) {
+			t.Errorf("problem %q does not name the file", p)
+		}
+	}
+}
+
+func TestOrderReplacesReruns(t *testing.T) {
+	t.Parallel()
+	recs := []Record{rec(7, 2, 9), rec(5, 1, 1), rec(7, 1, 3), rec(6, 1, 2), rec(0, 0, 4), rec(0, 0, 5)}
+	got := Order(recs)
+	var desc []string
+	for _, r := range got {
+		desc = append(desc, r.At.Format("15:04")+"/"+string(rune('0'+r.RunID))+"/"+string(rune('0'+r.RunAttempt)))
+	}
+	want := []string{"12:01/5/1", "12:02/6/1", "12:04/0/0", "12:05/0/0", "12:09/7/2"}
+	if diff := cmp.Diff(want, desc); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+func TestZipBounds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	for i := 0; i < MaxZipEntries+5; i++ {
+		w, _ := zw.Create("x/../r" + strings.Repeat("a", i%3) + ".json")
+		w.Write([]byte("{}"))
+	}
+	zw.Close()
+	os.WriteFile(filepath.Join(dir, "many.zip"), zbuf.Bytes(), 0o644)
+	l, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range l.Problems {
+		if strings.Contains(p.Err.Error(), "entries; the rest were skipped") {
+			found = true
+		}
+	}
+	if !found || len(l.Records) != 0 {
+		t.Errorf("got %d records and problems %d, want the entry bound reported", len(l.Records), len(l.Problems))
+	}
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	t.Parallel()
+	p := 42.0
+	r := rec(9, 1, 1)
+	r.Tests = &Tests{Passed: 3, Failed: 1, Failing: []string{"TestX"}}
+	r.ProgressPercent = &p
+	r.Tasks = &Tasks{Done: 2, Total: 5}
+	var buf bytes.Buffer
+	if err := Encode(&buf, []Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "record.json"), buf.Bytes(), 0o644)
+	l, err := ReadDir(dir)
+	if err != nil || len(l.Problems) > 0 {
+		t.Fatalf("read back: %v %v", err, l.Problems)
+	}
+	if diff := cmp.Diff([]Record{r}, l.Records); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadDirErrors(t *testing.T) {
+	t.Parallel()
+	if _, err := ReadDir(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("got %v, want an error naming the directory", err)
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(f, nil, 0o644)
+	if _, err := ReadDir(f); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("got %v, want not a directory", err)
+	}
+}
