@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -52,9 +53,11 @@ func Load(arg string) (*Policy, error) {
 }
 
 // Parse decodes and validates a policy from TOML text. source names the
-// text in errors (a file path or "builtin:NAME"). A file that sets
-// `extends = "NAME"` starts from that built-in policy and changes only the
-// keys it gives; without extends every key must be given.
+// text in errors (a file path or "builtin:NAME"), with the line of the
+// faulty key where the text has one. A file that sets `extends = "NAME"`
+// starts from that built-in policy and changes only the keys it gives, also
+// inside the base's phases and profiles (a phase or profile of the same
+// name merges key by key); without extends every key must be given.
 func Parse(data []byte, source string) (*Policy, error) {
 	return parse(data, source, Builtin)
 }
@@ -67,7 +70,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error)) (*Pol
 		Extends string `toml:"extends"`
 	}
 	if _, err := toml.Decode(string(data), &head); err != nil {
-		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err))
+		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err, data))
 	}
 	p := &Policy{}
 	var basePhases, baseProfiles map[string]Override
@@ -91,7 +94,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error)) (*Pol
 	}
 	md, err := toml.Decode(string(data), p)
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err))
+		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err, data))
 	}
 	if err := unknownKeys(md, data, source, true); err != nil {
 		return nil, err
@@ -207,16 +210,36 @@ func unknownKeys(md toml.MetaData, data []byte, source string, skipOverrides boo
 	return nil
 }
 
-// tomlError shortens BurntSushi's messages to one line.
-func tomlError(err error) string {
+// tomlError shortens BurntSushi's messages to one line. The line is
+// counted from the error's byte offset: the decoder's own line number is one
+// too far when the fault is a line's end.
+func tomlError(err error, data []byte) string {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		if pe.LastKey != "" {
-			return fmt.Sprintf("line %d: key %q: %s", pe.Position.Line, pe.LastKey, pe.Message)
+		line := pe.Position.Line
+		if st := pe.Position.Start; st > 0 && st <= len(data) {
+			line = 1 + bytes.Count(data[:st], []byte("\n"))
 		}
-		return fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)
+		if pe.LastKey != "" {
+			return fmt.Sprintf("line %d: key %q: %s", line, pe.LastKey, pe.Message)
+		}
+		return fmt.Sprintf("line %d: %s", line, pe.Message)
 	}
 	return strings.TrimPrefix(err.Error(), "toml: ")
+}
+
+var lastKeyRE = regexp.MustCompile(`^toml: line \d+ \(last key "([^"]*)"\): `)
+
+// keyFault turns a decoding error into a fault at its key, without a line.
+func keyFault(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.LastKey != "" {
+		return &fieldError{key: pe.LastKey, msg: fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)}
+	}
+	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+		return &fieldError{key: m[1], msg: fmt.Sprintf("key %q: %s", m[1], strings.TrimPrefix(err.Error(), m[0]))}
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "toml: "))
 }
 
 // keyLine finds the line where key is defined in TOML text, or 0.
@@ -234,7 +257,7 @@ func keyLine(data []byte, key toml.Key) int {
 				name = strings.TrimSpace(strings.Trim(name[:j], "[] \t"))
 			}
 			table = stripSpaces(name)
-			if table == want {
+			if table == want || strings.HasPrefix(table, want+".") {
 				return i + 1
 			}
 			continue
@@ -397,7 +420,9 @@ func (p *Policy) apply(kind, name string) (*Policy, error) {
 	q := p.Clone()
 	md, err := toml.Decode(buf.String(), q)
 	if err != nil {
-		return nil, fmt.Errorf("%s.%s: %s", kind, name, tomlError(err))
+		// The line of the re-encoded override means nothing to the user:
+		// name the key, and let the loader find its line in the file.
+		return nil, fmt.Errorf("%s.%s: %w", kind, name, keyFault(err))
 	}
 	for _, k := range md.Undecoded() {
 		return nil, fmt.Errorf("%s.%s: %w", kind, name, &fieldError{key: k.String(), msg: fmt.Sprintf("unknown key %q", k.String())})

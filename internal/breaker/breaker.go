@@ -13,12 +13,15 @@ import (
 // Bounds on the snapshot, so that memory and state files stay small however
 // long the loop runs.
 const (
-	MaxHistory     = 100 // transition events kept
-	MaxRecent      = 10  // status-log steps kept
-	MaxErrorCounts = 32  // distinct error signatures counted
-	MaxTrees       = 512 // distinct trees remembered for the circular rule
-	trendLen       = 10  // output_trend values
-	hourCap        = 100001
+	MaxHistory     = 100           // transition events kept
+	MaxRecent      = 10            // status-log steps kept
+	MaxErrorCounts = 32            // distinct error signatures counted
+	MaxTrees       = 512           // distinct trees remembered for the circular rule
+	MaxCount       = 1_000_000_000 // largest count an iteration may report
+	trendLen       = 10            // output_trend values
+	hourCap        = 100001        // iteration times a snapshot may hold for the rate rule
+	maxFailing     = 20            // failing test names kept per iteration
+	maxSample      = 300           // bytes of an error sample kept
 )
 
 // Snapshot is the breaker's complete state. It is bounded by the rule
@@ -70,6 +73,9 @@ type Prev struct {
 	Primary     string   `json:"primary,omitempty"`
 	Percent     *float64 `json:"percent,omitempty"`
 	Tree        string   `json:"tree,omitempty"`
+	// TasksDone is the newest checked-task count; a reset starts the
+	// high-water mark from it.
+	TasksDone *int `json:"tasks_done,omitempty"`
 }
 
 // ErrorCount counts one error signature.
@@ -110,7 +116,8 @@ type Breaker struct {
 	base   *policy.Policy
 	phases map[string]*policy.Policy
 	opts   Options
-	window int
+	window int // iterations kept in Snapshot.Window
+	hour   int // times kept in Snapshot.Hour: what the strictest rate rule needs
 	s      Snapshot
 }
 
@@ -132,19 +139,27 @@ func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 		return nil, fmt.Errorf("policy %s has no phase %q (known: %s)", base.Name, opts.Phase, list(base.PhaseNames()))
 	}
 	b := &Breaker{base: base, phases: map[string]*policy.Policy{}, opts: opts}
-	b.window = windowSize(base)
+	b.window, b.hour = windowSize(base), hourSize(base)
 	for _, ph := range base.PhaseNames() {
 		eff := base.WithPhase(ph)
 		b.phases[ph] = eff
-		if w := windowSize(eff); w > b.window {
-			b.window = w
-		}
+		b.window = max(b.window, windowSize(eff))
+		b.hour = max(b.hour, hourSize(eff))
 	}
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	b.s = s
+	b.s = s.clone()
 	return b, nil
+}
+
+// hourSize is how many iteration times the rate rule needs: one more than
+// it allows, or none when it is off.
+func hourSize(p *policy.Policy) int {
+	if !p.Rules.Rate.Enabled {
+		return 0
+	}
+	return p.Rules.Rate.MaxIterationsPerHour + 1
 }
 
 func list(s []string) string {
@@ -192,8 +207,90 @@ func (s *Snapshot) check() error {
 	return nil
 }
 
-// Snapshot returns a copy of the breaker's state.
-func (b *Breaker) Snapshot() Snapshot { return b.s }
+// Snapshot returns a copy of the breaker's state that shares no memory
+// with the breaker.
+func (b *Breaker) Snapshot() Snapshot { return b.s.clone() }
+
+// clone deep-copies a snapshot, so that a breaker and the snapshots taken
+// from it (or restored into it) never write to each other's lists.
+func (s Snapshot) clone() Snapshot {
+	c := s
+	c.LastProgress = cloneTime(s.LastProgress)
+	c.OpenedAt = cloneTime(s.OpenedAt)
+	c.CooldownUntil = cloneTime(s.CooldownUntil)
+	if s.TaskHigh != nil {
+		v := *s.TaskHigh
+		c.TaskHigh = &v
+	}
+	if s.Prev != nil {
+		p := *s.Prev
+		p.Tests = cloneTests(s.Prev.Tests)
+		p.Errors = cloneSlice(s.Prev.Errors)
+		if s.Prev.Percent != nil {
+			v := *s.Prev.Percent
+			p.Percent = &v
+		}
+		if s.Prev.TasksDone != nil {
+			v := *s.Prev.TasksDone
+			p.TasksDone = &v
+		}
+		c.Prev = &p
+	}
+	c.ErrorCounts = cloneSlice(s.ErrorCounts)
+	c.SinceProgress = cloneSlice(s.SinceProgress)
+	c.Window = cloneSlice(s.Window)
+	c.Trees = cloneSlice(s.Trees)
+	c.Hour = cloneSlice(s.Hour)
+	c.LastWarnings = cloneSlice(s.LastWarnings)
+	c.History = cloneSlice(s.History)
+	c.Recent = cloneSlice(s.Recent)
+	for i := range c.Recent {
+		st := &c.Recent[i]
+		st.Signals = cloneSlice(st.Signals)
+		st.Files = cloneSlice(st.Files)
+		st.Errors = cloneSlice(st.Errors)
+		st.Tests = cloneTests(st.Tests)
+	}
+	return c
+}
+
+// keepLast drops all but the newest n elements, in place: the breaker's
+// lists are its own (Snapshot and Restore copy them).
+func keepLast[T any](s []T, n int) []T {
+	if len(s) <= n {
+		return s
+	}
+	k := copy(s, s[len(s)-n:])
+	clear(s[k:])
+	return s[:k]
+}
+
+func cloneSlice[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
+// cloneTests copies a test summary, keeping at most maxFailing names.
+func cloneTests(t *Tests) *Tests {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.Failing = cloneSlice(t.Failing[:min(len(t.Failing), maxFailing)])
+	return &c
+}
+
+// lastTime is the time of the newest thing the breaker recorded: an
+// iteration, or a transition made by Status, Reset or ForceOpen. Time may
+// not go back past it.
+func (s *Snapshot) lastTime() time.Time {
+	if s.LastTransitionAt.After(s.LastAt) {
+		return s.LastTransitionAt
+	}
+	return s.LastAt
+}
 
 // Policy returns the effective policy (with the profile applied).
 func (b *Breaker) Policy() *policy.Policy { return b.base }
@@ -214,54 +311,70 @@ func (it *Iteration) validate(last time.Time) error {
 		return errors.New("iteration has no time")
 	}
 	if !last.IsZero() && it.At.Before(last) {
-		return fmt.Errorf("iteration time %s is earlier than the last recorded iteration (%s)", it.At.Format(time.RFC3339), last.Format(time.RFC3339))
+		return fmt.Errorf("iteration time %s is earlier than the last recorded event (%s)", it.At.Format(time.RFC3339), last.Format(time.RFC3339))
 	}
-	neg := func(name string, v int) error {
-		if v < 0 {
-			return fmt.Errorf("%s is negative (%d)", name, v)
+	var errs []error
+	fault := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
 		}
-		return nil
 	}
-	errs := []error{neg("permission denials", it.PermissionDenials)}
+	count := func(name string, v int) {
+		switch {
+		case v < 0:
+			fault(fmt.Errorf("%s is negative (%d)", name, v))
+		case v > MaxCount:
+			fault(fmt.Errorf("%s is %d, above %d", name, v, MaxCount))
+		}
+	}
+	count("permission denials", it.PermissionDenials)
 	if c := it.Change; c != nil {
-		errs = append(errs, neg("files changed", c.MeaningfulFiles), neg("lines changed", c.MeaningfulLines),
-			neg("test lines", c.TestLines), neg("doc files", c.DocFiles))
+		count("files changed", c.MeaningfulFiles)
+		count("lines changed", c.MeaningfulLines)
+		count("test lines", c.TestLines)
+		count("doc files", c.DocFiles)
 		if c.TestLines > c.MeaningfulLines {
-			errs = append(errs, fmt.Errorf("test lines (%d) exceed lines changed (%d)", c.TestLines, c.MeaningfulLines))
+			fault(fmt.Errorf("test lines (%d) exceed lines changed (%d)", c.TestLines, c.MeaningfulLines))
 		}
 	}
 	if t := it.Tests; t != nil {
-		errs = append(errs, neg("tests passing", t.Passed), neg("tests failing", t.Failed), neg("tests skipped", t.Skipped))
+		count("tests passing", t.Passed)
+		count("tests failing", t.Failed)
+		count("tests skipped", t.Skipped)
 	}
 	if o := it.Output; o != nil {
-		errs = append(errs, neg("output lines", o.Lines))
+		count("output lines", o.Lines)
 		if o.Bytes < 0 {
-			errs = append(errs, fmt.Errorf("output bytes is negative (%d)", o.Bytes))
+			fault(fmt.Errorf("output bytes is negative (%d)", o.Bytes))
 		}
 	}
 	if it.ClaimedFiles != nil {
-		errs = append(errs, neg("files modified", *it.ClaimedFiles))
+		count("files modified", *it.ClaimedFiles)
 	}
 	if t := it.Tasks; t != nil {
-		errs = append(errs, neg("tasks done", t.Done), neg("tasks total", t.Total))
+		count("tasks done", t.Done)
+		count("tasks total", t.Total)
 		if t.Total > 0 && t.Done > t.Total {
-			errs = append(errs, fmt.Errorf("tasks done (%d) exceed tasks total (%d)", t.Done, t.Total))
+			fault(fmt.Errorf("tasks done (%d) exceed tasks total (%d)", t.Done, t.Total))
 		}
 	}
 	if it.TasksBefore != nil {
-		errs = append(errs, neg("tasks before", *it.TasksBefore))
+		count("tasks before", *it.TasksBefore)
 	}
 	if p := it.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
-		errs = append(errs, fmt.Errorf("progress percent %v is out of range: want 0 to 100", *p))
+		fault(fmt.Errorf("progress percent %v is out of range: want 0 to 100", *p))
 	}
 	return errors.Join(errs...)
 }
 
 // Observe folds one iteration and returns the decision after it.
 func (b *Breaker) Observe(it Iteration) (Decision, error) {
-	if err := it.validate(b.s.LastAt); err != nil {
+	if err := it.validate(b.s.lastTime()); err != nil {
 		return Decision{}, err
 	}
+	// The snapshot keeps the test summary: copy it, bounded, so that the
+	// caller's Iteration is never retained.
+	it.Tests = cloneTests(it.Tests)
 	s := &b.s
 	s.Iteration++
 	s.LastAt = it.At
@@ -273,17 +386,25 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 	s.LastPhase = phase
 	pol := b.effective(phase)
 
+	// A run for a commit older than the last transition (a re-run of an
+	// old job) is never a probe.
+	rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
 	if s.State == Open {
-		rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
 		if !s.ForcedOpen && b.cooldownDue(it.At) && !rerun {
 			b.startProbe(it.At)
 		} else {
 			s.IgnoredOpen++
+			s.LastScore, s.LastProgressFlag = 0, false
 			s.LastWarnings = []string{fmt.Sprintf("iteration %d ran while the breaker was OPEN (%d ignored so far)", s.Iteration, s.IgnoredOpen)}
 			b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: Open,
 				Risk: "HIGH", IgnoredOpen: true})
 			return b.decision(pol, nil), nil
 		}
+	} else if s.Probing && rerun {
+		s.LastScore, s.LastProgressFlag = 0, false
+		s.LastWarnings = []string{fmt.Sprintf("iteration %d re-ran a commit older than the last transition: not counted as a probe", s.Iteration)}
+		b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State, Risk: b.risk(pol)})
+		return b.decision(pol, nil), nil
 	}
 
 	m := measure(pol, s, &it)
@@ -357,7 +478,7 @@ func samples(sigs []Signature) []string {
 			out = append(out, fmt.Sprintf("… %d more", len(sigs)-5))
 			break
 		}
-		out = append(out, s.Sample)
+		out = append(out, truncate(s.Sample))
 	}
 	return out
 }
@@ -384,8 +505,8 @@ func (b *Breaker) startProbe(at time.Time) {
 // Status returns the decision as of at, first applying a due cooldown
 // transition (OPEN to HALF_OPEN). It records no iteration.
 func (b *Breaker) Status(at time.Time) (Decision, error) {
-	if !b.s.LastAt.IsZero() && at.Before(b.s.LastAt) {
-		return Decision{}, fmt.Errorf("status time %s is earlier than the last recorded iteration (%s)", at.Format(time.RFC3339), b.s.LastAt.Format(time.RFC3339))
+	if last := b.s.lastTime(); at.Before(last) {
+		return Decision{}, fmt.Errorf("status time %s is earlier than the last recorded event (%s)", at.Format(time.RFC3339), last.Format(time.RFC3339))
 	}
 	if b.s.State == Open && !b.s.ForcedOpen && b.cooldownDue(at) {
 		b.startProbe(at)
@@ -397,8 +518,11 @@ func (b *Breaker) Status(at time.Time) (Decision, error) {
 // history survives and gains a reset event; iterations are not renumbered.
 func (b *Breaker) Reset(at time.Time, reason string) error {
 	s := &b.s
-	if !s.LastAt.IsZero() && at.Before(s.LastAt) {
-		return fmt.Errorf("reset time %s is earlier than the last recorded iteration (%s)", at.Format(time.RFC3339), s.LastAt.Format(time.RFC3339))
+	if at.IsZero() {
+		return errors.New("reset has no time")
+	}
+	if last := s.lastTime(); at.Before(last) {
+		return fmt.Errorf("reset time %s is earlier than the last recorded event (%s)", at.Format(time.RFC3339), last.Format(time.RFC3339))
 	}
 	if strings.TrimSpace(reason) == "" {
 		reason = "reset by a person"
@@ -419,8 +543,14 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.Trees = nil
 	s.Hour = nil
 	s.LastWarnings = nil
+	// The task high-water mark counts from the reset: from the newest count.
+	s.TaskHigh = nil
 	if s.Prev != nil {
 		s.Prev.Tree = ""
+		if s.Prev.TasksDone != nil {
+			v := *s.Prev.TasksDone
+			s.TaskHigh = &v
+		}
 	}
 	return nil
 }
@@ -429,8 +559,11 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 // force-open label): no automatic transition leaves it until a reset.
 func (b *Breaker) ForceOpen(at time.Time, reason string) error {
 	s := &b.s
-	if !s.LastAt.IsZero() && at.Before(s.LastAt) {
-		return fmt.Errorf("force-open time %s is earlier than the last recorded iteration (%s)", at.Format(time.RFC3339), s.LastAt.Format(time.RFC3339))
+	if at.IsZero() {
+		return errors.New("force-open has no time")
+	}
+	if last := s.lastTime(); at.Before(last) {
+		return fmt.Errorf("force-open time %s is earlier than the last recorded event (%s)", at.Format(time.RFC3339), last.Format(time.RFC3339))
 	}
 	if strings.TrimSpace(reason) == "" {
 		reason = "held open by a person"
@@ -449,7 +582,7 @@ func (b *Breaker) event(at time.Time, from, to State, trigger, reason string) {
 	s := &b.s
 	s.History = append(s.History, Event{At: at, Iteration: s.Iteration, From: from, To: to, Trigger: trigger, Reason: reason})
 	if len(s.History) > MaxHistory {
-		s.History = append([]Event(nil), s.History[len(s.History)-MaxHistory:]...)
+		s.History = keepLast(s.History, MaxHistory)
 	}
 	s.LastTransitionAt = at
 }
@@ -503,7 +636,7 @@ func (b *Breaker) pushRecent(st Step) {
 	s := &b.s
 	s.Recent = append(s.Recent, st)
 	if len(s.Recent) > MaxRecent {
-		s.Recent = append([]Step(nil), s.Recent[len(s.Recent)-MaxRecent:]...)
+		s.Recent = keepLast(s.Recent, MaxRecent)
 	}
 }
 

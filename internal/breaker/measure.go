@@ -3,6 +3,7 @@ package breaker
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -178,8 +179,13 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m measured) {
 		t := it.At
 		s.LastProgress = &t
 		s.SinceProgress = nil
-	case pol.Progress.QuestionsHold && it.QuestionsAsked && (pol.Progress.MaxHeld == 0 || s.Held < pol.Progress.MaxHeld):
+	case pol.Progress.QuestionsHold && it.QuestionsAsked:
+		// Held counts the question-only iterations in a row; past max_held
+		// they count as no progress until the row is broken.
 		s.Held++
+		if pol.Progress.MaxHeld > 0 && s.Held > pol.Progress.MaxHeld {
+			s.ConsecutiveNoProgress++
+		}
 	default:
 		s.ConsecutiveNoProgress++
 		s.Held = 0
@@ -213,13 +219,14 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m measured) {
 		e.HasOutput, e.Output = true, it.Output.Lines
 	}
 	s.Window = append(s.Window, e)
-	if len(s.Window) > b.window {
-		gone := s.Window[0]
-		if gone.HasOutput {
-			s.OutputBase.Sum += int64(gone.Output)
-			s.OutputBase.Count++
+	if extra := len(s.Window) - b.window; extra > 0 {
+		for _, gone := range s.Window[:extra] {
+			if gone.HasOutput {
+				s.OutputBase.Sum += int64(gone.Output)
+				s.OutputBase.Count++
+			}
 		}
-		s.Window = append([]Entry(nil), s.Window[1:]...)
+		s.Window = keepLast(s.Window, b.window)
 	}
 
 	if it.Change != nil && it.Change.Tree != "" {
@@ -233,7 +240,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m measured) {
 		if !seen {
 			s.Trees = append(s.Trees, it.Change.Tree)
 			if len(s.Trees) > MaxTrees {
-				s.Trees = append([]string(nil), s.Trees[1:]...)
+				s.Trees = keepLast(s.Trees, MaxTrees)
 			}
 		}
 	}
@@ -246,8 +253,8 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m measured) {
 		}
 	}
 	s.Hour = append(keep, it.At)
-	if len(s.Hour) > hourCap-1 {
-		s.Hour = append([]time.Time(nil), s.Hour[len(s.Hour)-(hourCap-1):]...)
+	if len(s.Hour) > b.hour {
+		s.Hour = keepLast(s.Hour, b.hour)
 	}
 
 	if it.Tasks != nil {
@@ -282,6 +289,13 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m measured) {
 	if it.Change != nil && it.Change.Tree != "" {
 		next.Tree = it.Change.Tree
 	}
+	switch {
+	case it.Tasks != nil:
+		d := it.Tasks.Done
+		next.TasksDone = &d
+	case s.Prev != nil:
+		next.TasksDone = s.Prev.TasksDone
+	}
 	s.Prev = next
 }
 
@@ -302,7 +316,19 @@ func bump(list []ErrorCount, sig Signature) []ErrorCount {
 		}
 		list = append(list[:low], list[low+1:]...)
 	}
-	return append(list, ErrorCount{Hash: sig.Hash, Sample: sig.Sample, Count: 1})
+	return append(list, ErrorCount{Hash: sig.Hash, Sample: truncate(sig.Sample), Count: 1})
+}
+
+// truncate bounds an error sample kept in the snapshot, on a rune boundary.
+func truncate(s string) string {
+	if len(s) <= maxSample {
+		return s
+	}
+	n := maxSample
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 type firingKind int

@@ -251,7 +251,7 @@ func TestTimeGoingBackwardsIsRefused(t *testing.T) {
 	run(t, nil, "record", "--state", state, "--files-changed", "1", "--at", at(5))
 	before, _ := os.ReadFile(state)
 	code, _, errs := run(t, nil, "record", "--state", state, "--files-changed", "1", "--at", at(1))
-	if code != 2 || !strings.Contains(errs, "earlier than the last recorded iteration") {
+	if code != 2 || !strings.Contains(errs, "earlier than the last recorded") {
 		t.Errorf("got exit %d %q, want 2 and the time fault", code, errs)
 	}
 	after, _ := os.ReadFile(state)
