@@ -1,0 +1,201 @@
+package agentlog
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block.
+// Enumerated values (Status, TestsStatus, WorkType) are upper-cased; Phase
+// and Recommendation are kept as written. A pointer field is nil when the key
+// is absent or its value could not be read (a Note says which).
+type StatusBlock struct {
+	Status          string   // STATUS: IN_PROGRESS | COMPLETE | BLOCKED ...
+	TasksCompleted  *int     // TASKS_COMPLETED_THIS_LOOP
+	FilesModified   *int     // FILES_MODIFIED
+	TestsStatus     string   // TESTS_STATUS: PASSING | FAILING | NOT_RUN
+	WorkType        string   // WORK_TYPE: IMPLEMENTATION | TESTING | DOCUMENTATION | REFACTORING
+	ExitSignal      *bool    // EXIT_SIGNAL: true|false
+	ProgressPercent *float64 // PROGRESS: 45% or PROGRESS_PERCENT: 45 (optional, seed 001 model)
+	Phase           string   // PHASE: GREEN (optional, seed 004)
+	Recommendation  string   // RECOMMENDATION: ...
+}
+
+// ClaimsCompletion reports whether the block says the work is done:
+// STATUS: COMPLETE or EXIT_SIGNAL: true.
+func (b *StatusBlock) ClaimsCompletion() bool {
+	if b == nil {
+		return false
+	}
+	return b.Status == "COMPLETE" || (b.ExitSignal != nil && *b.ExitSignal)
+}
+
+// Log is what one agent output file says.
+type Log struct {
+	Lines             int          // physical lines read, a last line without '\n' included
+	Bytes             int64        // bytes read
+	Errors            []string     // error lines in order, trimmed, bounded to MaxErrors, each bounded to 1 KiB
+	PermissionDenials int          // tool permission denials: the permission_denials entries when the log has that list, else plain-text denial lines
+	CompletionClaimed bool         // the agent said it is done (an explicit status block decides over prose)
+	QuestionsAsked    bool         // the agent asked the user something
+	Status            *StatusBlock // the last complete status block, nil when none
+	Notes             []string     // what was skipped/truncated (bounded)
+}
+
+// Bounds on what Read keeps and reads.
+const (
+	// MaxErrors is the most error lines a Log keeps; a Note counts the rest.
+	MaxErrors = 50
+	// MaxErrorLen is the most bytes kept of one error line.
+	MaxErrorLen = 1 << 10
+	// MaxNotes is the most notes a Log keeps; a last note counts the rest.
+	MaxNotes = 20
+	// DefaultMaxLine is the default for Limits.MaxLine: 1 MiB.
+	DefaultMaxLine = 1 << 20
+	// DefaultMaxBytes is the default for Limits.MaxBytes: 1 GiB.
+	DefaultMaxBytes = 1 << 30
+	// maxDocument bounds a buffered multi-line JSON document.
+	maxDocument = 16 << 20
+)
+
+// Limits bound how much of a log is read. A zero field means its default.
+type Limits struct {
+	// MaxBytes is how many bytes are read at most; the rest of the input is
+	// left unread and a Note says so.
+	MaxBytes int64
+	// MaxLine is how many bytes of one line are analysed; a longer line is
+	// still counted and a Note says it was cut.
+	MaxLine int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxLine <= 0 {
+		l.MaxLine = DefaultMaxLine
+	}
+	return l
+}
+
+// ReadFile reads the agent log at path.
+func ReadFile(path string) (*Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read agent log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read agent log %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("read agent log %s: is a directory, want a file", path)
+	}
+	return Read(f, path)
+}
+
+// Read reads one agent log from r with the default limits; name is used in
+// errors and notes.
+func Read(r io.Reader, name string) (*Log, error) {
+	return ReadLimited(r, name, Limits{})
+}
+
+// ReadLimited reads one agent log from r within lim; name is used in errors
+// and notes. A file holding a NUL byte is refused as binary.
+func ReadLimited(r io.Reader, name string, lim Limits) (*Log, error) {
+	lim = lim.withDefaults()
+	a := newAnalyzer(lim)
+	lr := lineReader{br: bufio.NewReaderSize(io.LimitReader(r, lim.MaxBytes), 64<<10), max: lim.MaxLine}
+	var offset int64 // bytes read before the current line
+	for {
+		ln, err := lr.next()
+		if offset == 0 && len(ln.text) >= 2 &&
+			((ln.text[0] == 0xff && ln.text[1] == 0xfe) || (ln.text[0] == 0xfe && ln.text[1] == 0xff)) {
+			return nil, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
+		}
+		if ln.nul >= 0 {
+			return nil, fmt.Errorf("read agent log %s: binary file (NUL byte at offset %d)", name, offset+int64(ln.nul))
+		}
+		if ln.total > 0 {
+			a.physical(ln.text, ln.cut)
+		}
+		offset += int64(ln.total)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read agent log %s: after %d bytes: %w", name, offset, err)
+		}
+	}
+	if offset >= lim.MaxBytes {
+		var one [1]byte
+		if n, _ := io.ReadFull(r, one[:]); n > 0 {
+			a.note("stopped reading after %d bytes; the rest was not read", lim.MaxBytes)
+		}
+	}
+	return a.finish(offset), nil
+}
+
+// rawLine is one physical line as read.
+type rawLine struct {
+	text  []byte // the line without its '\n', cut to the line limit
+	total int    // bytes the line took in the input, '\n' included
+	cut   bool   // text is shorter than the line
+	nul   int    // offset of the line's first NUL byte, -1 when none
+}
+
+// lineReader splits a stream into lines without holding more than one
+// line's first max bytes.
+type lineReader struct {
+	br  *bufio.Reader
+	buf []byte
+	max int
+}
+
+// next returns the next line; its text is valid until the next call. At the
+// end of the input it returns io.EOF, with the last line if it had no '\n'.
+func (lr *lineReader) next() (rawLine, error) {
+	ln := rawLine{nul: -1}
+	chunk, err := lr.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		ln.total = len(chunk)
+		if n := len(chunk); n > 0 && chunk[n-1] == '\n' {
+			chunk = chunk[:n-1]
+		}
+		ln.nul = bytes.IndexByte(chunk, 0)
+		if len(chunk) > lr.max {
+			chunk, ln.cut = chunk[:lr.max], true
+		}
+		ln.text = chunk
+		return ln, err
+	}
+	buf := lr.buf[:0]
+	for {
+		if i := bytes.IndexByte(chunk, 0); i >= 0 && ln.nul < 0 {
+			ln.nul = ln.total + i
+		}
+		ln.total += len(chunk)
+		if room := lr.max - len(buf); room > 0 {
+			buf = append(buf, chunk[:min(room, len(chunk))]...)
+		}
+		if err != bufio.ErrBufferFull {
+			break
+		}
+		chunk, err = lr.br.ReadSlice('\n')
+	}
+	content := ln.total
+	if err == nil {
+		content-- // the '\n'
+	}
+	if len(buf) > content {
+		buf = buf[:content]
+	}
+	ln.cut = len(buf) < content
+	lr.buf = buf
+	ln.text = buf
+	return ln, err
+}

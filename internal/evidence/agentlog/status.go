@@ -1,0 +1,80 @@
+package agentlog
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Ralph's status block markers.
+const (
+	statusStart = "---RALPH_STATUS---"
+	statusEnd   = "---END_RALPH_STATUS---"
+	// maxStatusLines bounds a block: one that runs longer is not a block.
+	maxStatusLines = 40
+	// maxNoteValue bounds agent text quoted in a note.
+	maxNoteValue = 64
+)
+
+// statusField reads one "KEY: value" line of an open status block. Unknown
+// keys and lines without a colon are ignored.
+func (a *analyzer) statusField(b *StatusBlock, line string) {
+	line = strings.TrimLeft(line, "-*+> \t")
+	key, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return
+	}
+	key = strings.ToUpper(strings.Trim(key, "*_` \t"))
+	value = cutUTF8(strings.Trim(value, "*_` \t"), MaxErrorLen)
+	switch key {
+	case "STATUS":
+		b.Status = strings.ToUpper(value)
+	case "TASKS_COMPLETED_THIS_LOOP":
+		b.TasksCompleted = a.count(key, value)
+	case "FILES_MODIFIED":
+		b.FilesModified = a.count(key, value)
+	case "TESTS_STATUS":
+		b.TestsStatus = strings.ToUpper(value)
+	case "WORK_TYPE":
+		b.WorkType = strings.ToUpper(value)
+	case "EXIT_SIGNAL":
+		switch strings.ToLower(value) {
+		case "true", "yes":
+			t := true
+			b.ExitSignal = &t
+		case "false", "no":
+			f := false
+			b.ExitSignal = &f
+		default:
+			b.ExitSignal = nil
+			a.note("status block on line %d: EXIT_SIGNAL %q is not true or false; ignored", a.lines, cutUTF8(value, maxNoteValue))
+		}
+	case "PROGRESS", "PROGRESS_PERCENT":
+		b.ProgressPercent = a.percent(key, value)
+	case "PHASE":
+		b.Phase = value
+	case "RECOMMENDATION":
+		b.Recommendation = value
+	}
+}
+
+// count parses a non-negative count, or notes why it cannot.
+func (a *analyzer) count(key, value string) *int {
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 {
+		a.note("status block on line %d: %s %q is not a count; ignored", a.lines, key, cutUTF8(value, maxNoteValue))
+		return nil
+	}
+	return &n
+}
+
+// percent parses "45", "45%" or "45.5 %" in [0, 100], or notes why it cannot.
+func (a *analyzer) percent(key, value string) *float64 {
+	v := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "%"))
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f > 100 {
+		a.note("status block on line %d: %s %q is not a percentage from 0 to 100; ignored", a.lines, key, cutUTF8(value, maxNoteValue))
+		return nil
+	}
+	return &f
+}

@@ -1,0 +1,79 @@
+package gitlog
+
+import "bytes"
+
+// binaryProbe is how many leading bytes git looks at for a NUL byte.
+const binaryProbe = 8000
+
+// generatedProbe is how many leading bytes are searched for a
+// "Code generated ... DO NOT EDIT." line.
+const generatedProbe = 32 << 10
+
+// isBinary reports whether content looks binary to git: a NUL byte in its
+// first 8000 bytes.
+func isBinary(content []byte) bool {
+	return bytes.IndexByte(content[:min(len(content), binaryProbe)], 0) >= 0
+}
+
+// isGenerated reports whether the start of content has a line carrying the
+// generated-file marker of Go (also used in other languages' comments):
+// optional indentation and a comment marker, then "Code generated ", and
+// "DO NOT EDIT." later on the same line.
+func isGenerated(content []byte) bool {
+	head := content[:min(len(content), generatedProbe)]
+	for off := 0; ; {
+		i := bytes.Index(head[off:], []byte("Code generated "))
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		lineStart := bytes.LastIndexByte(head[:at], '\n') + 1
+		lineEnd := len(head)
+		if j := bytes.IndexByte(head[at:], '\n'); j >= 0 {
+			lineEnd = at + j
+		}
+		if markerPrefix(head[lineStart:at]) && bytes.Contains(head[at:lineEnd], []byte("DO NOT EDIT.")) {
+			return true
+		}
+		off = at + 1
+	}
+}
+
+// markerPrefix reports whether p, before the marker on its line, is only
+// whitespace and comment punctuation ("//", "#", "/*", "*", "<!--", "--",
+// ";", "%", "'").
+func markerPrefix(p []byte) bool {
+	for _, c := range p {
+		if !isSpace(c) && !bytes.ContainsRune([]byte("/#*;%'-!<"), rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// isSpace is git's notion of whitespace for --ignore-all-space.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// equalIgnoringSpace reports whether a and b are equal once all whitespace
+// is removed from both.
+func equalIgnoringSpace(a, b []byte) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && isSpace(a[i]) {
+			i++
+		}
+		for j < len(b) && isSpace(b[j]) {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i++
+		j++
+	}
+}

@@ -1,0 +1,359 @@
+package gitlog
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// side is one side of a changed path; path is "" when the side is absent.
+type side struct {
+	path string
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
+// rawChange is one tree-diff entry before classification.
+type rawChange struct{ from, to side }
+
+// treeChanges diffs two trees (nil: the empty tree) with rename detection.
+// Subtrees with equal hashes are skipped without being read, so the cost
+// follows the size of the change, not of the repository.
+func (r *Repo) treeChanges(a, b *object.Tree, maxFileBytes int64) ([]rawChange, error) {
+	var ah, bh plumbing.Hash
+	if a != nil {
+		ah = a.Hash
+	}
+	if b != nil {
+		bh = b.Hash
+	}
+	var out []rawChange
+	if err := r.diffTrees(ah, bh, "", 0, &out); err != nil {
+		return nil, err
+	}
+	out, err := exactRenames(out)
+	if err != nil {
+		return nil, fmt.Errorf("detect renames between trees %s and %s in %s: %w", ah, bh, r.dir, err)
+	}
+	return r.pairRenames(out, maxFileBytes)
+}
+
+// treeEntries returns a tree's entries in git order (they normally are;
+// a malformed tree is sorted rather than misread).
+func (r *Repo) treeEntries(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	t, err := r.tree(h)
+	if err != nil {
+		return nil, err
+	}
+	if !sort.IsSorted(object.TreeEntrySorter(t.Entries)) {
+		sorted := append([]object.TreeEntry(nil), t.Entries...)
+		sort.Stable(object.TreeEntrySorter(sorted))
+		return sorted, nil
+	}
+	return t.Entries, nil
+}
+
+// diffTrees appends the file-level changes between trees a and b (zero hash:
+// empty) under prefix.
+func (r *Repo) diffTrees(a, b plumbing.Hash, prefix string, depth int, out *[]rawChange) error {
+	if a == b {
+		return nil
+	}
+	if depth > maxTreeDepth {
+		return fmt.Errorf("diff trees %s and %s in %s: deeper than %d levels", a, b, r.dir, maxTreeDepth)
+	}
+	ea, err := r.treeEntries(a)
+	if err != nil {
+		return err
+	}
+	eb, err := r.treeEntries(b)
+	if err != nil {
+		return err
+	}
+	i, j := 0, 0
+	for i < len(ea) || j < len(eb) {
+		var cmp int
+		switch {
+		case i == len(ea):
+			cmp = 1
+		case j == len(eb):
+			cmp = -1
+		default:
+			cmp = strings.Compare(sortKey(ea[i]), sortKey(eb[j]))
+		}
+		switch {
+		case cmp < 0: // only in a
+			if err := r.oneSide(ea[i], prefix, depth, true, out); err != nil {
+				return err
+			}
+			i++
+		case cmp > 0: // only in b
+			if err := r.oneSide(eb[j], prefix, depth, false, out); err != nil {
+				return err
+			}
+			j++
+		default:
+			x, y := ea[i], eb[j]
+			i++
+			j++
+			if x.Hash == y.Hash && x.Mode == y.Mode {
+				continue
+			}
+			if x.Mode == filemode.Dir { // both directories (same sort key)
+				if err := r.diffTrees(x.Hash, y.Hash, prefix+x.Name+"/", depth+1, out); err != nil {
+					return err
+				}
+				continue
+			}
+			p := prefix + x.Name
+			*out = append(*out, rawChange{from: side{p, x.Hash, x.Mode}, to: side{p, y.Hash, y.Mode}})
+		}
+	}
+	return nil
+}
+
+// oneSide records an entry present on one side only (a whole directory
+// when it is one).
+func (r *Repo) oneSide(e object.TreeEntry, prefix string, depth int, deleted bool, out *[]rawChange) error {
+	if e.Mode == filemode.Dir {
+		if deleted {
+			return r.diffTrees(e.Hash, plumbing.ZeroHash, prefix+e.Name+"/", depth+1, out)
+		}
+		return r.diffTrees(plumbing.ZeroHash, e.Hash, prefix+e.Name+"/", depth+1, out)
+	}
+	s := side{prefix + e.Name, e.Hash, e.Mode}
+	if deleted {
+		*out = append(*out, rawChange{from: s})
+	} else {
+		*out = append(*out, rawChange{to: s})
+	}
+	return nil
+}
+
+// sortKey is git's tree order: directories sort as if named "name/".
+func sortKey(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// exactRenames pairs deleted and added files with the same content and
+// mode into renames, with go-git's rename detector (exact matches only:
+// blob hashes, never content).
+func exactRenames(changes []rawChange) ([]rawChange, error) {
+	adds, dels := 0, 0
+	for _, c := range changes {
+		switch {
+		case c.from.path == "":
+			adds++
+		case c.to.path == "":
+			dels++
+		}
+	}
+	if adds == 0 || dels == 0 {
+		return changes, nil
+	}
+	entry := func(s side) object.ChangeEntry {
+		if s.path == "" {
+			return object.ChangeEntry{}
+		}
+		name := s.path[strings.LastIndexByte(s.path, '/')+1:]
+		return object.ChangeEntry{Name: s.path, TreeEntry: object.TreeEntry{Name: name, Mode: s.mode, Hash: s.hash}}
+	}
+	in := make(object.Changes, len(changes))
+	for i, c := range changes {
+		in[i] = &object.Change{From: entry(c.from), To: entry(c.to)}
+	}
+	res, err := object.DetectRenames(in, &object.DiffTreeOptions{DetectRenames: true, OnlyExactRenames: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rawChange, 0, len(res))
+	for _, c := range res {
+		var rc rawChange
+		if c.From.Name != "" {
+			rc.from = side{c.From.Name, c.From.TreeEntry.Hash, c.From.TreeEntry.Mode}
+		}
+		if c.To.Name != "" {
+			rc.to = side{c.To.Name, c.To.TreeEntry.Hash, c.To.TreeEntry.Mode}
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// isBlobMode reports whether the entry's hash names a blob (a file or a
+// symbolic link, not a submodule commit).
+func isBlobMode(m filemode.FileMode) bool {
+	return isFileMode(m) || m == filemode.Symlink
+}
+
+// blob opens a blob object; a blob over the storage's large-object
+// threshold is not read until its reader is.
+func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := r.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, r.objectError("blob", h, err)
+	}
+	return obj, nil
+}
+
+// blobSize returns a blob's size without reading a large blob's content.
+func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
+	obj, err := r.blob(h)
+	if err != nil {
+		return 0, err
+	}
+	return obj.Size(), nil
+}
+
+// readBlob reads at most limit bytes of a blob, streaming.
+func (r *Repo) readBlob(obj plumbing.EncodedObject, limit int64) ([]byte, error) {
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, r.objectError("blob", obj.Hash(), err)
+	}
+	defer rd.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(min(obj.Size(), limit)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(rd, limit)); err != nil {
+		return nil, fmt.Errorf("read blob %s in %s: %w", obj.Hash(), r.dir, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// classify turns raw changes into a Change.
+func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
+	var ch Change
+	if len(raw) == 0 {
+		return ch, nil
+	}
+	ch.Files = make([]FileChange, 0, len(raw))
+	for _, c := range raw {
+		fc := FileChange{Path: c.to.path}
+		switch {
+		case c.from.path == "":
+			fc.Status = StatusAdded
+		case c.to.path == "":
+			fc.Status = StatusDeleted
+			fc.Path = c.from.path
+		case c.from.path != c.to.path:
+			fc.Status = StatusRenamed
+			fc.OldPath = c.from.path
+		default:
+			fc.Status = StatusModified
+		}
+		if err := r.compare(&fc, c, o.MaxFileBytes); err != nil {
+			return Change{}, fmt.Errorf("compare %s: %w", fc.Path, err)
+		}
+		fc.Ignored = o.IgnorePaths.Match(fc.Path) && (fc.OldPath == "" || o.IgnorePaths.Match(fc.OldPath))
+		fc.Test = o.TestPaths.Match(fc.Path)
+		fc.Doc = o.DocPaths.Match(fc.Path)
+		newProtected := o.ProtectedPaths.Match(fc.Path)
+		oldProtected := fc.OldPath != "" && o.ProtectedPaths.Match(fc.OldPath)
+		fc.Protected = newProtected || oldProtected
+		fc.Meaningful = !fc.Ignored && !fc.WhitespaceOnly && !fc.Generated
+		switch {
+		case fc.Status == StatusDeleted && newProtected:
+			ch.ProtectedDeleted = append(ch.ProtectedDeleted, fc.Path)
+		case fc.Status == StatusRenamed:
+			if oldProtected {
+				ch.ProtectedDeleted = append(ch.ProtectedDeleted, fc.OldPath)
+			}
+			if newProtected {
+				ch.ProtectedModified = append(ch.ProtectedModified, fc.Path)
+			}
+		case newProtected:
+			ch.ProtectedModified = append(ch.ProtectedModified, fc.Path)
+		}
+		if fc.Meaningful {
+			ch.MeaningfulFiles++
+			lines := fc.Added + fc.Deleted
+			ch.MeaningfulLines += lines
+			if fc.Test {
+				ch.TestLines += lines
+			}
+			if fc.Doc {
+				ch.DocFiles++
+			}
+		}
+		ch.Files = append(ch.Files, fc)
+	}
+	sort.SliceStable(ch.Files, func(i, j int) bool {
+		if ch.Files[i].Path != ch.Files[j].Path {
+			return ch.Files[i].Path < ch.Files[j].Path
+		}
+		return ch.Files[i].OldPath < ch.Files[j].OldPath
+	})
+	sort.Strings(ch.ProtectedDeleted)
+	sort.Strings(ch.ProtectedModified)
+	return ch, nil
+}
+
+// compare fills the content facts of one change: sizes, binary, large,
+// generated, whitespace-only and line counts.
+func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) error {
+	fromBlob := c.from.path != "" && isBlobMode(c.from.mode)
+	toBlob := c.to.path != "" && isBlobMode(c.to.mode)
+	var oldObj, newObj plumbing.EncodedObject
+	var err error
+	if fromBlob {
+		if oldObj, err = r.blob(c.from.hash); err != nil {
+			return err
+		}
+		fc.OldSize = oldObj.Size()
+	}
+	if toBlob {
+		if newObj, err = r.blob(c.to.hash); err != nil {
+			return err
+		}
+		fc.NewSize = newObj.Size()
+	}
+	if !fromBlob && !toBlob {
+		return nil // submodule commits: nothing to read
+	}
+	same := fromBlob && toBlob && c.from.hash == c.to.hash // a mode change or a pure rename
+	limit := maxBytes
+	if fc.OldSize > maxBytes || fc.NewSize > maxBytes {
+		// Compared by size only: look at the heads, never the whole.
+		fc.Large = true
+		limit = generatedProbe
+	} else if same {
+		limit = generatedProbe
+	}
+	var oldData, newData []byte
+	if fromBlob {
+		if oldData, err = r.readBlob(oldObj, limit); err != nil {
+			return err
+		}
+	}
+	if toBlob {
+		if newData, err = r.readBlob(newObj, limit); err != nil {
+			return err
+		}
+	}
+	fc.Binary = isBinary(oldData) || isBinary(newData)
+	if toBlob {
+		fc.Generated = !isBinary(newData) && isGenerated(newData)
+	} else {
+		fc.Generated = !isBinary(oldData) && isGenerated(oldData)
+	}
+	if fc.Binary || fc.Large || same {
+		return nil
+	}
+	fc.Added, fc.Deleted = lineStat(oldData, newData)
+	if fc.Status == StatusModified && fromBlob && toBlob && equalIgnoringSpace(oldData, newData) {
+		fc.WhitespaceOnly = true
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+// Package gitlog turns a git repository into iteration evidence: the loop's
+// commits on the first-parent chain from a base to HEAD, and for each one its
+// diff against its first parent (changed paths, line counts, renames, what is
+// meaningful), tree hash, message, trailers, author, times, reverts and the
+// checkbox counts of the task lists at that commit.
+//
+// It reads the repository with go-git only and never runs the git binary,
+// so it works as root over a workspace owned by another user and in minimal
+// images.
+//
+// # Iterations
+//
+// History walks HEAD's first parents down to Options.Base (exclusive). When
+// Base is empty it is the merge base of HEAD with the default branch (the
+// first of origin/HEAD, main, master, origin/main, origin/master that
+// exists); with no default branch, or none sharing history with HEAD, the
+// walk goes to the root. When HEAD is itself on the default branch the merge
+// base is HEAD and there are zero iterations (a Note says to pass a base):
+// counting the whole history of a main branch as loop iterations would trip
+// limits falsely.
+//
+// Awkward repositories:
+//
+//   - An empty repository (HEAD names no commit) gives zero iterations and a
+//     Note, not an error.
+//   - A merge commit is one iteration, diffed against its first parent.
+//   - A base that is an ancestor of HEAD but not on its first-parent chain
+//     (it arrived through a merge) ends the walk at the newest first-parent
+//     commit the base contains; a Note says so. A base that is not an
+//     ancestor of HEAD is an error naming both.
+//   - In a shallow clone the walk stops at the shallow boundary. The
+//     boundary commit itself is not an iteration, because its parent is not
+//     in the clone and its diff cannot be known; History.Shallow is set and a
+//     Note says exactly how many iterations were visible.
+//   - Histories longer than Options.MaxCommits keep the newest MaxCommits
+//     commits (History.Truncated and a Note).
+//
+// # Diffs
+//
+// Tree diffs come from go-git with exact rename detection; renames with
+// edits are paired by a bounded content-similarity pass of this package
+// (50% similar lines, like git's default). Added and deleted line counts
+// come from this package's Myers line diff and match git diff --numstat
+// for ordinary edits. Binary files (a NUL byte in the first 8000 bytes, as
+// git decides) have no line counts. Files larger than Options.MaxFileBytes
+// are compared by size only: their blobs are streamed, never loaded whole.
+//
+// A change is meaningful unless its paths are all ignored
+// (Options.IgnorePaths), it only changes whitespace, or the file carries a
+// "Code generated ... DO NOT EDIT." header.
+//
+// Paths are returned as git stores them, byte for byte; they may not be
+// valid UTF-8.
+//
+// A Repo is not safe for concurrent use.
+package gitlog

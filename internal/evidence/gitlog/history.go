@@ -1,0 +1,547 @@
+package gitlog
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// defaultBranches are tried in order when Options.Base is empty.
+var defaultBranches = []struct {
+	ref  plumbing.ReferenceName
+	name string
+}{
+	{"refs/remotes/origin/HEAD", "origin/HEAD"},
+	{"refs/heads/main", "main"},
+	{"refs/heads/master", "master"},
+	{"refs/remotes/origin/main", "origin/main"},
+	{"refs/remotes/origin/master", "origin/master"},
+}
+
+// hexRevision matches a revision that can only be an object name.
+var hexRevision = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+
+// baseChoice is the resolved base of a walk.
+type baseChoice struct {
+	hash    plumbing.Hash // zero: the root, or unknown
+	ref     string        // default branch name, when computed from one
+	unknown bool          // the base is beyond a shallow boundary
+	given   string        // Options.Base
+	notes   []string
+}
+
+// History returns the loop's iterations: the first-parent chain from the
+// base (exclusive) to HEAD, oldest first, each with its evidence. See the
+// package documentation for empty, shallow and merged histories.
+func (r *Repo) History(opts Options) (*History, error) {
+	opts = opts.withDefaults()
+	h := &History{}
+	head, ok, err := r.head()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		h.Notes = append(h.Notes, "empty repository: HEAD has no commit yet, 0 iterations")
+		return h, nil
+	}
+	h.Head = head.String()
+	headCommit, err := r.commit(head)
+	if err != nil {
+		return nil, fmt.Errorf("HEAD: %w", err)
+	}
+	base, err := r.chooseBase(opts.Base, head)
+	if err != nil {
+		return nil, err
+	}
+	h.BaseRef = base.ref
+	h.Notes = append(h.Notes, base.notes...)
+	if !base.hash.IsZero() {
+		h.Base = base.hash.String()
+	}
+
+	// Walk first parents from HEAD, newest first.
+	var chain []*object.Commit
+	var found, reachedRoot, hitShallow bool
+	c := headCommit
+	for {
+		if !base.hash.IsZero() && c.Hash == base.hash {
+			found = true
+			break
+		}
+		if len(chain) == opts.MaxCommits {
+			h.Truncated = true
+			break
+		}
+		chain = append(chain, c)
+		if len(c.ParentHashes) == 0 {
+			reachedRoot = true
+			break
+		}
+		if r.shallow[c.Hash] {
+			hitShallow = true
+			break
+		}
+		p, err := r.commit(c.ParentHashes[0])
+		if err != nil {
+			return nil, fmt.Errorf("first parent of %s: %w", c.Hash, err)
+		}
+		c = p
+	}
+
+	switch {
+	case found:
+	case hitShallow:
+		boundary := chain[len(chain)-1]
+		chain = chain[:len(chain)-1]
+		h.Shallow = true
+		visible := len(chain)
+		switch {
+		case !base.hash.IsZero() && boundary.ParentHashes[0] == base.hash:
+			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of %d iterations visible (the parent of %s is not in the clone; fetch the full history, e.g. fetch-depth: 0)", visible, visible+1, short(boundary.Hash)))
+		default:
+			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of an unknown number of iterations visible (history is cut at %s; fetch the full history, e.g. fetch-depth: 0)", visible, short(boundary.Hash)))
+		}
+	case reachedRoot && !base.hash.IsZero():
+		n := len(chain)
+		chain, err = r.cutAtBase(chain, base)
+		if err != nil {
+			return nil, err
+		}
+		if len(chain) == n {
+			// Nothing on the chain is in the base: make sure it is an
+			// ancestor at all (a shallow clone can hide the connection).
+			if ok, err := r.isAncestor(base.hash, head); err != nil || !ok {
+				if err == nil {
+					err = ErrNotAncestor
+				}
+				return nil, fmt.Errorf("base %s in %s: %w (%s)", describeBase(base), r.dir, err, head)
+			}
+		}
+		h.Notes = append(h.Notes, fmt.Sprintf("base %s is not on HEAD's first-parent chain: iterations start after the newest first-parent commit it contains", describeBase(base)))
+	case reachedRoot && base.unknown:
+		if base.given != "" {
+			return nil, fmt.Errorf("base %q in %s: %w", base.given, r.dir, ErrUnknownRevision)
+		}
+	case h.Truncated:
+		h.Notes = append(h.Notes, fmt.Sprintf("history longer than %d commits: only the newest %d are iterations", opts.MaxCommits, opts.MaxCommits))
+	}
+
+	// Evidence, oldest first.
+	var prevTree *object.Tree
+	if n := len(chain); n > 0 && len(chain[n-1].ParentHashes) > 0 {
+		parent, err := r.commit(chain[n-1].ParentHashes[0])
+		if err != nil {
+			return nil, fmt.Errorf("first parent of %s: %w", chain[n-1].Hash, err)
+		}
+		if prevTree, err = r.tree(parent.TreeHash); err != nil {
+			return nil, err
+		}
+	} else if n == 0 && !base.hash.IsZero() {
+		bc, err := r.commit(base.hash)
+		if err != nil {
+			return nil, err
+		}
+		if prevTree, err = r.tree(bc.TreeHash); err != nil {
+			return nil, err
+		}
+	}
+	tracker, err := r.newTaskTracker(opts.TaskFiles, orEmpty(prevTree))
+	if err != nil {
+		return nil, err
+	}
+	if h.BaseTasks, err = tracker.counts(); err != nil {
+		return nil, err
+	}
+	h.Commits = make([]Commit, 0, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		c := chain[i]
+		tree, err := r.tree(c.TreeHash)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		}
+		raw, err := r.treeChanges(prevTree, tree, opts.MaxFileBytes)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		}
+		cm := describe(c)
+		if cm.Change, err = r.classify(raw, opts); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		}
+		tracker.apply(raw)
+		if cm.Tasks, err = tracker.counts(); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		}
+		h.Commits = append(h.Commits, cm)
+		prevTree = tree
+	}
+	return h, nil
+}
+
+func orEmpty(t *object.Tree) *object.Tree {
+	if t == nil {
+		return &object.Tree{}
+	}
+	return t
+}
+
+func short(h plumbing.Hash) string { return h.String()[:12] }
+
+func describeBase(b baseChoice) string {
+	switch {
+	case b.given != "":
+		return fmt.Sprintf("%q (%s)", b.given, short(b.hash))
+	case b.ref != "":
+		return fmt.Sprintf("%s (merge base with %s)", short(b.hash), b.ref)
+	}
+	return short(b.hash)
+}
+
+// chooseBase resolves Options.Base, or finds the merge base with the default
+// branch.
+func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
+	b := baseChoice{given: rev}
+	if rev != "" {
+		h, err := r.resolve(rev)
+		if err != nil {
+			if r.IsShallow() && hexRevision.MatchString(rev) {
+				// Probably beyond the shallow boundary: walk to it, and fail
+				// only if the walk reaches a root instead.
+				b.unknown = true
+				b.notes = append(b.notes, fmt.Sprintf("base %q is not in this shallow clone", rev))
+				return b, nil
+			}
+			return b, fmt.Errorf("base: %w", err)
+		}
+		b.hash = h
+		if h == head {
+			return b, nil
+		}
+		mb, found, shallowCut, err := r.mergeBase(h, head)
+		switch {
+		case err != nil:
+			return b, fmt.Errorf("base %q: %w", rev, err)
+		case found && mb == h:
+			return b, nil
+		case !found && shallowCut:
+			// The connection may lie beyond the shallow boundary.
+			b.notes = append(b.notes, fmt.Sprintf("base %q is not reachable from HEAD within this shallow clone", rev))
+			return b, nil
+		}
+		return b, fmt.Errorf("base %q (%s) in %s: %w (%s)", rev, h, r.dir, ErrNotAncestor, head)
+	}
+	for _, cand := range defaultBranches {
+		ref, err := r.git.Reference(cand.ref, true)
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			continue
+		}
+		if err != nil {
+			return b, fmt.Errorf("read %s in %s: %w", cand.ref, r.dir, err)
+		}
+		b.ref = cand.name
+		mb, found, shallowCut, err := r.mergeBase(head, ref.Hash())
+		if err != nil && r.IsShallow() && errors.Is(err, ErrUnknownRevision) {
+			// The branch tip (or its history) was not fetched.
+			found, shallowCut, err = false, true, nil
+		}
+		if err != nil {
+			return b, fmt.Errorf("merge base of HEAD and %s: %w", cand.name, err)
+		}
+		switch {
+		case found && mb == head:
+			b.hash = mb
+			b.notes = append(b.notes, fmt.Sprintf("HEAD is on the default branch %s: 0 iterations after the merge base; pass a base to choose where the loop started", cand.name))
+		case found:
+			b.hash = mb
+		case shallowCut:
+			b.unknown = true
+			b.notes = append(b.notes, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", cand.name))
+		default:
+			b.notes = append(b.notes, fmt.Sprintf("HEAD shares no history with %s: counting from the root", cand.name))
+		}
+		return b, nil
+	}
+	b.notes = append(b.notes, "no default branch (origin/HEAD, main, master, origin/main, origin/master): counting from the root")
+	return b, nil
+}
+
+// cutAtBase handles a base that is an ancestor of HEAD but not on its
+// first-parent chain: the chain ends before the newest commit the base
+// contains. Containment is monotone along the chain, so a binary search
+// finds it.
+func (r *Repo) cutAtBase(chain []*object.Commit, base baseChoice) ([]*object.Commit, error) {
+	lo, hi := 0, len(chain) // chain[hi:] are contained in base
+	for lo < hi {
+		mid := (lo + hi) / 2
+		ok, err := r.isAncestor(chain[mid].Hash, base.hash)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return chain[:lo], nil
+}
+
+// isAncestor reports whether a is an ancestor of b (or b itself).
+func (r *Repo) isAncestor(a, b plumbing.Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	mb, found, _, err := r.mergeBase(a, b)
+	return found && mb == a, err
+}
+
+// Flags of the merge-base walk.
+const (
+	fromA = 1 << iota
+	fromB
+	stale
+	result
+)
+
+// mergeBase finds the best common ancestor of a and b by walking both
+// histories newest first (git's paint-down). shallowCut says that the walk
+// could not follow a shallow commit's parents, so "not found" may only mean
+// "not in this clone".
+func (r *Repo) mergeBase(a, b plumbing.Hash) (mb plumbing.Hash, found, shallowCut bool, err error) {
+	if a == b {
+		return a, true, false, nil
+	}
+	flags := map[plumbing.Hash]uint8{}
+	var q commitQueue
+	for _, s := range []struct {
+		h    plumbing.Hash
+		flag uint8
+	}{{a, fromA}, {b, fromB}} {
+		c, err := r.commit(s.h)
+		if err != nil {
+			return mb, false, false, err
+		}
+		flags[s.h] |= s.flag
+		q.push(c)
+	}
+	var results []plumbing.Hash
+	for q.hasLive(flags) {
+		c := q.pop()
+		f := flags[c.Hash] & (fromA | fromB | stale)
+		if f&(fromA|fromB) == fromA|fromB {
+			if flags[c.Hash]&result == 0 {
+				flags[c.Hash] |= result
+				results = append(results, c.Hash)
+			}
+			f |= stale
+		}
+		if r.shallow[c.Hash] && len(c.ParentHashes) > 0 {
+			shallowCut = true
+			continue
+		}
+		for _, ph := range c.ParentHashes {
+			if flags[ph]&f == f {
+				continue
+			}
+			p, err := r.commit(ph)
+			if err != nil && r.IsShallow() && errors.Is(err, ErrUnknownRevision) {
+				shallowCut = true // history not fetched
+				continue
+			}
+			if err != nil {
+				return mb, false, shallowCut, fmt.Errorf("parent of %s: %w", c.Hash, err)
+			}
+			flags[ph] |= f
+			q.push(p)
+		}
+	}
+	for _, h := range results {
+		if flags[h]&stale == 0 {
+			return h, true, shallowCut, nil
+		}
+	}
+	return mb, false, shallowCut, nil
+}
+
+// commitQueue is a max-heap of commits by committer time (then hash, for
+// determinism).
+type commitQueue struct{ items []*object.Commit }
+
+func (q *commitQueue) less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if !a.Committer.When.Equal(b.Committer.When) {
+		return a.Committer.When.After(b.Committer.When)
+	}
+	return a.Hash.String() > b.Hash.String()
+}
+
+func (q *commitQueue) push(c *object.Commit) {
+	q.items = append(q.items, c)
+	for i := len(q.items) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q.items[i], q.items[p] = q.items[p], q.items[i]
+		i = p
+	}
+}
+
+func (q *commitQueue) pop() *object.Commit {
+	top := q.items[0]
+	n := len(q.items) - 1
+	q.items[0] = q.items[n]
+	q.items = q.items[:n]
+	for i := 0; ; {
+		l, rt, m := 2*i+1, 2*i+2, i
+		if l < n && q.less(l, m) {
+			m = l
+		}
+		if rt < n && q.less(rt, m) {
+			m = rt
+		}
+		if m == i {
+			break
+		}
+		q.items[i], q.items[m] = q.items[m], q.items[i]
+		i = m
+	}
+	return top
+}
+
+// hasLive reports whether any queued commit is not yet stale.
+func (q *commitQueue) hasLive(flags map[plumbing.Hash]uint8) bool {
+	for _, c := range q.items {
+		if flags[c.Hash]&stale == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// describe fills a Commit's metadata (not its change or tasks).
+func describe(c *object.Commit) Commit {
+	msg := truncateMessage(c.Message)
+	subj := subject(msg)
+	cm := Commit{
+		Hash:     c.Hash.String(),
+		Tree:     c.TreeHash.String(),
+		Parents:  make([]string, len(c.ParentHashes)),
+		Author:   c.Author.Name,
+		Email:    c.Author.Email,
+		At:       c.Committer.When,
+		AuthorAt: c.Author.When,
+		Message:  msg,
+		Subject:  subj,
+		Trailers: trailers(msg),
+	}
+	for i, p := range c.ParentHashes {
+		cm.Parents[i] = p.String()
+	}
+	cm.Revert, cm.Reverts = revertOf(msg, subj)
+	return cm
+}
+
+// Diff returns the change between two commits (from "" is the empty tree)
+// and the task counts at to. Both may be any revision Resolve accepts. It is
+// used when iterations come from ledger records, one record covering every
+// commit since the previous record's.
+func (r *Repo) Diff(from, to string, opts Options) (*Change, *Tasks, error) {
+	opts = opts.withDefaults()
+	var fromTree *object.Tree
+	if from != "" {
+		fh, err := r.resolve(from)
+		if err != nil {
+			return nil, nil, err
+		}
+		fc, err := r.commit(fh)
+		if err != nil {
+			return nil, nil, err
+		}
+		if fromTree, err = r.tree(fc.TreeHash); err != nil {
+			return nil, nil, err
+		}
+	}
+	th, err := r.resolve(to)
+	if err != nil {
+		return nil, nil, err
+	}
+	tc, err := r.commit(th)
+	if err != nil {
+		return nil, nil, err
+	}
+	toTree, err := r.tree(tc.TreeHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := r.treeChanges(fromTree, toTree, opts.MaxFileBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch, err := r.classify(raw, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks, err := r.tasksAt(toTree, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ch, tasks, nil
+}
+
+// tasksAt counts the task checkboxes of a whole tree.
+func (r *Repo) tasksAt(tree *object.Tree, opts Options) (*Tasks, error) {
+	tracker, err := r.newTaskTracker(opts.TaskFiles, tree)
+	if err != nil {
+		return nil, err
+	}
+	return tracker.counts()
+}
+
+// CommitInfo returns one commit (any revision Resolve accepts) with its
+// change against its first parent and its task counts. For a commit at a
+// shallow clone's boundary, Shallow is set and Change is left empty.
+func (r *Repo) CommitInfo(rev string, opts Options) (*Commit, error) {
+	opts = opts.withDefaults()
+	h, err := r.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	cm := describe(c)
+	tree, err := r.tree(c.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(c.ParentHashes) > 0 && r.shallow[c.Hash]:
+		cm.Shallow = true
+	default:
+		var parentTree *object.Tree
+		if len(c.ParentHashes) > 0 {
+			p, err := r.commit(c.ParentHashes[0])
+			if err != nil {
+				return nil, fmt.Errorf("first parent of %s: %w", c.Hash, err)
+			}
+			if parentTree, err = r.tree(p.TreeHash); err != nil {
+				return nil, err
+			}
+		}
+		raw, err := r.treeChanges(parentTree, tree, opts.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		if cm.Change, err = r.classify(raw, opts); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		}
+	}
+	if cm.Tasks, err = r.tasksAt(tree, opts); err != nil {
+		return nil, err
+	}
+	return &cm, nil
+}

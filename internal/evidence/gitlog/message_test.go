@@ -1,0 +1,81 @@
+package gitlog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTrailers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		msg  string
+		want map[string][]string
+	}{
+		{"none", "fix the bug\n", nil},
+		{"subject only looks like a trailer", "Loop-Phase: RED\n", nil},
+		{"simple", "fix\n\nLoop-Phase: RED\n", map[string][]string{"Loop-Phase": {"RED"}}},
+		{"canonical keys", "fix\n\nloop-phase: red\nLOOP-PROGRESS: 45%\n", map[string][]string{"Loop-Phase": {"red"}, "Loop-Progress": {"45%"}}},
+		{"repeated key", "fix\n\nCo-authored-by: A <a@x>\nCo-authored-by: B <b@x>\n", map[string][]string{"Co-Authored-By": {"A <a@x>", "B <b@x>"}}},
+		{"continuation", "fix\n\nLoop-Note: first\n  second\nLoop-Phase: GREEN\n", map[string][]string{"Loop-Note": {"first second"}, "Loop-Phase": {"GREEN"}}},
+		{"body is not trailers", "fix\n\nThis explains: why it broke.\nAnd more text here.\n", nil},
+		{"only the last paragraph", "fix\n\nLoop-Phase: RED\n\nbody\n", nil},
+		{"space before colon", "fix\n\nLoop-Phase : RED\n", map[string][]string{"Loop-Phase": {"RED"}}},
+		{"mixed block with sign-off", "fix\n\nsome words here\nmore words\nSigned-off-by: A <a@x>\n", map[string][]string{"Signed-Off-By": {"A <a@x>"}}},
+		{"mixed block without git trailer", "fix\n\nsome words here\nLoop-Phase: RED\n", nil},
+		{"crlf", "fix\r\n\r\nLoop-Phase: RED\r\n", map[string][]string{"Loop-Phase": {"RED"}}},
+		{"trailing blank lines", "fix\n\nLoop-Phase: RED\n\n\n", map[string][]string{"Loop-Phase": {"RED"}}},
+		// git interpret-trailers reads a bare URL line as a trailer too.
+		{"url line", "fix\n\nhttps://example.com/x\n", map[string][]string{"Https": {"//example.com/x"}}},
+		{"sentence is not a key", "fix\n\nSee the docs: they explain it.\n", nil},
+		{"empty value", "fix\n\nLoop-Phase:\n", map[string][]string{"Loop-Phase": {""}}},
+		{"empty message", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, trailers(tt.msg)); diff != "" {
+				t.Errorf("trailers(%q) (-want +got):\n%s", tt.msg, diff)
+			}
+		})
+	}
+}
+
+func TestTrailersBounded(t *testing.T) {
+	t.Parallel()
+	msg := "fix\n\n" + strings.Repeat("Loop-X: y\n", 5000)
+	got := trailers(truncateMessage(msg))
+	if n := len(got["Loop-X"]); n != maxTrailers {
+		t.Errorf("got %d trailers, want at most %d", n, maxTrailers)
+	}
+	long := strings.Repeat("word ", 100000)
+	if n := len(truncateMessage(long)); n > maxMessageBytes {
+		t.Errorf("truncateMessage: got %d bytes, want at most %d", n, maxMessageBytes)
+	}
+}
+
+func TestSubjectAndRevert(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		msg         string
+		wantSubject string
+		wantRevert  bool
+		wantOf      string
+	}{
+		{"fix it\n\nbody\n", "fix it", false, ""},
+		{"\nfirst line\nsecond line\n\nbody", "first line second line", false, ""},
+		{"Revert \"add x\"\n\nThis reverts commit 0123456789abcdef0123456789abcdef01234567.\n", `Revert "add x"`, true, "0123456789abcdef0123456789abcdef01234567"},
+		{"Revert \"add x\"\n", `Revert "add x"`, true, ""},
+		{"undo\n\nThis reverts commit ABCDEF1.\n", "undo", true, "abcdef1"},
+		{"Reverting the approach\n", "Reverting the approach", false, ""},
+	}
+	for _, tt := range tests {
+		subj := subject(tt.msg)
+		rev, of := revertOf(tt.msg, subj)
+		if subj != tt.wantSubject || rev != tt.wantRevert || of != tt.wantOf {
+			t.Errorf("%q: got subject %q, revert %v of %q; want %q, %v, %q", tt.msg, subj, rev, of, tt.wantSubject, tt.wantRevert, tt.wantOf)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package gitlog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// ErrNotRepository is wrapped by Open's error when the directory is not in a
+// git repository: bad input, not an internal fault.
+var ErrNotRepository = errors.New("not a git repository")
+
+// ErrUnknownRevision is wrapped by errors for a revision or object that is
+// not in the repository.
+var ErrUnknownRevision = errors.New("unknown revision or object not in the repository")
+
+// ErrNotAncestor is wrapped by History's error when the base is not an
+// ancestor of HEAD.
+var ErrNotAncestor = errors.New("not an ancestor of HEAD")
+
+// Repo is an open repository.
+type Repo struct {
+	dir     string
+	git     *git.Repository
+	st      storage.Storer
+	closer  func() error
+	shallow map[plumbing.Hash]bool
+
+	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
+	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
+	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
+}
+
+// commitCacheMax bounds the decoded-commit cache.
+const commitCacheMax = 4 * DefaultMaxCommits
+
+// treeCacheMax bounds the decoded-tree cache.
+const treeCacheMax = 1 << 14
+
+// taskCacheMax bounds the task-count cache.
+const taskCacheMax = 1 << 16
+
+// Open opens the repository that contains dir (dir itself, a parent, or a
+// bare repository at dir). The error wraps ErrNotRepository when there is
+// none: "not a git repository: DIR".
+func Open(dir string) (*Repo, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		reason := "not a directory"
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			reason = pe.Err.Error()
+		} else if err != nil {
+			reason = err.Error()
+		}
+		return nil, fmt.Errorf("%w: %s (%s)", ErrNotRepository, dir, reason)
+	}
+	// A bare repository is dir itself; a work tree has .git in dir or above.
+	g, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		g, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	}
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%w: %s", ErrNotRepository, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	r := &Repo{
+		dir:     dir,
+		git:     g,
+		st:      g.Storer,
+		closer:  func() error { return nil },
+		commits: map[plumbing.Hash]*object.Commit{},
+		trees:   map[plumbing.Hash]*object.Tree{},
+		tasks:   map[plumbing.Hash]Tasks{},
+	}
+	// Reopen the same .git with streaming for large objects (never read a
+	// huge blob into memory) and kept pack descriptors (fast lookups).
+	if fss, ok := g.Storer.(*filesystem.Storage); ok {
+		st := filesystem.NewStorageWithOptions(fss.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{
+			KeepDescriptors:      true,
+			LargeObjectThreshold: DefaultMaxFileBytes,
+		})
+		g2, err := git.Open(st, nil)
+		if err != nil {
+			return nil, fmt.Errorf("open repository %s: %w", dir, err)
+		}
+		r.git, r.st, r.closer = g2, st, st.Close
+	}
+	shallow, err := r.st.Shallow()
+	if err != nil {
+		_ = r.closer()
+		return nil, fmt.Errorf("open repository %s: read shallow commit list (.git/shallow): %w", dir, err)
+	}
+	if len(shallow) > 0 {
+		r.shallow = make(map[plumbing.Hash]bool, len(shallow))
+		for _, h := range shallow {
+			r.shallow[h] = true
+		}
+	}
+	return r, nil
+}
+
+// Close releases the open pack files.
+func (r *Repo) Close() error { return r.closer() }
+
+// Dir is the directory the repository was opened from.
+func (r *Repo) Dir() string { return r.dir }
+
+// IsShallow reports whether the repository is a shallow clone.
+func (r *Repo) IsShallow() bool { return len(r.shallow) > 0 }
+
+// Resolve resolves a revision (a hash, a unique hash prefix, a branch or
+// tag, HEAD~2, main^2, ...) to a full commit hash. The error names the
+// repository and the revision.
+func (r *Repo) Resolve(rev string) (string, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
+	if rev == "" {
+		return plumbing.ZeroHash, fmt.Errorf("resolve revision in %s: empty revision", r.dir)
+	}
+	if strings.Contains(rev, "@{") {
+		// go-git would silently drop a reflog or upstream suffix.
+		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (@{...} suffixes are not supported)", rev, r.dir, ErrUnknownRevision)
+	}
+	defer func() {
+		// go-git is not ours: a malformed revision must not crash the run.
+		if p := recover(); p != nil {
+			h, err = plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, p)
+		}
+	}()
+	ph, err := r.git.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
+	}
+	return *ph, nil
+}
+
+// head returns HEAD's commit hash; ok is false when HEAD names no commit
+// (an empty repository or an unborn branch).
+func (r *Repo) head() (plumbing.Hash, bool, error) {
+	ref, err := r.git.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, false, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, false, fmt.Errorf("read HEAD in %s: %w", r.dir, err)
+	}
+	return ref.Hash(), true, nil
+}
+
+// commit reads and caches a commit. The error names the object.
+func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
+	if c, ok := r.commits[h]; ok {
+		return c, nil
+	}
+	c, err := object.GetCommit(r.st, h)
+	if err != nil {
+		return nil, r.objectError("commit", h, err)
+	}
+	if len(r.commits) >= commitCacheMax {
+		clear(r.commits)
+	}
+	r.commits[h] = c
+	return c, nil
+}
+
+// tree reads a tree; the zero hash is the empty tree.
+func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return &object.Tree{}, nil
+	}
+	if t, ok := r.trees[h]; ok {
+		return t, nil
+	}
+	t, err := object.GetTree(r.st, h)
+	if err != nil {
+		return nil, r.objectError("tree", h, err)
+	}
+	if len(r.trees) >= treeCacheMax {
+		clear(r.trees)
+	}
+	r.trees[h] = t
+	return t, nil
+}
+
+// objectError names the repository and the object, and says what to do
+// about a missing object in a shallow clone.
+func (r *Repo) objectError(kind string, h plumbing.Hash, err error) error {
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		if r.IsShallow() {
+			return fmt.Errorf("read %s %s in %s: %w (shallow clone: fetch the full history, e.g. fetch-depth: 0)", kind, h, r.dir, ErrUnknownRevision)
+		}
+		return fmt.Errorf("read %s %s in %s: %w", kind, h, r.dir, ErrUnknownRevision)
+	}
+	return fmt.Errorf("read %s %s in %s: %w", kind, h, r.dir, err)
+}

@@ -1,0 +1,171 @@
+package gitlog
+
+import (
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+)
+
+// Options says which commits make up the loop and how to classify paths.
+// A nil path set matches nothing.
+type Options struct {
+	// Base is a revision; "" means the merge base of HEAD with the default
+	// branch (origin/HEAD, else main, else master, else origin/main, else
+	// origin/master), and the root when there is none.
+	Base string
+	// IgnorePaths: changes only here are not meaningful (lock files,
+	// vendor/, .loopbreaker/, ...).
+	IgnorePaths *pathmatch.Set
+	// TestPaths matches test files.
+	TestPaths *pathmatch.Set
+	// DocPaths matches documentation files.
+	DocPaths *pathmatch.Set
+	// ProtectedPaths matches paths the agent must not delete or modify.
+	ProtectedPaths *pathmatch.Set
+	// TaskFiles matches markdown task lists: their "- [ ]" and "- [x]"
+	// checkboxes are counted at each commit.
+	TaskFiles *pathmatch.Set
+	// MaxFileBytes: files larger than this are diffed by size only
+	// (<= 0 means DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// MaxCommits bounds the walk: only the newest MaxCommits commits of a
+	// longer chain are iterations (<= 0 means DefaultMaxCommits).
+	MaxCommits int
+}
+
+// withDefaults fills the zero limits.
+func (o Options) withDefaults() Options {
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxCommits <= 0 {
+		o.MaxCommits = DefaultMaxCommits
+	}
+	return o
+}
+
+// File change statuses.
+const (
+	StatusAdded    = "added"
+	StatusModified = "modified"
+	StatusDeleted  = "deleted"
+	StatusRenamed  = "renamed"
+)
+
+// FileChange is one changed path.
+type FileChange struct {
+	// Path is the path after the change (before it, for a deletion);
+	// OldPath is set for renames.
+	Path, OldPath string
+	// Status is "added", "modified", "deleted" or "renamed".
+	Status string
+	// Added and Deleted are line counts; 0 for binary and large files.
+	Added, Deleted int
+	// Binary is true when either side has a NUL byte in its first 8000
+	// bytes.
+	Binary bool
+	// Large is true when either side is larger than Options.MaxFileBytes:
+	// the file was compared by size only (OldSize, NewSize).
+	Large bool
+	// OldSize and NewSize are the blob sizes in bytes (0 for a missing side).
+	OldSize, NewSize int64
+	// WhitespaceOnly is true for a modification that only changes
+	// whitespace (both sides equal with all whitespace removed).
+	WhitespaceOnly bool
+	// Generated is true when the file (the new side; the old side of a
+	// deletion) has a "Code generated ... DO NOT EDIT." header.
+	Generated bool
+	// Ignored: the path (and, for a rename, the old path too) matches
+	// Options.IgnorePaths.
+	Ignored bool
+	// Test and Doc: the path matches Options.TestPaths / Options.DocPaths.
+	Test, Doc bool
+	// Protected: the path or the old path matches Options.ProtectedPaths.
+	Protected bool
+	// Meaningful is true when the change is not ignored, not
+	// whitespace-only and not generated.
+	Meaningful bool
+}
+
+// Change summarises the diff of one iteration.
+type Change struct {
+	// Files are the changed paths, sorted by path.
+	Files []FileChange
+	// MeaningfulFiles counts the meaningful changes.
+	MeaningfulFiles int
+	// MeaningfulLines is added+deleted lines in meaningful files.
+	MeaningfulLines int
+	// TestLines is the part of MeaningfulLines in test files.
+	TestLines int
+	// DocFiles counts meaningful changes to documentation files.
+	DocFiles int
+	// ProtectedDeleted lists protected paths that no longer exist (deleted,
+	// or renamed away).
+	ProtectedDeleted []string
+	// ProtectedModified lists protected paths added, modified or renamed
+	// into.
+	ProtectedModified []string
+}
+
+// Tasks are task-list checkbox counts.
+type Tasks struct{ Done, Total int }
+
+// Commit is one iteration's commit and its evidence.
+type Commit struct {
+	// Hash and Tree are full 40-hex hashes.
+	Hash, Tree string
+	// Parents are the parent hashes, first parent first.
+	Parents []string
+	// Author and Email are the author's.
+	Author, Email string
+	// At is the committer time; AuthorAt the author time.
+	At       time.Time
+	AuthorAt time.Time
+	// Message is the full message (at most 64 KiB of it); Subject its first
+	// paragraph on one line.
+	Message, Subject string
+	// Trailers are the git trailers of the message's last paragraph, keys
+	// canonical ("Loop-Phase"), values in order.
+	Trailers map[string][]string
+	// Change is the diff against the first parent (a root commit: against
+	// the empty tree).
+	Change Change
+	// Tasks are the checkbox counts summed over the task files at this
+	// commit; nil when no task file exists.
+	Tasks *Tasks
+	// Revert is true when the message says "This reverts commit" or the
+	// subject starts with `Revert "`.
+	Revert bool
+	// Reverts is the hash named by "This reverts commit <hash>", if any.
+	Reverts string
+	// Shallow is true for a commit at a shallow clone's boundary (only
+	// from CommitInfo): its parent is not in the clone, so Change is empty
+	// and unknown.
+	Shallow bool
+}
+
+// History is the loop's iterations as found in git.
+type History struct {
+	// Base is the resolved base hash, "" for the root (or when the base lies
+	// beyond a shallow clone's boundary).
+	Base string
+	// BaseRef names the default branch the base was computed from ("" when
+	// Options.Base was given or there was none).
+	BaseRef string
+	// Head is HEAD's hash ("" in an empty repository).
+	Head string
+	// Commits is the first-parent chain base (exclusive) .. HEAD, oldest
+	// first.
+	Commits []Commit
+	// BaseTasks are the task counts before the first iteration (at its
+	// parent); nil when no task file existed there.
+	BaseTasks *Tasks
+	// Shallow is true when the repository is shallow and the walk reached
+	// the shallow boundary before the base.
+	Shallow bool
+	// Truncated is true when the chain was longer than Options.MaxCommits.
+	Truncated bool
+	// Notes explain what was not visible or how the base was chosen, e.g.
+	// "shallow clone: 12 of an unknown number of iterations visible".
+	Notes []string
+}

@@ -1,0 +1,100 @@
+package testreport
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParse feeds arbitrary bytes to Parse: it must never panic, and what
+// it returns must keep the package's promises.
+func FuzzParse(f *testing.F) {
+	for _, rel := range fixtures(f) {
+		b, err := os.ReadFile(filepath.Join(reportsDir, filepath.FromSlash(rel)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{
+		"",
+		"<testsuite><testcase name=\"a\"><failure>&amp;&#10;x</failure></testcase></testsuite>",
+		"<!DOCTYPE x [<!ENTITY a \"b\">]><testsuite/>",
+		"<testsuite><![CDATA[ ]]]]><!-- - --><?pi ??></testsuite>",
+		"{\"Action\":\"run\",\"Package\":\"p\",\"Test\":\"A/B\"}\n{\"Action\":\"fail\",\"Package\":\"p\"}\n",
+		"TAP version 13\n1..2\nnot ok 1\n  ---\n  message: |\n    x\n  ...\nBail out! x\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rep, err := Parse(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.File != "fuzz" {
+				t.Fatalf("got error %#v, want an *Error naming the file", err)
+			}
+			if rep != nil {
+				t.Fatalf("got a report with error %v", err)
+			}
+			return
+		}
+		if rep.Passed < 0 || rep.Failed < 0 || rep.Errored < 0 || rep.Skipped < 0 || rep.Errored > rep.Failed {
+			t.Fatalf("got bad counts %+v", rep)
+		}
+		if len(rep.Failing) > MaxFailing || len(rep.Notes) > MaxNotes || len(rep.Failing) > rep.Failed {
+			t.Fatalf("got %d failing, %d notes for %d failed", len(rep.Failing), len(rep.Notes), rep.Failed)
+		}
+		build := true
+		for _, fl := range rep.Failing {
+			if len(fl.Name) > MaxText || len(fl.Message) > MaxText || !utf8.ValidString(fl.Name) || !utf8.ValidString(fl.Message) {
+				t.Fatalf("got unbounded or invalid failure %q", fl)
+			}
+			switch fl.Kind {
+			case KindBuild:
+				if !build {
+					t.Fatalf("got a build failure after a test failure: %v", rep.Failing)
+				}
+			case KindFailure, KindError:
+				build = false
+			default:
+				t.Fatalf("got kind %q", fl.Kind)
+			}
+		}
+		if len(rep.Files) != 1 || rep.Files[0] != "fuzz" {
+			t.Fatalf("got files %q, want [fuzz]", rep.Files)
+		}
+	})
+}
+
+// FuzzXMLGuard checks that the guard passes any input shorter than its
+// limits through unchanged: it may only ever cut what is too long.
+func FuzzXMLGuard(f *testing.F) {
+	for _, rel := range fixtures(f) {
+		b, err := os.ReadFile(filepath.Join(reportsDir, filepath.FromSlash(rel)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`<a b='>"' c=">'"><!-- > -- --><![CDATA[ ]] ]> ]]><?p ? > ?><!DOCTYPE x [ <!ENTITY y "<>"> ]>&amp;&#10;</a>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= maxValue {
+			return
+		}
+		g := newXMLGuard(bytes.NewReader(data))
+		got, err := io.ReadAll(g)
+		if err != nil {
+			t.Fatalf("got error %v", err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("got %q, want the input %q unchanged", got, data)
+		}
+		if g.cut != 0 || len(g.dropMark) != 0 {
+			t.Fatalf("got %d cuts, %d drop marks, want none", g.cut, len(g.dropMark))
+		}
+	})
+}

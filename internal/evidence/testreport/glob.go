@@ -1,0 +1,129 @@
+package testreport
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// expandGlobs returns the regular files the globs match, each once, in the
+// order of the globs and, within one glob, in lexical order.
+func expandGlobs(globs []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range globs {
+		matches, err := glob(g)
+		if err != nil {
+			return nil, fmt.Errorf("testreport: glob %q: %w", g, err)
+		}
+		sort.Strings(matches)
+		n := 0
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			n++
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("testreport: glob %q matches no file", g)
+		}
+	}
+	return out, nil
+}
+
+// glob is filepath.Glob plus "**", which as a whole path segment matches
+// any number of directories, none included.
+func glob(pattern string) ([]string, error) {
+	if pattern == "" {
+		return nil, errors.New("empty pattern")
+	}
+	if !strings.Contains(pattern, "**") {
+		if _, err := filepath.Match(pattern, ""); err != nil {
+			return nil, err
+		}
+		return filepath.Glob(pattern)
+	}
+	segs := strings.Split(filepath.ToSlash(pattern), "/")
+	for _, s := range segs {
+		if strings.Contains(s, "**") && s != "**" {
+			return nil, errors.New(`"**" must be a whole path segment`)
+		}
+		if _, err := filepath.Match(s, ""); err != nil {
+			return nil, err
+		}
+	}
+	// The directory to walk: the leading segments without wildcards.
+	i := 0
+	for i < len(segs) && !hasMeta(segs[i]) {
+		i++
+	}
+	root := strings.Join(segs[:i], "/")
+	switch {
+	case root == "" && i > 0:
+		root = "/"
+	case root == "":
+		root = "."
+	}
+	rest := segs[i:]
+	rootFS := filepath.FromSlash(root)
+	var out []string
+	err := filepath.WalkDir(rootFS, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == rootFS && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil // unreadable below the root: skip it
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(rootFS, path)
+		if err != nil {
+			return nil
+		}
+		if matchSegs(rest, strings.Split(filepath.ToSlash(rel), "/")) {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// matchSegs matches path segments against pattern segments, "**" matching
+// any number of segments.
+func matchSegs(pat, path []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for len(pat) > 0 && pat[0] == "**" {
+				pat = pat[1:]
+			}
+			if len(pat) == 0 {
+				return true
+			}
+			for k := 0; k <= len(path); k++ {
+				if matchSegs(pat, path[k:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(path) == 0 {
+			return false
+		}
+		if ok, _ := filepath.Match(pat[0], path[0]); !ok {
+			return false
+		}
+		pat, path = pat[1:], path[1:]
+	}
+	return len(path) == 0
+}
