@@ -1,0 +1,162 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fold runs a small scenario and returns the final decision.
+func fold(t *testing.T, name string, its []breaker.Iteration) breaker.Decision {
+	t.Helper()
+	p, err := policy.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := breaker.New(p, breaker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d breaker.Decision
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	for i, it := range its {
+		it.At = start.Add(time.Duration(i) * 10 * time.Minute)
+		it.Commit = strings.Repeat(string(rune('a'+i)), 40)
+		if d, err = b.Observe(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+func files(n int, tree string, names ...string) *breaker.Change {
+	return &breaker.Change{MeaningfulFiles: n, MeaningfulLines: 10 * n, Tree: tree, Files: names}
+}
+
+const hostile = "TypeError: x is undefined \x1b[31m@octo-org/admins <script>alert(1)</script> ::error::pwned\n| `code` | [link](http://x)"
+
+func scenarios(t *testing.T) map[string]breaker.Decision {
+	sig := breaker.Signature{Hash: strings.Repeat("1", 64), Sample: hostile}
+	return map[string]breaker.Decision{
+		"closed": fold(t, "default", []breaker.Iteration{
+			{Change: files(2, "t1", "main.go", "lib/a.go"), Tests: &breaker.Tests{Passed: 4, Failed: 1}},
+			{Change: files(1, "t2", "lib/a.go"), Tests: &breaker.Tests{Passed: 5}},
+		}),
+		"half_open": fold(t, "default", []breaker.Iteration{
+			{Change: files(1, "t1", "main.go")},
+			{Change: files(0, "t1")},
+			{Change: files(0, "t1")},
+		}),
+		"open_same_error": fold(t, "default", []breaker.Iteration{
+			{Change: files(1, "t1", "a.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},
+			{Change: files(1, "t2", "a.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},
+			{Change: files(1, "t3", "a.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},
+			{Change: files(1, "t4", "a.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},
+			{Change: files(1, "t5", "<img src=x>.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},
+		}),
+	}
+}
+
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	for name, d := range scenarios(t) {
+		for _, format := range Formats {
+			t.Run(name+"."+format, func(t *testing.T) {
+				t.Parallel()
+				var buf bytes.Buffer
+				if err := Write(&buf, format, &d, Options{ResetHint: "loopbreaker reset --state s.json --reason \"...\"", Notes: []string{"note from " + hostile}}); err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join("testdata", name+"."+format+".golden")
+				if *update {
+					if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", path, diff)
+				}
+			})
+		}
+	}
+}
+
+func TestAgentTextNeverRawOutsideCode(t *testing.T) {
+	t.Parallel()
+	d := scenarios(t)["open_same_error"]
+	md := MarkdownReport(&d, Options{Notes: []string{hostile}})
+	outside := regexpCode.ReplaceAllString(md, "")
+	for _, bad := range []string{"<script", "@octo-org", "\x1b", "](http", "\n| `code`", "::error::pwned\n"} {
+		if strings.Contains(outside, bad) {
+			t.Errorf("markdown has %q outside code spans", bad)
+		}
+	}
+	for _, line := range strings.Split(Text(&d, Options{Notes: []string{hostile}}), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") || strings.ContainsRune(line, 0x1b) {
+			t.Errorf("text line could act as a workflow command or escape: %q", line)
+		}
+	}
+}
+
+func TestEscapers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		fn       func(string) string
+		in, want string
+	}{
+		{Clean, "a\x1b[1;31mb\x1b[0m\tc\r\nd", "ab c  d"},
+		{Clean, "osc\x1b]0;title\x07end", "oscend"},
+		{Clean, "bidi\u202eevil", "bidievil"},
+		{Clean, "bad\xffutf8", "bad\uFFFDutf8"},
+		{Clean, strings.Repeat("x", 400), strings.Repeat("x", MaxField-1) + "…"},
+		{Markdown, "@team #12 <b>", "@\u200dteam #\u200d12 &lt;b&gt;"},
+		{Markdown, "a|b*c_`d`", "a\\|b\\*c\\_\\`d\\`"},
+		{Code, "x`y", "`xˋy`"},
+		{Code, "", "` `"},
+	}
+	for _, c := range cases {
+		if got := c.fn(c.in); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	t.Parallel()
+	if got, want := Sparkline([]int{-3, 0, 4}), "▁▄█"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := Sparkline([]int{2, 2}), "▁▁"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if Sparkline(nil) != "" {
+		t.Errorf("empty input should draw nothing")
+	}
+}
+
+func TestStrategiesForEveryRule(t *testing.T) {
+	t.Parallel()
+	for _, r := range policy.RuleOrder {
+		if len(Strategies(r)) == 0 {
+			t.Errorf("no recovery strategies for rule %s", r)
+		}
+	}
+}
+
+var regexpCode = regexp.MustCompile("`[^`\n]*`")
