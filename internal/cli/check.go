@@ -109,7 +109,7 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 		}
 		notes = append(notes, more...)
 	} else {
-		its = evidence.FromHistory(h)
+		its = evidence.FromHistory(h, opts.TaskFiles)
 		if len(its) == 0 {
 			notes = append(notes, fmt.Sprintf("no iterations: HEAD has no commits after the base %s", shortHash(h.Base)))
 		}

@@ -47,10 +47,10 @@ func GitOptions(p *policy.Policy, base string, extraProtected ...string) (gitlog
 var completionRE = regexp.MustCompile(`(?i)\b(all tasks (are )?(done|complete|completed)|task (is )?complete|implementation (is )?complete|project (is )?complete|everything (is )?done)\b`)
 
 // FromCommit turns one commit into an iteration. before is the checked-task
-// count before the commit (nil when unknown).
-func FromCommit(c *gitlog.Commit, before *int) breaker.Iteration {
+// count before the commit (nil when unknown); tasks matches the task files.
+func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Iteration {
 	it := breaker.Iteration{At: c.At.UTC(), CommitAt: c.At.UTC(), Commit: c.Hash}
-	it.Change = change(&c.Change, c.Tree, c.Revert)
+	it.Change = change(&c.Change, c.Tree, c.Revert, tasks)
 	if v := c.Trailers[TrailerPhase]; len(v) > 0 {
 		it.Phase = strings.ToUpper(strings.TrimSpace(v[len(v)-1]))
 	}
@@ -69,20 +69,37 @@ func FromCommit(c *gitlog.Commit, before *int) breaker.Iteration {
 	return it
 }
 
-// change converts a git diff summary.
-func change(c *gitlog.Change, tree string, revert bool) *breaker.Change {
+// change converts a git diff summary. Task files are left out of the
+// meaningful change: ticking a box is progress only through the tasks
+// signal (above the high-water mark), and unticking and re-ticking must not
+// count as changed files. Modifying a task file is how a loop ticks its
+// tasks, so it is not a protected-path modification either; deleting one
+// still is.
+func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *breaker.Change {
 	out := &breaker.Change{
-		MeaningfulFiles:   c.MeaningfulFiles,
-		MeaningfulLines:   c.MeaningfulLines,
-		TestLines:         c.TestLines,
-		DocFiles:          c.DocFiles,
-		Tree:              tree,
-		Reverted:          revert,
-		ProtectedDeleted:  c.ProtectedDeleted,
-		ProtectedModified: c.ProtectedModified,
+		Tree:             tree,
+		Reverted:         revert,
+		ProtectedDeleted: c.ProtectedDeleted,
+	}
+	for _, p := range c.ProtectedModified {
+		if !tasks.Match(p) {
+			out.ProtectedModified = append(out.ProtectedModified, p)
+		}
 	}
 	for _, f := range c.Files {
-		if f.Meaningful && len(out.Files) < 50 {
+		if !f.Meaningful || tasks.Match(f.Path) {
+			continue
+		}
+		out.MeaningfulFiles++
+		lines := f.Added + f.Deleted
+		out.MeaningfulLines += lines
+		if f.Test {
+			out.TestLines += lines
+		}
+		if f.Doc {
+			out.DocFiles++
+		}
+		if len(out.Files) < 50 {
 			out.Files = append(out.Files, f.Path)
 		}
 	}
@@ -99,7 +116,7 @@ func parsePercent(s string) (float64, bool) {
 }
 
 // FromHistory turns a first-parent history into iterations, oldest first.
-func FromHistory(h *gitlog.History) []breaker.Iteration {
+func FromHistory(h *gitlog.History, tasks *pathmatch.Set) []breaker.Iteration {
 	out := make([]breaker.Iteration, 0, len(h.Commits))
 	var before *int
 	if h.BaseTasks != nil {
@@ -108,7 +125,7 @@ func FromHistory(h *gitlog.History) []breaker.Iteration {
 	}
 	for i := range h.Commits {
 		c := &h.Commits[i]
-		out = append(out, FromCommit(c, before))
+		out = append(out, FromCommit(c, before, tasks))
 		if c.Tasks != nil {
 			v := c.Tasks.Done
 			before = &v

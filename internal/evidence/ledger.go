@@ -42,9 +42,9 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 			if err != nil {
 				return nil, nil, err
 			}
-			it.Change = change(ch, c.Tree, c.Revert)
+			it.Change = change(ch, c.Tree, c.Revert, opts.TaskFiles)
 			it.CommitAt = c.At.UTC()
-			from := FromCommit(c, nil)
+			from := FromCommit(c, nil, opts.TaskFiles)
 			it.Phase = from.Phase
 			it.ProgressPercent = from.ProgressPercent
 			it.CompletionClaimed = from.CompletionClaimed
