@@ -10,9 +10,8 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/evidence"
-	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -49,115 +48,41 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := breaker.New(p, breaker.Options{Profile: profileFrom(g.profile, env), Phase: g.phase})
-	if err != nil {
-		return nil, nil, err
-	}
-	var extra []string
+	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
+		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC()}
+	cfg.RunID, cfg.Attempt = runIdentity(env)
 	if !isBuiltinName(g.policy) {
 		if rel, ok := within(g.repo, g.policy); ok {
-			extra = append(extra, rel)
+			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
 		}
 	}
-	opts, err := evidence.GitOptions(b.Policy(), g.base, extra...)
-	if err != nil {
-		return nil, nil, err
-	}
-	repo, err := gitlog.Open(g.repo)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := repo.History(opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	notes := append([]string{}, h.Notes...)
-	if h.Shallow && b.Policy().OnShallow == "fail" {
-		return nil, nil, fmt.Errorf("repository %s is a shallow clone and policy %s has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0) or deepen it", g.repo, b.Policy().Name)
-	}
-	var files *evidence.Files
-	if len(g.reports) > 0 || g.log != "" {
-		if files, err = evidence.ReadFiles(g.reports, g.log); err != nil {
-			return nil, nil, err
-		}
-		notes = append(notes, files.Notes()...)
-	}
-	var its []breaker.Iteration
-	var recs []ledger.Record
-	runID, attempt := runIdentity(env)
 	if g.ledger != "" {
-		l, err := ledger.ReadDir(g.ledger)
-		if err != nil {
+		if cfg.Ledger, err = ledger.ReadDir(g.ledger); err != nil {
 			return nil, nil, err
 		}
-		for _, p := range l.Problems {
-			notes = append(notes, "ledger entry skipped: "+p.String())
-		}
-		recs = l.Records
-		if n := len(recs); n > 0 && runID > 0 && recs[n-1].RunID == runID {
-			recs = recs[:n-1] // a re-run replaces its own earlier record
-		}
-		now := env.Now().UTC()
-		if n := len(recs); n > 0 && now.Before(recs[n-1].At) {
-			now = recs[n-1].At
-		}
-		all := append(append([]ledger.Record{}, recs...), ledger.Record{Version: ledger.Version, RunID: runID, RunAttempt: attempt, Commit: h.Head, At: now})
-		var more []string
-		its, more, err = evidence.FromLedger(repo, h.Base, all, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		notes = append(notes, more...)
-	} else {
-		its = evidence.FromHistory(h, opts.TaskFiles)
-		if len(its) == 0 {
-			notes = append(notes, fmt.Sprintf("no iterations: HEAD has no commits after the base %s", shortHash(h.Base)))
-		}
 	}
-	if files != nil {
-		if len(its) == 0 {
-			notes = append(notes, "no commit since the base: the reports and log were read but there is no iteration to apply them to")
-		} else {
-			files.Apply(&its[len(its)-1])
-		}
+	res, err := loop.Run(cfg)
+	if err != nil {
+		return nil, nil, err
 	}
-	if g.record != "" && len(its) > 0 {
-		newest := its[len(its)-1]
-		r := ledger.FromIteration(&newest, runID, attempt)
-		if g.ledger == "" {
-			r.At = env.Now().UTC()
-		}
+	if g.record != "" && res.Records != nil {
 		var buf bytes.Buffer
-		if err := ledger.Encode(&buf, append(recs, r)); err != nil {
+		if err := ledger.Encode(&buf, res.Records); err != nil {
 			return nil, nil, err
 		}
 		if err := statefile.WriteAtomic(g.record, buf.Bytes(), 0o644); err != nil {
 			return nil, nil, err
 		}
 	}
-	ds := make([]breaker.Decision, 0, len(its))
-	for i, it := range its {
-		d, err := b.Observe(it)
-		if err != nil {
-			return nil, nil, fmt.Errorf("repository %s: commit %s: %w", g.repo, it.Commit, err)
+	ds := res.Decisions
+	if g.format != "markdown" {
+		// Only the newest decision needs its status log; earlier ones are
+		// trimmed to keep replay output proportional.
+		for i := 0; i < len(ds)-1; i++ {
+			ds[i].Recent = nil
 		}
-		d.DryRun = g.dryRun
-		// Only the newest decision needs its full history and log; earlier
-		// ones are trimmed to keep replay output proportional.
-		if i < len(its)-1 && g.format != "markdown" {
-			d.Recent = nil
-		}
-		ds = append(ds, d)
 	}
-	if len(ds) == 0 {
-		d, err := b.Status(env.Now().UTC())
-		if err != nil {
-			return nil, nil, err
-		}
-		d.DryRun = g.dryRun
-		ds = append(ds, d)
-	}
-	return ds, notes, nil
+	return ds, res.Notes, nil
 }
 
 // runIdentity is GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT, or 0 outside GitHub.
