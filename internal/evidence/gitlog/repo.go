@@ -3,6 +3,7 @@ package gitlog
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -209,4 +210,43 @@ func (r *Repo) objectError(kind string, h plumbing.Hash, err error) error {
 		return fmt.Errorf("read %s %s in %s: %w", kind, h, r.dir, ErrUnknownRevision)
 	}
 	return fmt.Errorf("read %s %s in %s: %w", kind, h, r.dir, err)
+}
+
+// ErrNoFile is wrapped by FileAt's error when the path is not in the tree.
+var ErrNoFile = errors.New("no such file at that revision")
+
+// FileAt returns the content of path (slash-separated, relative to the
+// root) at revision rev, reading at most max bytes. It reads git objects
+// only, so a file at a trusted revision (the base branch) cannot be changed
+// by edits in the work tree or on the loop's branch.
+func (r *Repo) FileAt(rev, path string, max int64) ([]byte, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.tree(c.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	f, err := t.File(strings.TrimPrefix(path, "./"))
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s in %s: %w", path, rev, r.dir, ErrNoFile)
+	}
+	if f.Size > max {
+		return nil, fmt.Errorf("%s at %s in %s: %d bytes, more than %d", path, rev, r.dir, f.Size, max)
+	}
+	rd, err := f.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s in %s: %w", path, rev, r.dir, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(io.LimitReader(rd, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s in %s: %w", path, rev, r.dir, err)
+	}
+	return data, nil
 }

@@ -23,7 +23,7 @@ const benchSize = 50 << 20
 var benchFiles sync.Map // *testing.B -> string
 
 // benchReport returns a ~50 MB JUnit report in b.TempDir, written once per
-// benchmark, and its expected counts.
+// benchmark.
 func benchReport(b *testing.B) string {
 	if p, ok := benchFiles.Load(b); ok {
 		return p.(string)

@@ -98,7 +98,9 @@
 // Nothing is held without bound. A guard in front of the XML decoder cuts
 // every text run, CDATA section, comment and attribute value to 64 KiB, and
 // the attribute values of one tag to 256 KiB together, so that the decoder
-// never buffers a huge token; lines of go test -json and TAP longer than
+// never buffers a huge token (it also leaves out the content of
+// <system-out> and <system-err>, which nothing here reads and which is
+// often most of a report); lines of go test -json and TAP longer than
 // 1 MiB are skipped, as are go test -json events naming a package or test
 // longer than 4 KiB; at most 10,000 running tests and packages are tracked.
 // A Note reports each of these. A go test -json file whose last line is cut

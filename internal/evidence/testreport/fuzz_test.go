@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse: it must never panic, and what
@@ -85,7 +88,7 @@ func FuzzXMLGuard(f *testing.F) {
 		if len(data) >= maxValue {
 			return
 		}
-		g := newXMLGuard(bytes.NewReader(data))
+		g := newXMLGuard(bytes.NewReader(data), false)
 		got, err := io.ReadAll(g)
 		if err != nil {
 			t.Fatalf("got error %v", err)
@@ -95,6 +98,36 @@ func FuzzXMLGuard(f *testing.F) {
 		}
 		if g.cut != 0 || len(g.dropMark) != 0 {
 			t.Fatalf("got %d cuts, %d drop marks, want none", g.cut, len(g.dropMark))
+		}
+	})
+}
+
+// FuzzJUnitSkip checks that skipping the content of <system-out> and
+// <system-err> never changes what a well-formed report says.
+func FuzzJUnitSkip(f *testing.F) {
+	for _, rel := range fixtures(f) {
+		if strings.HasSuffix(rel, ".xml") {
+			b, err := os.ReadFile(filepath.Join(reportsDir, filepath.FromSlash(rel)))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	for _, s := range skipSamples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, err := parseJUnit(bytes.NewReader(data), "f", false)
+		if err != nil {
+			return
+		}
+		got, err := parseJUnit(bytes.NewReader(data), "f", true)
+		if err != nil {
+			t.Fatalf("got error %v skipping output, none reading it", err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("skipping output changed the report (-read +skipped):\n%s", diff)
 		}
 	})
 }

@@ -276,7 +276,8 @@ func TestJUnitLongValues(t *testing.T) {
 	if m := got.Failing[1].Message; !strings.HasPrefix(m, "&&&") {
 		t.Errorf("got message %q..., want &&&...", m[:min(len(m), 6)])
 	}
-	want := []string{"r.xml: 5 over-long text or attribute value(s) were cut (at most 64 KiB a value, 256 KiB for all the attributes of a tag)"}
+	// The CDATA is in <system-out>, whose content is skipped, not cut.
+	want := []string{"r.xml: 4 over-long text or attribute value(s) were cut (at most 64 KiB a value, 256 KiB for all the attributes of a tag)"}
 	if diff := cmp.Diff(want, got.Notes); diff != "" {
 		t.Errorf("notes mismatch (-want +got):\n%s", diff)
 	}
@@ -295,11 +296,14 @@ func TestJUnitLongValues(t *testing.T) {
 		t.Errorf("notes mismatch (-want +got):\n%s", diff)
 	}
 
-	// A syntax error after cut values is reported at the file's line.
-	bad := "<testsuite>\n<testcase name=\"a\"><system-out>" + long + "</system-out></testcase>\n<oops>\n</testsuite>\n"
-	_, err = Parse(strings.NewReader(bad), "r.xml")
-	wantErr := "testreport: r.xml: line " + strconv.Itoa(4+maxValue) + ": XML syntax error: element <oops> closed by </testsuite>"
-	if err == nil || err.Error() != wantErr {
-		t.Errorf("got error %v, want %q", err, wantErr)
+	// A syntax error after cut or skipped values is reported at the
+	// file's line.
+	for _, elem := range []string{"system-out", "failure"} {
+		bad := "<testsuite>\n<testcase name=\"a\"><" + elem + ">" + long + "</" + elem + "></testcase>\n<oops>\n</testsuite>\n"
+		_, err = Parse(strings.NewReader(bad), "r.xml")
+		wantErr := "testreport: r.xml: line " + strconv.Itoa(4+maxValue) + ": XML syntax error: element <oops> closed by </testsuite>"
+		if err == nil || err.Error() != wantErr {
+			t.Errorf("%s: got error %v, want %q", elem, err, wantErr)
+		}
 	}
 }

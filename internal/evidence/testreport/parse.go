@@ -43,7 +43,7 @@ func parse(r io.Reader, name string, limit int64) (*Report, error) {
 	var rep *Report
 	switch format {
 	case FormatJUnit:
-		rep, err = parseJUnit(br, name)
+		rep, err = parseJUnit(br, name, true)
 	case FormatGoTest:
 		rep, err = parseGoTest(br, name)
 	default:

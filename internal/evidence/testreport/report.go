@@ -204,6 +204,9 @@ func (f *failures) add(name, msg, kind string) {
 	}
 }
 
+// testsFull reports whether no more test failures can be listed.
+func (f *failures) testsFull() bool { return len(f.tests) >= MaxFailing }
+
 func (f *failures) list() []Failure { return joinFailing(f.builds, f.tests) }
 
 // firstLine returns the first non-blank line of s, trimmed and bounded.

@@ -43,8 +43,11 @@ const (
 // CDATA, comment, processing instruction, attribute value) to maxValue bytes
 // (completing a UTF-8 sequence or an entity reference first, and keeping the
 // value's terminator, so that what the decoder sees is still well formed),
-// and it fails on a tag or declaration longer than maxMarkup. It also keeps
-// what it needs to map the decoder's line numbers back to the file's.
+// cuts the attribute values of one tag to maxTagValues together, and fails
+// on a tag or declaration longer than maxMarkup. It can leave out the
+// content of <system-out> and <system-err> elements, which the reader never
+// looks at. It also keeps what it needs to map the decoder's line numbers
+// back to the file's.
 type xmlGuard struct {
 	r   io.Reader
 	in  []byte
@@ -71,6 +74,18 @@ type xmlGuard struct {
 
 	dropNL   int         // newlines dropped so far
 	dropMark []dropMarks // where dropped newlines fall in the output
+
+	// Skipping the content of <system-out> and <system-err>, which the
+	// reader never looks at and which is often most of a report.
+	skipOutput bool     // whether to skip it
+	skipping   bool     // inside such an element
+	skipDepth  int      // open elements, the skipped one included
+	skipName   string   // its name
+	tagName    [16]byte // the start of the current tag's name
+	nameLen    int      // the length of that name
+	nameDone   bool     // the name is complete
+	isEnd      bool     // the current tag is an end tag
+	lastTag    byte     // the last byte of the tag before '>'
 }
 
 // dropMarks says that before output offset off, nl newlines in all had been
@@ -88,8 +103,22 @@ type guardError struct {
 
 func (e *guardError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-func newXMLGuard(r io.Reader) *xmlGuard {
-	return &xmlGuard{r: r, in: make([]byte, 32<<10), out: make([]byte, 0, 32<<10+16), line: 1}
+// newXMLGuard returns a guard reading r. With skipOutput, the content of
+// <system-out> and <system-err> elements is not passed on (the elements
+// are, empty).
+func newXMLGuard(r io.Reader, skipOutput bool) *xmlGuard {
+	return &xmlGuard{r: r, in: make([]byte, 32<<10), out: make([]byte, 0, 32<<10+16), line: 1, skipOutput: skipOutput}
+}
+
+// dropNewlines records n newlines dropped at the current output offset.
+func (g *xmlGuard) dropNewlines(n int) {
+	g.dropNL += n
+	off := g.outOff + int64(len(g.out))
+	if k := len(g.dropMark); k > 0 && g.dropMark[k-1].off == off {
+		g.dropMark[k-1].nl = g.dropNL
+	} else {
+		g.dropMark = append(g.dropMark, dropMarks{off: off, nl: g.dropNL})
+	}
 }
 
 // droppedBefore returns how many newlines were dropped before output offset
@@ -121,8 +150,13 @@ func (g *xmlGuard) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// emit passes b on to the decoder.
-func (g *xmlGuard) emit(b ...byte) { g.out = append(g.out, b...) }
+// emit passes b on to the decoder, unless an element's content is being
+// skipped.
+func (g *xmlGuard) emit(b ...byte) {
+	if !g.skipping {
+		g.out = append(g.out, b...)
+	}
+}
 
 func (g *xmlGuard) fail(msg string) {
 	if g.err == nil {
@@ -134,14 +168,8 @@ func (g *xmlGuard) fail(msg string) {
 // then cuts. ref says whether entity references are recognised.
 func (g *xmlGuard) value(b byte, ref bool) {
 	if g.dropping {
-		if b == '\n' {
-			g.dropNL++
-			off := g.outOff + int64(len(g.out))
-			if k := len(g.dropMark); k > 0 && g.dropMark[k-1].off == off {
-				g.dropMark[k-1].nl = g.dropNL
-			} else {
-				g.dropMark = append(g.dropMark, dropMarks{off: off, nl: g.dropNL})
-			}
+		if b == '\n' && !g.skipping { // lex records those of skipped content
+			g.dropNewlines(1)
 		}
 		return
 	}
@@ -176,7 +204,9 @@ func (g *xmlGuard) value(b byte, ref bool) {
 		return
 	}
 	g.dropping = true
-	g.cut++
+	if !g.skipping {
+		g.cut++
+	}
 	g.value(b, ref)
 }
 
@@ -266,20 +296,16 @@ func (g *xmlGuard) fast() (*[256]bool, int) {
 func (g *xmlGuard) bulk(run []byte) {
 	nl := bytes.Count(run, newline)
 	g.line += nl
+	if nl > 0 && (g.skipping || g.dropping && g.state != gTag) {
+		g.dropNewlines(nl)
+	}
 	switch {
 	case g.state == gTag:
 		g.markupLen += len(run)
+		g.name(run)
+		g.lastTag = run[len(run)-1]
 		g.emit(run...)
 	case g.dropping:
-		if nl > 0 {
-			g.dropNL += nl
-			off := g.outOff + int64(len(g.out))
-			if k := len(g.dropMark); k > 0 && g.dropMark[k-1].off == off {
-				g.dropMark[k-1].nl = g.dropNL
-			} else {
-				g.dropMark = append(g.dropMark, dropMarks{off: off, nl: g.dropNL})
-			}
-		}
 	default:
 		g.runLen += len(run)
 		if g.state == gAttr {
@@ -317,6 +343,9 @@ func (g *xmlGuard) lex(in []byte) {
 		b := in[i]
 		if b == '\n' {
 			g.line++
+			if g.skipping {
+				g.dropNewlines(1)
+			}
 		}
 		switch g.state {
 		case gText:
@@ -328,6 +357,7 @@ func (g *xmlGuard) lex(in []byte) {
 			g.value(b, true)
 		case gLT:
 			g.markupLen, g.tagValues = 1, 0
+			g.nameLen, g.nameDone, g.isEnd, g.lastTag = 0, false, false, 0
 			switch b {
 			case '!':
 				g.emit(b)
@@ -417,6 +447,7 @@ func (g *xmlGuard) lex(in []byte) {
 		case gAttr:
 			if b == g.quote {
 				g.state = gTag
+				g.lastTag = b
 				g.markup(b, "tag")
 				continue
 			}
@@ -428,15 +459,62 @@ func (g *xmlGuard) lex(in []byte) {
 func (g *xmlGuard) tag(b byte) {
 	switch b {
 	case '"', '\'':
+		g.nameDone = true
 		g.markup(b, "tag")
 		g.state, g.quote = gAttr, b
 		g.startValue()
 	case '>':
-		g.emit(b)
+		g.endTag()
 		g.state = gText
 		g.startValue()
 	default:
+		g.name([]byte{b})
+		g.lastTag = b
 		g.markup(b, "tag")
+	}
+}
+
+// name reads the start of a tag's name.
+func (g *xmlGuard) name(run []byte) {
+	for _, c := range run {
+		switch {
+		case g.nameDone:
+			return
+		case c == '/' && g.nameLen == 0 && !g.isEnd:
+			g.isEnd = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '/':
+			g.nameDone = true
+		default:
+			if g.nameLen < len(g.tagName) {
+				g.tagName[g.nameLen] = c
+			}
+			g.nameLen++
+		}
+	}
+}
+
+// endTag passes on the '>' of a tag and starts or ends skipping.
+func (g *xmlGuard) endTag() {
+	selfClosing := g.lastTag == '/'
+	switch {
+	case g.skipping && g.isEnd:
+		g.skipDepth--
+		if g.skipDepth == 0 {
+			g.skipping = false
+			g.out = append(g.out, "</"+g.skipName+">"...)
+		}
+	case g.skipping:
+		if !selfClosing {
+			g.skipDepth++
+		}
+	default:
+		g.emit('>')
+		if g.skipOutput && !g.isEnd && !selfClosing && g.nameLen <= len(g.tagName) {
+			switch name := string(g.tagName[:g.nameLen]); name {
+			case "system-out", "system-err":
+				g.skipping, g.skipDepth, g.skipName = true, 1, name
+			}
+		}
 	}
 }
 

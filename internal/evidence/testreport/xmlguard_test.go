@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestXMLGuardCuts checks that what the guard passes on after cutting a
@@ -32,7 +34,7 @@ func TestXMLGuardCuts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			g := newXMLGuard(strings.NewReader(tt.in))
+			g := newXMLGuard(strings.NewReader(tt.in), false)
 			d := xml.NewDecoder(g)
 			for {
 				_, err := d.Token()
@@ -47,5 +49,49 @@ func TestXMLGuardCuts(t *testing.T) {
 				t.Errorf("got %d cuts, want 1", g.cut)
 			}
 		})
+	}
+}
+
+// skipSamples hold <system-out> and <system-err> content that could fool a
+// careless skip.
+var skipSamples = []string{
+	"<testsuite><testcase name=\"a\"><system-out><![CDATA[</system-out><failure/>]]></system-out><failure message=\"m\"/></testcase></testsuite>",
+	"<testsuite><testcase name=\"a\"><system-out><!-- </system-out> --><x><system-out>in</system-out></x></system-out><error/></testcase></testsuite>",
+	"<testsuite><testcase name=\"a\"><system-out/><system-err a=\">\" b='/'>x</system-err><skipped/></testcase></testsuite>",
+	"<testsuite><testcase name=\"a\"><system-out ><?pi </system-out>?>&lt;failure/&gt;</system-out ></testcase></testsuite>",
+	"<testsuite>\n<system-err>\n\n</system-err>\n<testcase name=\"a\"><failure>\nline\n</failure></testcase></testsuite>",
+}
+
+func TestSkipOutput(t *testing.T) {
+	t.Parallel()
+	for i, s := range skipSamples {
+		want, err := parseJUnit(strings.NewReader(s), "r.xml", false)
+		if err != nil {
+			t.Fatalf("sample %d: reading output: %v", i, err)
+		}
+		got, err := parseJUnit(strings.NewReader(s), "r.xml", true)
+		if err != nil {
+			t.Fatalf("sample %d: skipping output: %v", i, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sample %d: skipping output changed the report (-read +skipped):\n%s", i, diff)
+		}
+		if want.Total() == 0 {
+			t.Errorf("sample %d: got no test counted", i)
+		}
+	}
+
+	// What the decoder sees, and the line of an error after skipped lines.
+	g := newXMLGuard(strings.NewReader("<a><system-out x=\"1\">\n<b>\n</b>\n</system-out><system-err/>\n</a>"), true)
+	out, err := io.ReadAll(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "<a><system-out x=\"1\"></system-out><system-err/>\n</a>"; string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	_, err = Parse(strings.NewReader("<testsuite><system-out>\n\n\n</system-out>\n<bad></testsuite>"), "r.xml")
+	if want := "testreport: r.xml: line 5: XML syntax error: element <bad> closed by </testsuite>"; err == nil || err.Error() != want {
+		t.Errorf("got error %v, want %q", err, want)
 	}
 }
