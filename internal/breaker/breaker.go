@@ -109,6 +109,9 @@ type Options struct {
 	Profile string
 	// Phase is the phase for iterations that carry none.
 	Phase string
+	// BaseTree is the tree the loop started from, when known: returning to
+	// it is a return to an earlier tree like any other.
+	BaseTree string
 }
 
 // Breaker folds iterations into decisions. It is not safe for concurrent use.
@@ -123,7 +126,12 @@ type Breaker struct {
 
 // New returns a fresh CLOSED breaker for the policy.
 func New(p *policy.Policy, opts Options) (*Breaker, error) {
-	return Restore(p, opts, Snapshot{})
+	var s Snapshot
+	if opts.BaseTree != "" {
+		s.Trees = []string{opts.BaseTree}
+		s.Prev = &Prev{Tree: opts.BaseTree}
+	}
+	return Restore(p, opts, s)
 }
 
 // Restore returns a breaker that continues from a snapshot.
@@ -708,7 +716,9 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		}
 		d.WindowScore = &sum
 	}
-	d.Escalate = s.State == Open || s.IgnoredOpen > 0
+	// Iterations that ran while OPEN are a reason to escalate until the
+	// breaker has closed again.
+	d.Escalate = s.State == Open || (s.State == HalfOpen && s.IgnoredOpen > 0)
 	if mp := b.base.Escalation.ModelProgression; d.Escalate && len(mp) > 0 {
 		i := s.Opens
 		if i >= len(mp) {

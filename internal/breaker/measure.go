@@ -39,7 +39,10 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	}
 
 	if c := it.Change; c != nil {
-		if c.Tree != "" && c.Tree != prev.Tree {
+		// Only a meaningful change can return to an earlier tree: a commit
+		// that changed nothing meaningful (such as unticking and re-ticking
+		// a task) is "no change", not an alternation of approaches.
+		if c.Tree != "" && c.Tree != prev.Tree && c.MeaningfulFiles > 0 {
 			for _, t := range s.Trees {
 				if t == c.Tree {
 					m.returned = true
@@ -65,7 +68,9 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	} else if cur != nil {
 		newFailures = cur.BuildFailed
 	}
-	if cur == nil && it.Change != nil && it.Change.TestLines > 0 && m.files > 0 {
+	// Without an earlier report to count against, added test-file lines
+	// are the evidence that tests were written.
+	if old == nil && it.Change != nil && it.Change.TestLines > 0 && m.files > 0 {
 		testsAdded = true
 	}
 
@@ -261,6 +266,8 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m measured) {
 		high := it.Tasks.Done
 		if s.TaskHigh != nil && *s.TaskHigh > high {
 			high = *s.TaskHigh
+		} else if s.TaskHigh == nil && it.TasksBefore != nil && *it.TasksBefore > high {
+			high = *it.TasksBefore // the count before the loop is the first mark
 		}
 		s.TaskHigh = &high
 	}

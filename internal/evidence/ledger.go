@@ -19,12 +19,18 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 	out := make([]breaker.Iteration, 0, len(recs))
 	prev := base
 	prevTree := ""
+	// The task high-water mark starts from the base's count, as it does
+	// for iterations read from git: the first run's ticks are progress.
+	var before *int
 	if base != "" {
 		if c, err := repo.CommitInfo(base, opts); err == nil {
 			prevTree = c.Tree
+			if c.Tasks != nil {
+				v := c.Tasks.Done
+				before = &v
+			}
 		}
 	}
-	var before *int
 	for i := range recs {
 		r := &recs[i]
 		it := breaker.Iteration{Commit: r.Commit}

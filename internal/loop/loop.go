@@ -75,12 +75,12 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Policy == nil {
 		return nil, fmt.Errorf("loop: no policy")
 	}
-	b, err := breaker.New(cfg.Policy, breaker.Options{Profile: cfg.Profile, Phase: cfg.Phase})
+	eff, err := cfg.Policy.WithProfile(cfg.Profile)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Policy: b.Policy()}
-	opts, err := evidence.GitOptions(b.Policy(), cfg.Base, cfg.ProtectPaths...)
+	res := &Result{Policy: eff}
+	opts, err := evidence.GitOptions(eff, cfg.Base, cfg.ProtectPaths...)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +94,18 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = append(res.Notes, h.Notes...)
-	if h.Shallow && b.Policy().OnShallow == "fail" {
-		return nil, fmt.Errorf("repository %s is a shallow clone and policy %s has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0) or deepen it", cfg.Repo, b.Policy().Name)
+	if h.Shallow && eff.OnShallow == "fail" {
+		return nil, fmt.Errorf("repository %s is a shallow clone and policy %s has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0) or deepen it", cfg.Repo, eff.Name)
+	}
+	baseTree := ""
+	if h.Base != "" {
+		if c, err := repo.CommitInfo(h.Base, opts); err == nil {
+			baseTree = c.Tree
+		}
+	}
+	b, err := breaker.New(cfg.Policy, breaker.Options{Profile: cfg.Profile, Phase: cfg.Phase, BaseTree: baseTree})
+	if err != nil {
+		return nil, err
 	}
 
 	var files *evidence.Files
@@ -128,7 +138,7 @@ func Run(cfg Config) (*Result, error) {
 		res.Notes = append(res.Notes, more...)
 	} else {
 		its = evidence.FromHistory(h, opts.TaskFiles)
-		if len(its) == 0 {
+		if len(its) == 0 && h.Head != "" {
 			res.Notes = append(res.Notes, fmt.Sprintf("no iterations: HEAD has no commits after the base %s", short(h.Base)))
 		}
 	}
