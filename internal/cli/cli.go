@@ -43,6 +43,7 @@ func commands() []command {
 		{"status", "show a state file's decision (applies a due cooldown)", runStatus},
 		{"reset", "close the circuit on a person's word", runReset},
 		{"policy", "validate and print the effective policy", runPolicy},
+		{"action", "run as a GitHub Action step (the default when GITHUB_ACTIONS=true)", runAction},
 		{"version", "print the version", runVersion},
 	}
 }
@@ -57,6 +58,9 @@ func Main(args []string, env Env) int {
 	}
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
+	}
+	if len(args) == 0 && env.Getenv("GITHUB_ACTIONS") == "true" {
+		args = []string{"action"}
 	}
 	if len(args) == 0 {
 		usage(env.Stderr)

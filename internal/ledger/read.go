@@ -142,6 +142,14 @@ func (l *Ledger) readZip(path string) []Record {
 	return recs
 }
 
+// Decode reads records from one blob (an object, an array or JSON lines),
+// validating each; bad entries are reported in Problems.
+func Decode(data []byte, where string) *Ledger {
+	l := &Ledger{}
+	l.Records = Order(l.decode(data, where))
+	return l
+}
+
 // decode reads one record, an array of records, or JSON lines.
 func (l *Ledger) decode(data []byte, where string) []Record {
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))

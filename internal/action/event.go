@@ -1,0 +1,178 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// MaxEventBytes bounds the event payload read.
+const MaxEventBytes = 25 << 20
+
+// Event is the part of the workflow event payload the action uses.
+type Event struct {
+	Name   string // GITHUB_EVENT_NAME
+	Number int    // pull request (or issue) number; 0 when none
+	// HeadSHA and HeadRef are the PR head (or the pushed commit and branch).
+	HeadSHA, HeadRef string
+	// BaseSHA and BaseRef are the PR base.
+	BaseSHA, BaseRef string
+	Labels           []string
+	Fork             bool
+	DefaultBranch    string
+	CreatedAt        time.Time
+	// Comment is set for issue_comment events.
+	Comment *EventComment
+	// Label is set for labeled/unlabeled events.
+	Action, Label   string
+	Sender, SenderT string
+}
+
+// EventComment is the comment of an issue_comment event.
+type EventComment struct {
+	ID       int64
+	Body     string
+	Login    string
+	UserType string
+	At       time.Time
+}
+
+type payload struct {
+	Action      string `json:"action"`
+	PullRequest *struct {
+		Number int `json:"number"`
+		Head   struct {
+			SHA  string `json:"sha"`
+			Ref  string `json:"ref"`
+			Repo *struct {
+				Fork     bool   `json:"fork"`
+				FullName string `json:"full_name"`
+			} `json:"repo"`
+		} `json:"head"`
+		Base struct {
+			SHA  string `json:"sha"`
+			Ref  string `json:"ref"`
+			Repo *struct {
+				FullName string `json:"full_name"`
+			} `json:"repo"`
+		} `json:"base"`
+		Labels    []struct{ Name string } `json:"labels"`
+		CreatedAt time.Time               `json:"created_at"`
+	} `json:"pull_request"`
+	Issue *struct {
+		Number      int                     `json:"number"`
+		Labels      []struct{ Name string } `json:"labels"`
+		PullRequest *struct{}               `json:"pull_request"`
+		CreatedAt   time.Time               `json:"created_at"`
+	} `json:"issue"`
+	Comment *struct {
+		ID        int64     `json:"id"`
+		Body      string    `json:"body"`
+		User      user      `json:"user"`
+		CreatedAt time.Time `json:"created_at"`
+	} `json:"comment"`
+	Label *struct {
+		Name string `json:"name"`
+	} `json:"label"`
+	Sender     *user  `json:"sender"`
+	After      string `json:"after"`
+	Ref        string `json:"ref"`
+	Repository *struct {
+		DefaultBranch string `json:"default_branch"`
+	} `json:"repository"`
+	WorkflowRun *struct {
+		HeadSHA      string `json:"head_sha"`
+		HeadBranch   string `json:"head_branch"`
+		PullRequests []struct {
+			Number int `json:"number"`
+		} `json:"pull_requests"`
+	} `json:"workflow_run"`
+}
+
+type user struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+// ReadEvent reads the payload at path for the named event. A missing path
+// gives an empty event (a local run); an unreadable or malformed payload is
+// an error naming the file.
+func ReadEvent(name, path string) (*Event, error) {
+	ev := &Event{Name: name}
+	if path == "" {
+		return ev, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("event payload %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxEventBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("event payload %s: %w", path, err)
+	}
+	if len(data) > MaxEventBytes {
+		return nil, fmt.Errorf("event payload %s: larger than %d bytes", path, MaxEventBytes)
+	}
+	var p payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("event payload %s: not a %s event: %v", path, orDefault(name, "workflow"), err)
+	}
+	ev.Action = p.Action
+	if p.Repository != nil {
+		ev.DefaultBranch = p.Repository.DefaultBranch
+	}
+	if p.Sender != nil {
+		ev.Sender, ev.SenderT = p.Sender.Login, p.Sender.Type
+	}
+	if p.Label != nil {
+		ev.Label = p.Label.Name
+	}
+	switch {
+	case p.PullRequest != nil:
+		pr := p.PullRequest
+		ev.Number = pr.Number
+		ev.HeadSHA, ev.HeadRef = pr.Head.SHA, pr.Head.Ref
+		ev.BaseSHA, ev.BaseRef = pr.Base.SHA, pr.Base.Ref
+		ev.CreatedAt = pr.CreatedAt
+		if pr.Head.Repo != nil && pr.Base.Repo != nil {
+			ev.Fork = pr.Head.Repo.Fork || pr.Head.Repo.FullName != pr.Base.Repo.FullName
+		}
+		for _, l := range pr.Labels {
+			ev.Labels = append(ev.Labels, l.Name)
+		}
+	case p.Issue != nil && p.Issue.PullRequest != nil:
+		ev.Number = p.Issue.Number
+		ev.CreatedAt = p.Issue.CreatedAt
+		for _, l := range p.Issue.Labels {
+			ev.Labels = append(ev.Labels, l.Name)
+		}
+	case p.WorkflowRun != nil:
+		ev.HeadSHA, ev.HeadRef = p.WorkflowRun.HeadSHA, p.WorkflowRun.HeadBranch
+		if len(p.WorkflowRun.PullRequests) > 0 {
+			ev.Number = p.WorkflowRun.PullRequests[0].Number
+		}
+	case p.After != "":
+		ev.HeadSHA = p.After
+		const heads = "refs/heads/"
+		if len(p.Ref) > len(heads) && p.Ref[:len(heads)] == heads {
+			ev.HeadRef = p.Ref[len(heads):]
+		}
+	}
+	if p.Comment != nil && p.Issue != nil {
+		ev.Comment = &EventComment{ID: p.Comment.ID, Body: p.Comment.Body, Login: p.Comment.User.Login, UserType: p.Comment.User.Type, At: p.Comment.CreatedAt}
+	}
+	return ev, nil
+}
+
+// HasLabel reports whether the event's PR carries the label.
+func (e *Event) HasLabel(name string) bool {
+	for _, l := range e.Labels {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,147 @@
+package action
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Inputs are the action's inputs (action.yml), validated.
+type Inputs struct {
+	Mode        string   // check
+	Policy      string   // built-in name or a path in the repository (read from the base branch)
+	Profile     string   // policy profile
+	Phase       string   // phase for iterations that name none
+	Reports     []string // test report globs
+	AgentLog    string   // agent output log
+	Base        string   // base revision; empty: the PR's base, else the default branch
+	OnOpen      []string // fail, label, comment, none
+	OnHalfOpen  []string // label, comment, none
+	Labels      bool     // manage loopbreaker:* labels at all
+	Status      string   // status | check-run | none
+	Token       string
+	DryRun      bool
+	Disabled    bool
+	OnAPIError  string // fail | continue
+	RecordPath  string // where this run's cumulative record is written
+	Artifact    string // artifact name of the record
+	UseArtifact bool   // read the previous run's artifact
+}
+
+// Label names the action manages.
+const (
+	LabelOpen      = "loopbreaker:open"
+	LabelHalfOpen  = "loopbreaker:half-open"
+	LabelForceOpen = "loopbreaker:force-open"
+	LabelDisabled  = "loopbreaker:disabled"
+)
+
+// ReadInputs reads and validates the inputs through get (INPUT_* lookup).
+func ReadInputs(get func(string) string) (*Inputs, error) {
+	in := &Inputs{
+		Mode:       orDefault(get("mode"), "check"),
+		Policy:     orDefault(get("policy"), "default"),
+		Profile:    get("profile"),
+		Phase:      get("phase"),
+		AgentLog:   get("agent-log"),
+		Base:       get("base"),
+		Status:     orDefault(get("status"), "status"),
+		Token:      get("token"),
+		OnAPIError: orDefault(get("on-api-error"), "continue"),
+		RecordPath: orDefault(get("record-path"), ".loopbreaker/record.json"),
+		Artifact:   orDefault(get("artifact-name"), "loopbreaker-record"),
+	}
+	in.Reports = list(get("reports"))
+	var err error
+	bools := []struct {
+		name string
+		def  bool
+		dst  *bool
+	}{{"dry-run", false, &in.DryRun}, {"disabled", false, &in.Disabled}, {"labels", true, &in.Labels}, {"use-artifact", true, &in.UseArtifact}}
+	for _, b := range bools {
+		if *b.dst, err = parseBool(b.name, get(b.name), b.def); err != nil {
+			return nil, err
+		}
+	}
+	if in.OnOpen, err = actions("on-open", orDefault(get("on-open"), "fail,label,comment"), "fail", "label", "comment", "none"); err != nil {
+		return nil, err
+	}
+	if in.OnHalfOpen, err = actions("on-half-open", orDefault(get("on-half-open"), "label,comment"), "label", "comment", "none"); err != nil {
+		return nil, err
+	}
+	if err := oneOf("mode", in.Mode, "check"); err != nil {
+		return nil, err
+	}
+	if err := oneOf("status", in.Status, "status", "check-run", "none"); err != nil {
+		return nil, err
+	}
+	if err := oneOf("on-api-error", in.OnAPIError, "fail", "continue"); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// Has reports whether an action list holds the action.
+func Has(list []string, a string) bool {
+	for _, x := range list {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+func orDefault(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return strings.TrimSpace(v)
+}
+
+// list splits an input on newlines and commas.
+func list(v string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == ',' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parseBool(name, v string, def bool) (bool, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("input %s: %q is not true or false", name, v)
+	}
+	return b, nil
+}
+
+func oneOf(name, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("input %s: %q is not allowed: want one of %s", name, v, strings.Join(allowed, ", "))
+}
+
+func actions(name, v string, allowed ...string) ([]string, error) {
+	out := list(v)
+	for _, a := range out {
+		if err := oneOf(name, a, allowed...); err != nil {
+			return nil, err
+		}
+	}
+	if Has(out, "none") {
+		if len(out) > 1 {
+			return nil, fmt.Errorf("input %s: \"none\" cannot be combined with other actions", name)
+		}
+		return nil, nil
+	}
+	return out, nil
+}

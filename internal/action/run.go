@@ -1,0 +1,668 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/internal/statefile"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// Env is everything a run takes from the outside world.
+type Env struct {
+	Getenv     func(string) string
+	Stdout     io.Writer // workflow commands and the log
+	Now        func() time.Time
+	HTTPClient *http.Client
+	// Sleep waits between API retries; tests pass one that records and
+	// returns at once.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Exit codes of the action (the domain's, as for the CLI).
+const (
+	exitContinue = breaker.ExitContinue
+	exitOpen     = breaker.ExitOpen
+	exitError    = breaker.ExitError
+)
+
+// MaxArtifactBytes bounds the previous run's artifact download.
+const MaxArtifactBytes = 64 << 20
+
+type run struct {
+	env    Env
+	gha    *githubactions.Action
+	files  fileCommands
+	in     *Inputs
+	ev     *Event
+	owner  string
+	repo   string
+	ws     string
+	runID  int64
+	try    int
+	client *github.Client
+	notes  []string
+	sticky *github.Comment
+}
+
+// Run runs the action and returns the process exit code: 0 continue, 1 OPEN
+// with on-open "fail", 2 when nothing sensible could be decided.
+func Run(ctx context.Context, env Env) int {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	gha := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
+	r := &run{env: env, gha: gha, files: fileCommands{output: env.Getenv("GITHUB_OUTPUT"), summary: env.Getenv("GITHUB_STEP_SUMMARY")}}
+	code, err := r.main(ctx)
+	if err != nil {
+		gha.Errorf("loopbreaker: %s", render.Clean(err.Error()))
+		return exitError
+	}
+	return code
+}
+
+func (r *run) getenv(k string) string { return r.env.Getenv(k) }
+
+func (r *run) main(ctx context.Context) (int, error) {
+	in, err := ReadInputs(r.gha.GetInput)
+	if err != nil {
+		return 0, err
+	}
+	r.in = in
+	if r.ev, err = ReadEvent(r.getenv("GITHUB_EVENT_NAME"), r.getenv("GITHUB_EVENT_PATH")); err != nil {
+		return 0, err
+	}
+	r.owner, r.repo, _ = strings.Cut(r.getenv("GITHUB_REPOSITORY"), "/")
+	r.ws = r.getenv("GITHUB_WORKSPACE")
+	if r.ws == "" {
+		r.ws = "."
+	}
+	r.runID, _ = strconv.ParseInt(r.getenv("GITHUB_RUN_ID"), 10, 64)
+	r.try, _ = strconv.Atoi(r.getenv("GITHUB_RUN_ATTEMPT"))
+	if r.runID > 0 && r.try == 0 {
+		r.try = 1
+	}
+
+	if in.Disabled || r.ev.HasLabel(LabelDisabled) {
+		why := "the disabled input is true"
+		if !in.Disabled {
+			why = "the PR has the " + LabelDisabled + " label"
+		}
+		r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
+		r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": "null"})
+		r.summary(fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", why))
+		return exitContinue, nil
+	}
+
+	if in.Token == "" {
+		r.gha.Warningf("loopbreaker: no token: no labels, comment, status or artifacts; the decision is made from git alone")
+	} else if r.owner == "" || r.repo == "" {
+		r.gha.Warningf("loopbreaker: GITHUB_REPOSITORY is not set: no GitHub side effects")
+	} else {
+		r.client, err = github.New(github.Options{Token: in.Token, BaseURL: r.getenv("GITHUB_API_URL"), Owner: r.owner, Repo: r.repo,
+			DryRun: in.DryRun, Sleep: r.env.Sleep, Now: r.env.Now, HTTPClient: r.env.HTTPClient})
+		if err != nil {
+			return 0, err
+		}
+	}
+
+	pol, protect, err := r.policy(ctx)
+	if err != nil {
+		return 0, err
+	}
+	cfg := loop.Config{Repo: r.ws, Base: in.Base, Policy: pol, ProtectPaths: protect, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")),
+		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun}
+	if in.AgentLog != "" {
+		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
+	}
+	if cfg.Base == "" && r.ev.BaseSHA != "" {
+		cfg.Base = r.ev.BaseSHA
+	}
+
+	if err := r.gather(ctx, &cfg); err != nil {
+		return 0, err
+	}
+	res, err := loop.Run(cfg)
+	if err != nil {
+		return 0, err
+	}
+	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil {
+		// The open label is gone: a reset if a trusted person removed it.
+		if c, ok := r.labelReset(ctx, *d.OpenedAt); ok {
+			cfg.Controls = append(cfg.Controls, c)
+			if res, err = loop.Run(cfg); err != nil {
+				return 0, err
+			}
+		}
+	}
+	r.notes = append(r.notes, res.Notes...)
+	return r.report(ctx, res)
+}
+
+// inWorkspace resolves relative paths and globs against the workspace.
+func (r *run) inWorkspace(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if filepath.IsAbs(p) {
+			out[i] = p
+		} else {
+			out[i] = filepath.Join(r.ws, p)
+		}
+	}
+	return out
+}
+
+// policy loads the policy: a built-in by name, else a file read from the
+// base branch's git objects (never from the PR head or the work tree), or
+// through the API when the base is not in the clone.
+func (r *run) policy(ctx context.Context) (*policy.Policy, []string, error) {
+	name := r.in.Policy
+	for _, n := range policy.Names() {
+		if n == name {
+			p, err := policy.Builtin(name)
+			return p, nil, err
+		}
+	}
+	rel := filepath.ToSlash(filepath.Clean(name))
+	if filepath.IsAbs(name) || strings.HasPrefix(rel, "../") {
+		return nil, nil, fmt.Errorf("input policy: %q must be a built-in name or a path inside the repository", name)
+	}
+	base := r.ev.BaseSHA
+	if base == "" {
+		base = r.in.Base
+	}
+	if base == "" && r.ev.DefaultBranch != "" {
+		base = "origin/" + r.ev.DefaultBranch
+	}
+	if base == "" {
+		base = "HEAD"
+	}
+	var data []byte
+	repo, err := gitlog.Open(r.ws)
+	if err == nil {
+		data, err = repo.FileAt(base, rel, policy.MaxFileBytes)
+		repo.Close()
+	}
+	if err != nil && r.client != nil {
+		ref := r.ev.BaseRef
+		if ref == "" {
+			ref = r.ev.DefaultBranch
+		}
+		data, err = r.client.FileAt(ctx, ref, rel)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("policy %s from the base branch (%s): %w", rel, base, err)
+	}
+	p, err := policy.Parse(data, rel+" at "+base)
+	return p, []string{rel}, err
+}
+
+// apiError applies on-api-error: "fail" stops the run, "continue" warns.
+func (r *run) apiError(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if r.in.OnAPIError == "fail" {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	r.gha.Warningf("loopbreaker: %s: %s (on-api-error: continue)", what, render.Clean(err.Error()))
+	r.notes = append(r.notes, fmt.Sprintf("%s failed: %s", what, err))
+	return nil
+}
+
+// gather fetches the ledger (artifact, else the sticky comment's digest)
+// and the controls of trusted people.
+func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
+	if r.ev.HasLabel(LabelForceOpen) {
+		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: "held open by the " + LabelForceOpen + " label"})
+	}
+	if r.client == nil {
+		r.notes = append(r.notes, "git-only evidence: no token to read earlier records")
+		return nil
+	}
+	branch := r.ev.HeadRef
+	if branch == "" {
+		branch = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
+	}
+	if r.in.UseArtifact && branch != "" {
+		l, err := r.artifactLedger(ctx, branch)
+		if err := r.apiError("read the previous record artifact", err); err != nil {
+			return err
+		}
+		cfg.Ledger = l
+	}
+	if r.ev.Number > 0 {
+		comments, err := r.client.Comments(ctx, r.ev.Number, time.Time{})
+		if err := r.apiError("list PR comments", err); err != nil {
+			return err
+		}
+		if err := r.commands(ctx, comments, cfg); err != nil {
+			return err
+		}
+		if cfg.Ledger == nil && r.sticky != nil {
+			if l, err := DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
+				cfg.Ledger = l
+				r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(l.Records)))
+			}
+		}
+	}
+	if cfg.Ledger == nil {
+		r.notes = append(r.notes, "no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
+	}
+	return nil
+}
+
+// artifactLedger downloads the previous run's cumulative record.
+func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger, error) {
+	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, branch, r.runID)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		r.notes = append(r.notes, fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
+		return nil, nil
+	}
+	if a.Expired {
+		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		return nil, nil
+	}
+	data, err := r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "loopbreaker-ledger-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "artifact.zip"), data, 0o600); err != nil {
+		return nil, err
+	}
+	l, err := ledger.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.notes = append(r.notes, fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
+	return l, nil
+}
+
+// trusted reports whether login may control the breaker: a person (not a
+// bot) with write access, checked through the API.
+func (r *run) trusted(ctx context.Context, cache map[string]bool, login, userType string) bool {
+	if userType == "Bot" || strings.HasSuffix(login, "[bot]") || login == "" {
+		return false
+	}
+	if v, ok := cache[login]; ok {
+		return v
+	}
+	perm, err := r.client.Permission(ctx, login)
+	if err != nil {
+		r.apiError("check the permission of "+login, err)
+		cache[login] = false
+		return false
+	}
+	ok := perm == "admin" || perm == "maintain" || perm == "write"
+	cache[login] = ok
+	return ok
+}
+
+// commands finds the sticky comment and turns trusted /loopbreaker
+// commands into controls.
+func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) error {
+	cache := map[string]bool{}
+	for i := range comments {
+		c := &comments[i]
+		if strings.Contains(c.Body, Marker) && (c.UserType == "Bot" || strings.HasSuffix(c.Login, "[bot]")) {
+			if r.sticky == nil || c.UpdatedAt.After(r.sticky.UpdatedAt) {
+				r.sticky = c
+			}
+			continue
+		}
+		cmd, ok := ParseCommand(c.Body)
+		if !ok {
+			continue
+		}
+		if !r.trusted(ctx, cache, c.Login, c.UserType) {
+			r.notes = append(r.notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", cmd.Verb, c.Login))
+			continue
+		}
+		ctl := loop.Control{At: c.CreatedAt.UTC(), Kind: loop.ControlReset}
+		switch cmd.Verb {
+		case "reset":
+			ctl.Reason = "reset by " + c.Login
+		case "skip-phase":
+			ctl.Reason = "phase skipped by " + c.Login
+		case "guide":
+			ctl.Reason = "guidance from " + c.Login + ": " + cmd.Text
+		case "abort":
+			ctl.Kind, ctl.Reason = loop.ControlForceOpen, "aborted by "+c.Login
+		}
+		cfg.Controls = append(cfg.Controls, ctl)
+	}
+	return nil
+}
+
+// labelReset looks for the removal of the open label by a trusted person
+// after the breaker opened. Removal by the workflow's own token (a bot) or
+// by someone without write access is not a reset.
+func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control, bool) {
+	events, err := r.client.LabelEvents(ctx, r.ev.Number)
+	if err != nil {
+		r.apiError("list label events", err)
+		return loop.Control{}, false
+	}
+	cache := map[string]bool{}
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Event != "unlabeled" || e.Label != LabelOpen || e.At.Before(openedAt) {
+			continue
+		}
+		if r.trusted(ctx, cache, e.Actor, e.ActorType) {
+			return loop.Control{At: e.At.UTC(), Kind: loop.ControlReset, Reason: "the " + LabelOpen + " label was removed by " + e.Actor}, true
+		}
+		r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", LabelOpen, e.Actor))
+		return loop.Control{}, false
+	}
+	return loop.Control{}, false
+}
+
+// report writes outputs, the record, the summary, annotations and the
+// GitHub side effects, and picks the exit code.
+func (r *run) report(ctx context.Context, res *loop.Result) (int, error) {
+	d := res.Final()
+	recordPath := filepath.Join(r.ws, filepath.FromSlash(r.in.RecordPath))
+	if res.Records != nil {
+		var buf bytes.Buffer
+		if err := ledger.Encode(&buf, res.Records); err != nil {
+			return 0, err
+		}
+		if err := os.MkdirAll(filepath.Dir(recordPath), 0o755); err != nil {
+			return 0, fmt.Errorf("record %s: %w", recordPath, err)
+		}
+		if err := statefile.WriteAtomic(recordPath, buf.Bytes(), 0o644); err != nil {
+			return 0, err
+		}
+	}
+
+	r.annotate(res)
+	if err := r.sideEffects(ctx, res); err != nil {
+		return 0, err
+	}
+	r.setOutputs(outputs(d, recordPath))
+	r.summary(r.summaryText(res))
+
+	if d.State == breaker.Open && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
+		return exitOpen, nil
+	}
+	return exitContinue, nil
+}
+
+// outputs are the action's outputs for a decision.
+func outputs(d *breaker.Decision, recordPath string) map[string]string {
+	js, _ := json.Marshal(d)
+	o := map[string]string{
+		"state":             d.State.String(),
+		"allow-continue":    strconv.FormatBool(d.AllowContinue || d.DryRun),
+		"reason":            "",
+		"trigger":           "",
+		"iteration":         strconv.Itoa(d.Iteration),
+		"progress-score":    strconv.Itoa(d.ProgressScore),
+		"decision":          string(js),
+		"record-path":       recordPath,
+		"escalate":          strconv.FormatBool(d.Escalate),
+		"next-model":        "",
+		"failure-context":   FailureContext(d),
+		"window-score":      "",
+		"ignored-open":      strconv.Itoa(d.IgnoredOpen),
+		"consecutive-stuck": strconv.Itoa(d.ConsecutiveNoProgress),
+	}
+	if d.Reason != nil {
+		o["reason"] = render.Clean(*d.Reason)
+		o["trigger"] = *d.Trigger
+	}
+	if d.NextModel != nil {
+		o["next-model"] = render.Clean(*d.NextModel)
+	}
+	if d.WindowScore != nil {
+		o["window-score"] = strconv.Itoa(*d.WindowScore)
+	}
+	return o
+}
+
+// FailureContext is a short text for the agent's next prompt.
+func FailureContext(d *breaker.Decision) string {
+	if d.State == breaker.Closed && len(d.Warnings) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "loopbreaker: %s after iteration %d", d.State, d.Iteration)
+	if d.Reason != nil {
+		fmt.Fprintf(&b, ": %s", render.Clean(*d.Reason))
+	}
+	b.WriteString(".")
+	if len(d.Recent) > 0 {
+		if errs := d.Recent[len(d.Recent)-1].Errors; len(errs) > 0 {
+			fmt.Fprintf(&b, " Last error: %s.", render.Clean(errs[0]))
+		}
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, " Warning: %s.", render.Clean(w))
+	}
+	if d.Trigger != nil {
+		if st := render.Strategies(*d.Trigger); len(st) > 0 {
+			fmt.Fprintf(&b, " Next: %s.", strings.Join(st[:min(2, len(st))], "; "))
+		}
+	}
+	s := b.String()
+	if len(s) > 2000 {
+		s = strings.ToValidUTF8(s[:1999], "") + "…"
+	}
+	return s
+}
+
+func (r *run) setOutputs(o map[string]string) {
+	names := make([]string, 0, len(o))
+	for k := range o {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if err := r.files.SetOutputs(names, o); err != nil {
+		r.gha.Warningf("loopbreaker: %s", err)
+	}
+}
+
+func (r *run) summary(md string) {
+	if err := r.files.AddSummary(md); err != nil {
+		r.gha.Debugf("loopbreaker: %s", err)
+	}
+}
+
+// annotate writes the log annotations for the decision.
+func (r *run) annotate(res *loop.Result) {
+	d := res.Final()
+	reason := ""
+	if d.Reason != nil {
+		reason = fmt.Sprintf("%s (%s)", render.Clean(*d.Reason), *d.Trigger)
+	}
+	switch d.State {
+	case breaker.Open:
+		verb := "OPEN: stop the loop"
+		if r.in.DryRun {
+			verb = "would be OPEN (dry run)"
+		}
+		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker " + verb}).Errorf("iteration %d: %s", d.Iteration, reason)
+	case breaker.HalfOpen:
+		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker HALF_OPEN: watching"}).Warningf("iteration %d: %s", d.Iteration, reason)
+	default:
+		if n := len(res.Decisions); n > 1 && res.Decisions[n-2].State != breaker.Closed {
+			r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker recovered"}).Noticef("iteration %d: progress resumed; the breaker is CLOSED", d.Iteration)
+		}
+	}
+	for _, w := range d.Warnings {
+		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker warning"}).Warningf("%s", render.Clean(w))
+	}
+}
+
+// sideEffects sets labels, the sticky comment and the commit status.
+func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
+	if r.client == nil {
+		return nil
+	}
+	d := res.Final()
+	if r.ev.Number > 0 && r.in.Labels {
+		if err := r.apiError("update labels", r.labels(ctx, d)); err != nil {
+			return err
+		}
+	}
+	if r.ev.Number > 0 {
+		want := (d.State == breaker.Open && Has(r.in.OnOpen, "comment")) || (d.State == breaker.HalfOpen && Has(r.in.OnHalfOpen, "comment"))
+		if want || r.sticky != nil {
+			var known int64
+			if r.sticky != nil {
+				known = r.sticky.ID
+			}
+			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, Marker, r.commentBody(res))
+			if err := r.apiError("update the sticky comment", err); err != nil {
+				return err
+			}
+		}
+	}
+	sha := r.ev.HeadSHA
+	if sha == "" {
+		sha = r.getenv("GITHUB_SHA")
+	}
+	if sha != "" && r.in.Status != "none" {
+		state, desc := "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
+		if d.State == breaker.Open && !r.in.DryRun {
+			state = "failure"
+		}
+		if d.Reason != nil {
+			desc += ": " + render.Clean(*d.Reason)
+		}
+		var err error
+		if r.in.Status == "check-run" {
+			conclusion := "success"
+			if state == "failure" {
+				conclusion = "failure"
+			}
+			err = r.client.CreateCheckRun(ctx, sha, conclusion, desc, render.MarkdownReport(d, render.Options{}))
+		} else {
+			err = r.client.SetStatus(ctx, sha, state, desc, r.runURL())
+		}
+		if err := r.apiError("set the commit status", err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) runURL() string {
+	server := orDefault(r.getenv("GITHUB_SERVER_URL"), "https://github.com")
+	if r.runID == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", server, r.owner, r.repo, r.runID)
+}
+
+// labels moves the PR's loopbreaker labels to match the state, with calls
+// only for labels that change (the event payload lists the current ones).
+func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
+	type want struct {
+		name, color, desc string
+		on                bool
+	}
+	ls := []want{
+		{LabelOpen, "b60205", "loopbreaker: the agent loop is stuck; see the sticky comment", d.State == breaker.Open && Has(r.in.OnOpen, "label")},
+		{LabelHalfOpen, "fbca04", "loopbreaker: stagnation suspected; the loop is watched", d.State == breaker.HalfOpen && Has(r.in.OnHalfOpen, "label")},
+	}
+	var errs []error
+	for _, l := range ls {
+		has := r.ev.HasLabel(l.name)
+		switch {
+		case l.on && !has:
+			if err := r.client.EnsureLabel(ctx, l.name, l.color, l.desc); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			errs = append(errs, r.client.AddLabels(ctx, r.ev.Number, l.name))
+		case !l.on && has:
+			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// commentBody is the sticky comment: the report, the commands, and the
+// ledger digest.
+func (r *run) commentBody(res *loop.Result) string {
+	d := res.Final()
+	var b strings.Builder
+	b.WriteString(Marker + "\n")
+	b.WriteString(render.MarkdownReport(d, render.Options{ResetHint: "comment `/loopbreaker reset` (people with write access), or remove the `" + LabelOpen + "` label"}))
+	b.WriteString("\n<details><summary>Commands</summary>\n\n")
+	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker skip-phase`, `/loopbreaker abort` or `/loopbreaker guide <text>`.\n\n</details>\n")
+	digest, _ := EncodeDigest(res.Records)
+	body := b.String()
+	if len(body)+len(digest)+1 > MaxComment {
+		body = body[:MaxComment-len(digest)-200]
+		body = strings.ToValidUTF8(body, "") + "\n\n… (truncated)\n"
+	}
+	return body + digest + "\n"
+}
+
+// summaryText is the job summary: the report, the iteration table and what
+// was noted.
+func (r *run) summaryText(res *loop.Result) string {
+	d := res.Final()
+	var b strings.Builder
+	b.WriteString(render.MarkdownReport(d, render.Options{Notes: r.notes, ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
+	b.WriteString("\n### Iterations\n\n| # | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n")
+	start := 0
+	if len(res.Decisions) > 50 {
+		start = len(res.Decisions) - 50
+		fmt.Fprintf(&b, "| … | | | | | %d earlier iterations |\n", start)
+	}
+	for _, x := range res.Decisions[start:] {
+		why := ""
+		if x.Progress {
+			why = "progress"
+		}
+		if x.Reason != nil {
+			why = strings.TrimPrefix(why+" · "+render.Markdown(*x.Reason), " · ")
+		}
+		commit := "-"
+		if len(x.Commit) >= 7 {
+			commit = "`" + x.Commit[:7] + "`"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %d | %s |\n", x.Iteration, commit, x.State, x.ProgressScore, x.ConsecutiveNoProgress, why)
+	}
+	if r.client != nil {
+		fmt.Fprintf(&b, "\nGitHub API calls in this run: %d.\n", r.client.Calls())
+		if p := r.client.Planned(); len(p) > 0 {
+			b.WriteString("\n### Dry run: writes that were not made\n\n")
+			for _, w := range p {
+				fmt.Fprintf(&b, "- %s\n", render.Markdown(w))
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,451 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+const (
+	// DefaultBaseURL is the API of github.com.
+	DefaultBaseURL = "https://api.github.com"
+	// DefaultMaxRetries is how often a transient failure is retried.
+	DefaultMaxRetries = 3
+	// DefaultMaxWait is the longest single wait for Retry-After or backoff.
+	DefaultMaxWait = 60 * time.Second
+	// perPage is the page size of every list.
+	perPage = 100
+	// maxListPages bounds every list (10,000 items); past it the list
+	// stops with ErrTruncated.
+	maxListPages = 100
+	// maxPlanned bounds the dry-run plan kept in memory.
+	maxPlanned = 1000
+)
+
+// Options configure a Client. Owner and Repo are required; everything else
+// has a working default.
+type Options struct {
+	// Token authenticates API requests ("Bearer"); empty means anonymous.
+	// It is never sent to the storage host an artifact download is
+	// redirected to.
+	Token string
+	// BaseURL is the API base, for example $GITHUB_API_URL
+	// (DefaultBaseURL when empty; a GitHub Enterprise Server URL ends in
+	// /api/v3).
+	BaseURL string
+	// Owner and Repo name the repository every call is about.
+	Owner, Repo string
+	// DryRun skips every write and describes it in Planned instead; reads
+	// still happen.
+	DryRun bool
+	// MaxRetries is how often a transient failure (500, 502, 503, 504,
+	// network error) or a short rate-limit wait is retried: zero means
+	// DefaultMaxRetries, negative means never.
+	MaxRetries int
+	// MaxWait is the longest single wait for Retry-After or backoff
+	// (DefaultMaxWait when zero). A longer required wait is an error, never
+	// an hour-long sleep.
+	MaxWait time.Duration
+	// Sleep waits between attempts (default: a timer honouring ctx).
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock used for rate-limit reset times and check-run
+	// completion (default time.Now).
+	Now func() time.Time
+	// HTTPClient supplies the underlying transport and timeout (default
+	// http.DefaultTransport, no timeout beyond the context).
+	HTTPClient *http.Client
+	// TrustedAuthors, when set, are the only logins whose comments
+	// FindComment and UpsertComment accept as the sticky comment. By
+	// default any Bot or the token's own user is accepted.
+	TrustedAuthors []string
+}
+
+// Client is the GitHub adapter. It is safe for concurrent use.
+type Client struct {
+	opts       Options
+	maxRetries int
+	gh         *gh.Client
+	// noRedirect shares the API transport but stops at a redirect (the
+	// artifact download link).
+	noRedirect *http.Client
+	// storage fetches artifact blobs: no token, not counted.
+	storage  *http.Client
+	basePath string
+	apiHost  string
+	owner    string
+	repo     string
+
+	mu           sync.Mutex
+	calls        int
+	planned      []string
+	plannedLost  int
+	remaining    int
+	limit        int
+	rateKnown    bool
+	blockedUntil time.Time
+	blockedWhy   string
+	self         string
+	selfKnown    bool
+}
+
+var namePart = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
+
+// New returns a Client for the repository Owner/Repo. It makes no request.
+func New(o Options) (*Client, error) {
+	if o.Owner == "" || o.Repo == "" {
+		return nil, fmt.Errorf("github client: owner and repository are required (got %q/%q)", o.Owner, o.Repo)
+	}
+	if !namePart.MatchString(o.Owner) || !namePart.MatchString(o.Repo) || o.Repo == "." || o.Repo == ".." {
+		return nil, fmt.Errorf("github client: %q/%q is not a repository name", o.Owner, o.Repo)
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	base, err := url.Parse(o.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("github client: API base URL %q is not an http(s) URL", o.BaseURL)
+	}
+	base.RawQuery, base.Fragment = "", ""
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleepTimer
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	c := &Client{
+		opts:     o,
+		basePath: strings.TrimSuffix(base.Path, "/"),
+		apiHost:  base.Host,
+		owner:    o.Owner,
+		repo:     o.Repo,
+	}
+	switch {
+	case o.MaxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case o.MaxRetries > 0:
+		c.maxRetries = o.MaxRetries
+	}
+
+	var rt http.RoundTripper = http.DefaultTransport
+	var timeout time.Duration
+	if o.HTTPClient != nil {
+		if o.HTTPClient.Transport != nil {
+			rt = o.HTTPClient.Transport
+		}
+		timeout = o.HTTPClient.Timeout
+	}
+	api := &transport{c: c, base: rt, api: true}
+	apiClient := &http.Client{
+		Transport: api,
+		Timeout:   timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			// The token is added per request: follow only redirects that
+			// stay on the API host.
+			if len(via) >= 5 || req.URL.Host != c.apiHost || req.URL.Scheme != base.Scheme {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		},
+	}
+	c.noRedirect = &http.Client{
+		Transport:     api,
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	c.storage = &http.Client{
+		Transport: &transport{c: c, base: rt},
+		Timeout:   timeout,
+		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("too many redirects")
+			}
+			return nil
+		},
+	}
+	c.gh = gh.NewClient(apiClient)
+	c.gh.BaseURL = base
+	c.gh.UserAgent = "loopbreaker"
+	return c, nil
+}
+
+// Calls returns how many API requests the client has made, each retry
+// counted; requests refused locally (rate limit known to be exhausted) and
+// the artifact blob download from storage are not API requests.
+func (c *Client) Calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+// Planned returns, in dry-run mode, the writes the client skipped, in
+// order, human readable.
+func (c *Client) Planned() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := append([]string(nil), c.planned...)
+	if c.plannedLost > 0 {
+		out = append(out, fmt.Sprintf("... and %d more writes not listed", c.plannedLost))
+	}
+	return out
+}
+
+// RateRemaining returns the X-RateLimit-Remaining and X-RateLimit-Limit of
+// the last API answer that carried them; known is false before any.
+func (c *Client) RateRemaining() (remaining, limit int, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.remaining, c.limit, c.rateKnown
+}
+
+func (c *Client) now() time.Time { return c.opts.Now() }
+
+func (c *Client) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.opts.Sleep(ctx, d)
+}
+
+// backoff is the wait before retry number attempt: 1 s, 2 s, 4 s, ...
+// capped by MaxWait.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := backoffBase
+	for i := 1; i < attempt && d < c.opts.MaxWait; i++ {
+		d *= 2
+	}
+	return min(d, c.opts.MaxWait)
+}
+
+func (c *Client) countCall() {
+	c.mu.Lock()
+	c.calls++
+	c.mu.Unlock()
+}
+
+func (c *Client) recordRate(h http.Header) {
+	rem, err1 := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
+	lim, err2 := strconv.Atoi(h.Get("X-RateLimit-Limit"))
+	if err1 != nil || err2 != nil {
+		return
+	}
+	c.mu.Lock()
+	c.remaining, c.limit, c.rateKnown = rem, lim, true
+	c.mu.Unlock()
+}
+
+// block refuses further API requests until t: GitHub said so.
+func (c *Client) block(t time.Time, why string) {
+	c.mu.Lock()
+	if t.After(c.blockedUntil) {
+		c.blockedUntil, c.blockedWhy = t, why
+	}
+	c.mu.Unlock()
+}
+
+func (c *Client) checkBlocked(call string) error {
+	c.mu.Lock()
+	until, why := c.blockedUntil, c.blockedWhy
+	c.mu.Unlock()
+	now := c.now()
+	if until.IsZero() || !now.Before(until) {
+		return nil
+	}
+	return &APIError{
+		Call:        call,
+		Message:     fmt.Sprintf("not sent: rate limited until %s (%s)", until.UTC().Format(time.RFC3339), why),
+		RateLimited: true,
+		RetryAfter:  until.Sub(now),
+	}
+}
+
+// callName names a request as "METHOD /path" (relative to the API base),
+// or "METHOD host/path" for storage; never the query, which may hold a
+// signature.
+func (c *Client) callName(req *http.Request, api bool) string {
+	if !api {
+		return req.Method + " " + req.URL.Host + req.URL.EscapedPath()
+	}
+	p := req.URL.EscapedPath()
+	if req.URL.Host == c.apiHost {
+		p = strings.TrimPrefix(p, c.basePath)
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return req.Method + " " + p
+}
+
+// plan records a skipped write in dry-run mode.
+func (c *Client) plan(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.planned) >= maxPlanned {
+		c.plannedLost++
+		return
+	}
+	c.planned = append(c.planned, fmt.Sprintf(format, args...))
+}
+
+// path builds "/repos/{owner}/{repo}" + the formatted suffix, for call names.
+func (c *Client) path(format string, args ...any) string {
+	return "/repos/" + c.owner + "/" + c.repo + fmt.Sprintf(format, args...)
+}
+
+// fail turns whatever go-github or the transport returned into an
+// *APIError naming call.
+func (c *Client) fail(call string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		cp := *ae
+		cp.Call = call
+		return &cp
+	}
+	var rle *gh.RateLimitError
+	if errors.As(err, &rle) {
+		e := &APIError{Call: call, Status: http.StatusForbidden, Message: rle.Message, RateLimited: true}
+		if rle.Response != nil {
+			e.Status = rle.Response.StatusCode
+		}
+		if !rle.Rate.Reset.IsZero() {
+			e.RetryAfter = max(0, rle.Rate.Reset.Sub(c.now()))
+			e.Message += fmt.Sprintf("; the primary rate limit resets at %s", rle.Rate.Reset.UTC().Format(time.RFC3339))
+		}
+		return e
+	}
+	var are *gh.AbuseRateLimitError
+	if errors.As(err, &are) {
+		e := &APIError{Call: call, Status: http.StatusForbidden, Message: are.Message, RateLimited: true}
+		if are.Response != nil {
+			e.Status = are.Response.StatusCode
+		}
+		if are.RetryAfter != nil {
+			e.RetryAfter = *are.RetryAfter
+		}
+		return e
+	}
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) {
+		e := &APIError{Call: call, Message: er.Message, Attempts: 1}
+		if er.Response != nil {
+			e.Status = er.Response.StatusCode
+		}
+		var details []string
+		for _, d := range er.Errors {
+			s := strings.Trim(d.Resource+" "+d.Field+" "+d.Code, " ")
+			if d.Message != "" {
+				s = strings.TrimSpace(s + " " + d.Message)
+			}
+			if s != "" {
+				details = append(details, s)
+			}
+		}
+		if len(details) > 0 {
+			e.Message = bounded(e.Message+" ("+strings.Join(details, "; ")+")", 1000)
+		}
+		if e.Status == http.StatusTooManyRequests {
+			e.RateLimited = true
+		}
+		return e
+	}
+	return &APIError{Call: call, Message: err.Error(), Err: err}
+}
+
+// hasCode reports whether a go-github validation error carries code.
+func hasCode(err error, code string) bool {
+	var er *gh.ErrorResponse
+	if !errors.As(err, &er) {
+		return false
+	}
+	for _, d := range er.Errors {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// listAll follows go-github's NextPage with per_page=100, at most
+// maxListPages pages; a longer list returns the items read so far and an
+// error wrapping ErrTruncated.
+func listAll[T any](ctx context.Context, c *Client, call string, fetch func(gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
+	var out []T
+	page := 1
+	for n := 0; ; n++ {
+		if n == maxListPages {
+			return out, fmt.Errorf("%s: %w: stopped after %d pages (%d items)", call, ErrTruncated, maxListPages, len(out))
+		}
+		items, resp, err := fetch(gh.ListOptions{Page: page, PerPage: perPage})
+		if err != nil {
+			return nil, c.fail(call, err)
+		}
+		out = append(out, items...)
+		if resp == nil || resp.NextPage <= page {
+			return out, nil
+		}
+		page = resp.NextPage
+	}
+}
+
+// bounded cuts s to at most n characters, ending in "…" when cut.
+func bounded(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	return cutRunes(s, n-1) + "…"
+}
+
+// cutRunes returns the first n characters of s.
+func cutRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+func validNumber(number int) error {
+	if number <= 0 {
+		return fmt.Errorf("issue or pull request number %d is not positive", number)
+	}
+	return nil
+}
+
+func timeOf(ts *gh.Timestamp) time.Time {
+	if ts == nil {
+		return time.Time{}
+	}
+	return ts.Time
+}
+
+// loginPattern is a GitHub login, bots included ("name[bot]").
+var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+
+func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,306 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// MaxCommentLength is the longest comment body GitHub accepts, in
+// characters; UpsertComment truncates longer bodies with a note.
+const MaxCommentLength = 65536
+
+// Comment is an issue or pull-request comment.
+type Comment struct {
+	ID int64
+	// Login is the author, UserType its account type ("User", "Bot").
+	Login, UserType string
+	Body            string
+	// CreatedAt and UpdatedAt are GitHub's timestamps.
+	CreatedAt, UpdatedAt time.Time
+}
+
+func commentOf(ic *gh.IssueComment) Comment {
+	return Comment{
+		ID:        ic.GetID(),
+		Login:     ic.GetUser().GetLogin(),
+		UserType:  ic.GetUser().GetType(),
+		Body:      ic.GetBody(),
+		CreatedAt: timeOf(ic.CreatedAt),
+		UpdatedAt: timeOf(ic.UpdatedAt),
+	}
+}
+
+// Comments returns the comments of issue or pull request number, oldest
+// first (all pages); a non-zero since returns only those updated at or
+// after it.
+func (c *Client) Comments(ctx context.Context, number int, since time.Time) ([]Comment, error) {
+	if err := validNumber(number); err != nil {
+		return nil, fmt.Errorf("comments: %w", err)
+	}
+	call := "GET " + c.path("/issues/%d/comments", number)
+	opts := &gh.IssueListCommentsOptions{}
+	if !since.IsZero() {
+		s := since.UTC()
+		opts.Since = &s
+	}
+	list, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*gh.IssueComment, *gh.Response, error) {
+		opts.ListOptions = o
+		return c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
+	})
+	out := make([]Comment, 0, len(list))
+	for _, ic := range list {
+		if ic != nil {
+			out = append(out, commentOf(ic))
+		}
+	}
+	return out, err
+}
+
+// FindComment returns the newest comment of issue or pull request number
+// whose body contains marker (a hidden HTML comment such as
+// "<!-- loopbreaker -->") and whose author is trusted: one of
+// Options.TrustedAuthors when set, else any Bot or the token's own user
+// (looked up once, only when a User wrote a marked comment). It returns
+// nil when there is none.
+func (c *Client) FindComment(ctx context.Context, number int, marker string) (*Comment, error) {
+	if strings.TrimSpace(marker) == "" {
+		return nil, errors.New("find comment: marker is empty")
+	}
+	list, err := c.Comments(ctx, number, time.Time{})
+	if err != nil && !errors.Is(err, ErrTruncated) {
+		return nil, err
+	}
+	var best *Comment
+	for i := range list {
+		cm := &list[i]
+		if !strings.Contains(cm.Body, marker) {
+			continue
+		}
+		if best != nil && !newer(cm, best) {
+			continue
+		}
+		ok, terr := c.trusted(ctx, cm)
+		if terr != nil {
+			return nil, terr
+		}
+		if ok {
+			best = cm
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	found := *best
+	return &found, nil
+}
+
+func newer(a, b *Comment) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
+}
+
+// trusted reports whether cm's author may own the sticky comment.
+func (c *Client) trusted(ctx context.Context, cm *Comment) (bool, error) {
+	if len(c.opts.TrustedAuthors) > 0 {
+		for _, a := range c.opts.TrustedAuthors {
+			if strings.EqualFold(a, cm.Login) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	if strings.EqualFold(cm.UserType, "Bot") {
+		return true, nil
+	}
+	self, err := c.selfLogin(ctx)
+	if err != nil {
+		return false, err
+	}
+	return self != "" && strings.EqualFold(self, cm.Login), nil
+}
+
+// selfLogin returns the token's own login (GET /user, once). A token that
+// may not ask (the workflow token answers 403) has no login: "".
+func (c *Client) selfLogin(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	self, known := c.self, c.selfKnown
+	c.mu.Unlock()
+	if known {
+		return self, nil
+	}
+	u, _, err := c.gh.Users.Get(ctx, "")
+	if err != nil {
+		err = c.fail("GET /user", err)
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 && !ae.RateLimited {
+			u = nil
+		} else {
+			return "", err
+		}
+	}
+	self = u.GetLogin()
+	c.mu.Lock()
+	c.self, c.selfKnown = self, true
+	c.mu.Unlock()
+	return self, nil
+}
+
+// UpsertComment keeps one sticky comment on issue or pull request number
+// and returns its id. With knownID > 0 (the id a previous run recorded for
+// this same pull request) it edits that comment: one call, falling back to
+// a search when it is gone (404). Otherwise it edits the comment
+// FindComment finds, or creates one when there is none: it never creates a
+// second. The body gets marker prepended when it lacks it, and a body over
+// MaxCommentLength characters is truncated with a note. In dry-run mode it
+// returns the id it would edit, 0 for a comment it would create.
+func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, marker, body string) (id int64, err error) {
+	if err := validNumber(number); err != nil {
+		return 0, fmt.Errorf("upsert comment: %w", err)
+	}
+	if strings.TrimSpace(marker) == "" {
+		return 0, fmt.Errorf("upsert comment on #%d: marker is empty", number)
+	}
+	body = fitComment(marker, body)
+	if knownID > 0 {
+		if c.opts.DryRun {
+			c.plan("edit comment %d on #%d (%d characters)", knownID, number, utf8.RuneCountInString(body))
+			return knownID, nil
+		}
+		id, err := c.editComment(ctx, knownID, body)
+		if !errors.Is(err, ErrNotFound) {
+			return id, err
+		}
+	}
+	found, err := c.FindComment(ctx, number, marker)
+	if err != nil {
+		return 0, err
+	}
+	if found != nil {
+		if c.opts.DryRun {
+			c.plan("edit comment %d on #%d (%d characters)", found.ID, number, utf8.RuneCountInString(body))
+			return found.ID, nil
+		}
+		return c.editComment(ctx, found.ID, body)
+	}
+	if c.opts.DryRun {
+		c.plan("create a comment on #%d (%d characters)", number, utf8.RuneCountInString(body))
+		return 0, nil
+	}
+	// A failed create may still have made the comment: look before
+	// creating again, so that a retry never leaves two.
+	id, err = c.createComment(withoutResend(ctx), number, body)
+	if err == nil || !mayHaveWritten(err) {
+		return id, err
+	}
+	found, ferr := c.FindComment(ctx, number, marker)
+	if ferr != nil {
+		return 0, err
+	}
+	if found != nil {
+		return c.editComment(ctx, found.ID, body)
+	}
+	return c.createComment(withoutResend(ctx), number, body)
+}
+
+func (c *Client) createComment(ctx context.Context, number int, body string) (int64, error) {
+	call := "POST " + c.path("/issues/%d/comments", number)
+	ic, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &gh.IssueComment{Body: gh.String(body)})
+	if err != nil {
+		return 0, c.fail(call, err)
+	}
+	return ic.GetID(), nil
+}
+
+// mayHaveWritten reports a failure after which GitHub may have done the
+// write anyway: a 5xx answer or a network error, not a refusal, a rate
+// limit or the end of the context.
+func mayHaveWritten(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.RateLimited {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return ae.Status >= 500 || (ae.Status == 0 && ae.Err != nil)
+}
+
+func (c *Client) editComment(ctx context.Context, id int64, body string) (int64, error) {
+	call := "PATCH " + c.path("/issues/comments/%d", id)
+	ic, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, id, &gh.IssueComment{Body: gh.String(body)})
+	if err != nil {
+		return 0, c.fail(call, err)
+	}
+	if got := ic.GetID(); got != 0 {
+		return got, nil
+	}
+	return id, nil
+}
+
+// fitComment makes body carry marker and fit in MaxCommentLength
+// characters, keeping the marker when it cuts.
+func fitComment(marker, body string) string {
+	if !strings.Contains(body, marker) {
+		body = marker + "\n" + body
+	}
+	n := utf8.RuneCountInString(body)
+	if n <= MaxCommentLength {
+		return body
+	}
+	note := fmt.Sprintf("\n\n… (truncated: %d of %d characters shown; GitHub allows %d)\n", 0, n, MaxCommentLength)
+	keep := MaxCommentLength - utf8.RuneCountInString(note) - 10
+	head := cutRunes(body, keep)
+	tail := ""
+	if !strings.Contains(head, marker) {
+		tail = marker + "\n"
+		keep -= utf8.RuneCountInString(tail)
+		head = cutRunes(body, keep)
+	}
+	shown := utf8.RuneCountInString(head)
+	note = fmt.Sprintf("\n\n… (truncated: %d of %d characters shown; GitHub allows %d)\n", shown, n, MaxCommentLength)
+	return head + note + tail
+}
+
+// Permission returns login's permission on the repository: admin,
+// maintain, write, triage, read or none (also when GitHub answers 404, for
+// a login that is not a collaborator or does not exist).
+func (c *Client) Permission(ctx context.Context, login string) (string, error) {
+	if !loginPattern.MatchString(login) {
+		return "", fmt.Errorf("permission: %q is not a GitHub login", bounded(login, 60))
+	}
+	call := "GET " + c.path("/collaborators/%s/permission", login)
+	req, err := c.gh.NewRequest("GET", strings.TrimPrefix(call, "GET /"), nil)
+	if err != nil {
+		return "", c.fail(call, err)
+	}
+	var v struct {
+		Permission string `json:"permission"`
+		RoleName   string `json:"role_name"`
+	}
+	if _, err := c.gh.Do(ctx, req, &v); err != nil {
+		if err = c.fail(call, err); errors.Is(err, ErrNotFound) {
+			return "none", nil
+		}
+		return "", err
+	}
+	switch r := strings.ToLower(v.RoleName); r {
+	case "admin", "maintain", "write", "triage", "read":
+		return r, nil
+	}
+	switch p := strings.ToLower(v.Permission); p {
+	case "admin", "maintain", "write", "triage", "read", "none":
+		return p, nil
+	case "":
+		return "none", nil
+	default:
+		return "", fmt.Errorf("%s: unknown permission %q", call, bounded(p, 40))
+	}
+}

@@ -1,0 +1,167 @@
+package fakegithub
+
+import (
+	"archive/zip"
+	"bytes"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v60/github"
+)
+
+func zipOf(t *testing.T, name, content string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatalf("zip %s: %v", name, err)
+	}
+	if _, err := io.WriteString(w, content); err != nil {
+		t.Fatalf("zip %s: %v", name, err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatalf("zip %s: %v", name, err)
+	}
+	return buf.Bytes()
+}
+
+func seedRuns(s *Server) {
+	for i, r := range []Run{
+		{ID: 101, Path: ".github/workflows/loop.yml", HeadBranch: "loop", HeadSHA: "a1", Event: "pull_request", Conclusion: "success", PullNumbers: []int{4}},
+		{ID: 102, Path: ".github/workflows/loop.yml", HeadBranch: "loop", HeadSHA: "a2", Event: "pull_request", Conclusion: "failure", RunAttempt: 2},
+		{ID: 103, Path: ".github/workflows/ci.yml", HeadBranch: "main", HeadSHA: "m1", Event: "push", Status: "in_progress"},
+	} {
+		r.CreatedAt = t0.Add(time.Duration(i) * time.Hour)
+		s.AddRun("o", "r", r)
+	}
+}
+
+func TestWorkflowRuns(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.AddPull("o", "r", Pull{Number: 4, HeadRef: "loop", HeadSHA: "a1"})
+	seedRuns(s)
+	gh := ghClient(t, s, DefaultToken)
+	ids := func(runs *github.WorkflowRuns) []int64 {
+		var out []int64
+		for _, r := range runs.WorkflowRuns {
+			out = append(out, r.GetID())
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		opts github.ListWorkflowRunsOptions
+		want []int64
+	}{
+		{"all newest first", github.ListWorkflowRunsOptions{}, []int64{103, 102, 101}},
+		{"branch", github.ListWorkflowRunsOptions{Branch: "loop"}, []int64{102, 101}},
+		{"event", github.ListWorkflowRunsOptions{Event: "push"}, []int64{103}},
+		{"status", github.ListWorkflowRunsOptions{Status: "completed"}, []int64{102, 101}},
+		{"conclusion as status", github.ListWorkflowRunsOptions{Status: "failure"}, []int64{102}},
+		{"head sha", github.ListWorkflowRunsOptions{HeadSHA: "a1"}, []int64{101}},
+		{"page", github.ListWorkflowRunsOptions{ListOptions: github.ListOptions{PerPage: 2, Page: 2}}, []int64{101}},
+	}
+	for _, tt := range tests {
+		runs, _, err := gh.Actions.ListRepositoryWorkflowRuns(ctx, "o", "r", &tt.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, ids(runs)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+		if tt.name != "page" && runs.GetTotalCount() != len(tt.want) {
+			t.Errorf("%s: got total_count %d, want %d", tt.name, runs.GetTotalCount(), len(tt.want))
+		}
+	}
+	byFile, _, err := gh.Actions.ListWorkflowRunsByFileName(ctx, "o", "r", "loop.yml", nil)
+	if err != nil || cmp.Diff([]int64{102, 101}, ids(byFile)) != "" {
+		t.Errorf("runs of loop.yml: got %v, %v", ids(byFile), err)
+	}
+	byID, _, err := gh.Actions.ListWorkflowRunsByID(ctx, "o", "r", byFile.WorkflowRuns[0].GetWorkflowID(), nil)
+	if err != nil || cmp.Diff([]int64{102, 101}, ids(byID)) != "" {
+		t.Errorf("runs of workflow id: got %v, %v", ids(byID), err)
+	}
+	if _, _, err := gh.Actions.ListWorkflowRunsByFileName(ctx, "o", "r", "nope.yml", nil); errStatus(err) != http.StatusNotFound {
+		t.Errorf("unknown workflow: got %v, want 404", err)
+	}
+	run, _, err := gh.Actions.GetWorkflowRunByID(ctx, "o", "r", 101)
+	if err != nil {
+		t.Fatalf("get run: %v", err)
+	}
+	got := []any{run.GetName(), run.GetHeadBranch(), run.GetStatus(), run.GetConclusion(), run.GetRunAttempt(),
+		run.GetCreatedAt().Time, len(run.PullRequests), run.PullRequests[0].GetNumber(), run.PullRequests[0].GetHead().GetSHA()}
+	want := []any{"loop.yml", "loop", "completed", "success", 1, t0, 1, 4, "a1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("run fields (-want +got):\n%s", diff)
+	}
+}
+
+func TestArtifactsAndDownload(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	seedRuns(s)
+	record := zipOf(t, "record.json", `{"version":1}`)
+	fresh := s.AddArtifact("o", "r", 102, "loopbreaker-record", record, false)
+	old := s.AddArtifact("o", "r", 101, "loopbreaker-record", []byte("gone"), true)
+	s.AddArtifact("o", "r", 101, "other", []byte("x"), false)
+	gh := ghClient(t, s, DefaultToken)
+
+	list, _, err := gh.Actions.ListArtifacts(ctx, "o", "r", &github.ListOptions{})
+	if err != nil || list.GetTotalCount() != 3 {
+		t.Fatalf("list artifacts: got %v, %v, want 3", list.GetTotalCount(), err)
+	}
+	resp, body := do(t, s, "GET", "/repos/o/r/actions/artifacts?name=loopbreaker-record", DefaultToken, nil)
+	wantStatus(t, resp, body, http.StatusOK)
+	named := decodeJSON[github.ArtifactList](t, body)
+	if named.GetTotalCount() != 2 || named.Artifacts[0].GetID() != old || named.Artifacts[1].GetID() != fresh {
+		t.Fatalf("artifacts named loopbreaker-record: got %+v, want %d then %d", named, old, fresh)
+	}
+	a := named.Artifacts[1]
+	got := []any{a.GetName(), a.GetSizeInBytes(), a.GetExpired(), a.GetWorkflowRun().GetID(), a.GetWorkflowRun().GetHeadBranch(),
+		a.GetWorkflowRun().GetHeadSHA(), a.GetArchiveDownloadURL()}
+	want := []any{"loopbreaker-record", int64(len(record)), false, int64(102), "loop", "a2",
+		s.URL + "/repos/o/r/actions/artifacts/" + itoa(fresh) + "/zip"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("artifact fields (-want +got):\n%s", diff)
+	}
+	if !named.Artifacts[0].GetExpired() {
+		t.Errorf("artifact %d: got expired false, want true", old)
+	}
+	runList, _, err := gh.Actions.ListWorkflowRunArtifacts(ctx, "o", "r", 101, nil)
+	if err != nil || runList.GetTotalCount() != 2 {
+		t.Errorf("artifacts of run 101: got %d, %v, want 2", runList.GetTotalCount(), err)
+	}
+
+	loc, resp2, err := gh.Actions.DownloadArtifact(ctx, "o", "r", fresh, 0)
+	if err != nil || resp2.StatusCode != http.StatusFound {
+		t.Fatalf("download artifact: %v", err)
+	}
+	if want := s.URL + "/_blobs/" + itoa(fresh); loc.String() != want {
+		t.Errorf("redirect: got %s, want %s", loc, want)
+	}
+	calls := s.Calls()
+	blobResp, blob := do(t, s, "GET", loc.Path, "", nil)
+	wantStatus(t, blobResp, blob, http.StatusOK)
+	if !bytes.Equal(blob, record) {
+		t.Errorf("blob: got %d bytes, want the %d-byte zip", len(blob), len(record))
+	}
+	if s.Calls() != calls {
+		t.Errorf("blob download counted as an API call: got %d calls, want %d", s.Calls(), calls)
+	}
+
+	_, goneResp, err := gh.Actions.DownloadArtifact(ctx, "o", "r", old, 0)
+	if err == nil || goneResp == nil || goneResp.StatusCode != http.StatusGone {
+		t.Errorf("expired artifact: got %v, want 410", err)
+	}
+	resp, body = do(t, s, "GET", "/_blobs/"+itoa(old), "", nil)
+	wantStatus(t, resp, body, http.StatusGone)
+	resp, body = do(t, s, "GET", "/repos/o/r/actions/artifacts/"+itoa(fresh)+"/zip", "", nil)
+	wantStatus(t, resp, body, http.StatusUnauthorized)
+	resp, body = do(t, s, "GET", "/repos/o/r/actions/artifacts/424242/zip", DefaultToken, nil)
+	wantStatus(t, resp, body, http.StatusNotFound)
+}

@@ -1,0 +1,802 @@
+package fakegithub
+
+import (
+	"context"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultToken is the token every Server knows from the start; it belongs
+// to DefaultLogin, a bot, like the GITHUB_TOKEN of a workflow.
+const DefaultToken = "test-token"
+
+// DefaultLogin is the user behind DefaultToken.
+const DefaultLogin = "github-actions[bot]"
+
+// DefaultLabelColor is the colour GitHub gives a label created implicitly
+// by adding it to an issue.
+const DefaultLabelColor = "ededed"
+
+// MaxCommentLength is the longest comment body GitHub accepts, in characters.
+const MaxCommentLength = 65536
+
+const (
+	maxPullCommits  = 250
+	maxPullFiles    = 3000
+	maxPerPage      = 100
+	maxBodyBytes    = 4 << 20
+	maxIssueLabels  = 100
+	maxLabelName    = 50
+	maxLabelDesc    = 100
+	maxStatusDesc   = 140
+	maxStatusesEach = 1000
+	maxCheckOutput  = 65535
+	maxAnnotations  = 50
+	maxCallLog      = 100000
+	maxRoutes       = 10000
+	defaultPageSize = 30
+	defaultLimit    = 5000
+	contentsMaxSize = 1 << 20
+)
+
+// Server is a fake GitHub REST API. The zero value is not usable: create
+// one with New (listening) or NewHandler (handler only). All methods are
+// safe for concurrent use.
+type Server struct {
+	// URL is the base URL of the API without a trailing slash, for example
+	// http://127.0.0.1:PORT. New sets it; with NewHandler the caller may set
+	// it before serving, otherwise URLs in answers are built from the
+	// request's Host.
+	URL string
+
+	ts      *httptest.Server
+	handler http.Handler
+	mux     *http.ServeMux
+	done    chan struct{}
+	once    sync.Once
+
+	mu        sync.Mutex
+	now       func() time.Time
+	repos     map[string]*repo
+	tokens    map[string]*token
+	artifacts map[int64]*artifact
+	nextID    int64
+	limit     int
+	remaining int
+	reset     time.Time
+	pageSize  int
+	faults    []*faultRule
+	calls     int
+	callLog   []string
+	byRoute   map[string]int
+}
+
+type token struct {
+	login    string
+	userType string
+	readOnly bool
+}
+
+type faultRule struct {
+	method string
+	prefix string
+	fault  Fault
+	left   int // remaining hits when fault.Times > 0
+}
+
+type repo struct {
+	owner, name   string
+	id            int64
+	defaultBranch string
+	labels        []*label
+	issues        map[int]*issue
+	runs          []*Run
+	artifacts     []*artifact
+	perms         map[string]perm // lower-case login -> permission
+	files         map[string]map[string][]byte
+	statuses      []*status
+	checkRuns     []*checkRun
+}
+
+type perm struct {
+	login      string
+	permission string
+}
+
+type label struct {
+	id int64
+	Label
+}
+
+type issue struct {
+	number   int
+	title    string
+	pull     *Pull
+	labels   []string
+	comments []*Comment
+	events   []*event
+}
+
+type event struct {
+	ID        int64     `json:"id"`
+	Number    int       `json:"number"`
+	Event     string    `json:"event"`
+	Label     string    `json:"label"`
+	Login     string    `json:"login"`
+	UserType  string    `json:"user_type,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+}
+
+type status struct {
+	ID          int64     `json:"id"`
+	SHA         string    `json:"sha"`
+	CreatorType string    `json:"creator_type,omitempty"`
+	CreatedAt   time.Time `json:"created_at,omitzero"`
+	Status
+}
+
+type checkRun struct {
+	CheckRun
+	DetailsURL  string    `json:"details_url,omitempty"`
+	ExternalID  string    `json:"external_id,omitempty"`
+	Text        string    `json:"text,omitempty"`
+	Annotations int       `json:"annotations,omitempty"`
+	StartedAt   time.Time `json:"started_at,omitzero"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+}
+
+type artifact struct {
+	id        int64
+	owner     string
+	repo      string
+	runID     int64
+	name      string
+	zip       []byte
+	expired   bool
+	createdAt time.Time
+}
+
+// New starts a Server on a loopback httptest listener; Close stops it.
+func New() *Server {
+	s := NewHandler()
+	s.ts = httptest.NewServer(s.handler)
+	s.URL = s.ts.URL
+	return s
+}
+
+// NewHandler returns a Server that does not listen: serve Handler()
+// yourself (cmd/fakegithub does).
+func NewHandler() *Server {
+	s := &Server{
+		done:      make(chan struct{}),
+		now:       time.Now,
+		repos:     map[string]*repo{},
+		tokens:    map[string]*token{DefaultToken: {login: DefaultLogin, userType: "Bot"}},
+		artifacts: map[int64]*artifact{},
+		nextID:    1,
+		limit:     defaultLimit,
+		remaining: defaultLimit,
+		pageSize:  defaultPageSize,
+		byRoute:   map[string]int{},
+	}
+	s.reset = s.now().Add(time.Hour).Truncate(time.Second)
+	s.mux = http.NewServeMux()
+	s.routes()
+	s.handler = http.HandlerFunc(s.serve)
+	return s
+}
+
+// Handler returns the http.Handler that answers API requests.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close stops the listener started by New and ends pending Delay faults.
+// It is safe to call more than once.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.done) })
+	if s.ts != nil {
+		s.ts.Close()
+	}
+}
+
+// SetClock replaces the clock used for the timestamps of objects created
+// through the API and for the rate-limit reset (default time.Now).
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now == nil {
+		now = time.Now
+	}
+	s.now = now
+}
+
+func (s *Server) id() int64 {
+	id := s.nextID
+	s.nextID++
+	return id
+}
+
+func (s *Server) seenID(id int64) {
+	if id >= s.nextID {
+		s.nextID = id + 1
+	}
+}
+
+// stableID derives a positive, deterministic numeric id from a name.
+func stableID(parts ...string) int64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		_, _ = h.Write([]byte(strings.ToLower(p)))
+		_, _ = h.Write([]byte{0})
+	}
+	return int64(h.Sum64()>>34) + 1
+}
+
+func repoKey(owner, name string) string {
+	return strings.ToLower(owner) + "/" + strings.ToLower(name)
+}
+
+// repoLocked returns the repository, creating it when create is set.
+func (s *Server) repoLocked(owner, name string, create bool) *repo {
+	k := repoKey(owner, name)
+	if rp, ok := s.repos[k]; ok {
+		return rp
+	}
+	if !create {
+		return nil
+	}
+	rp := &repo{
+		owner:         owner,
+		name:          name,
+		id:            stableID(owner, name),
+		defaultBranch: "main",
+		issues:        map[int]*issue{},
+		perms:         map[string]perm{},
+		files:         map[string]map[string][]byte{},
+	}
+	s.repos[k] = rp
+	return rp
+}
+
+func (rp *repo) issueLocked(number int, create bool) *issue {
+	if is, ok := rp.issues[number]; ok {
+		return is
+	}
+	if !create || number <= 0 {
+		return nil
+	}
+	is := &issue{number: number, title: "Issue"}
+	rp.issues[number] = is
+	return is
+}
+
+func (rp *repo) findLabel(name string) *label {
+	for _, l := range rp.labels {
+		if strings.EqualFold(l.Name, name) {
+			return l
+		}
+	}
+	return nil
+}
+
+// ensureLabel returns the repository label, creating it with GitHub's
+// default colour when missing.
+func (s *Server) ensureLabel(rp *repo, name string) *label {
+	if l := rp.findLabel(name); l != nil {
+		return l
+	}
+	l := &label{id: s.id(), Label: Label{Name: name, Color: DefaultLabelColor}}
+	rp.labels = append(rp.labels, l)
+	return l
+}
+
+func (rp *repo) findRun(id int64) *Run {
+	for _, r := range rp.runs {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// AddRepo creates an empty repository (seeding calls create repositories
+// implicitly; an unknown repository answers 404).
+func (s *Server) AddRepo(owner, repo string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repoLocked(owner, repo, true)
+}
+
+// AddIssue creates a plain issue (not a pull request) with a title.
+func (s *Server) AddIssue(owner, repo string, number int, title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.repoLocked(owner, repo, true).issueLocked(number, true)
+	if is != nil && title != "" {
+		is.title = title
+	}
+}
+
+// AddPull adds or replaces a pull request. Its labels are put on the issue
+// and created in the repository when missing. Defaults: state "open", user
+// "octocat" of type "User", base ref the default branch "main", updated_at
+// the creation time.
+func (s *Server) AddPull(owner, repo string, p Pull) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addPullLocked(owner, repo, p)
+}
+
+func (s *Server) addPullLocked(owner, repo string, p Pull) {
+	rp := s.repoLocked(owner, repo, true)
+	is := rp.issueLocked(p.Number, true)
+	if is == nil {
+		return
+	}
+	p.Labels = append([]string(nil), p.Labels...)
+	p.Commits = append([]string(nil), p.Commits...)
+	p.Files = append([]string(nil), p.Files...)
+	if p.State == "" {
+		p.State = "open"
+	}
+	if p.User == "" {
+		p.User = "octocat"
+	}
+	if p.UserType == "" {
+		p.UserType = "User"
+	}
+	if p.BaseRef == "" {
+		p.BaseRef = rp.defaultBranch
+	}
+	if p.UpdatedAt.IsZero() {
+		p.UpdatedAt = p.CreatedAt
+	}
+	is.pull = &p
+	is.title = p.Title
+	is.labels = nil
+	for _, name := range p.Labels {
+		l := s.ensureLabel(rp, name)
+		if !containsFold(is.labels, l.Name) {
+			is.labels = append(is.labels, l.Name)
+		}
+	}
+}
+
+// AddRun adds or replaces a workflow run. Defaults: status "completed" when
+// a conclusion is set (else "queued"), run_attempt 1, run_number the ID,
+// name the workflow file's base name, workflow_id derived from the path.
+func (s *Server) AddRun(owner, repo string, r Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addRunLocked(owner, repo, r)
+}
+
+func (s *Server) addRunLocked(owner, repo string, r Run) {
+	rp := s.repoLocked(owner, repo, true)
+	r.PullNumbers = append([]int(nil), r.PullNumbers...)
+	if r.ID == 0 {
+		r.ID = s.id()
+	}
+	s.seenID(r.ID)
+	if r.Status == "" {
+		r.Status = "queued"
+		if r.Conclusion != "" {
+			r.Status = "completed"
+		}
+	}
+	if r.RunAttempt == 0 {
+		r.RunAttempt = 1
+	}
+	if r.RunNumber == 0 {
+		r.RunNumber = int(r.ID % 1000000)
+	}
+	if r.Event == "" {
+		r.Event = "push"
+	}
+	if r.WorkflowID == 0 {
+		r.WorkflowID = stableID(owner, repo, r.Path)
+	}
+	if r.Name == "" {
+		r.Name = baseName(r.Path)
+	}
+	for i, old := range rp.runs {
+		if old.ID == r.ID {
+			rp.runs[i] = &r
+			return
+		}
+	}
+	rp.runs = append(rp.runs, &r)
+}
+
+// AddArtifact adds an artifact of a workflow run holding zip as its archive
+// and returns its ID. An expired artifact is listed with expired: true and
+// its download answers 410 Gone.
+func (s *Server) AddArtifact(owner, repo string, runID int64, name string, zip []byte, expired bool) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addArtifactLocked(owner, repo, 0, runID, name, zip, expired, time.Time{})
+}
+
+func (s *Server) addArtifactLocked(owner, repo string, id, runID int64, name string, zip []byte, expired bool, at time.Time) int64 {
+	rp := s.repoLocked(owner, repo, true)
+	if id == 0 {
+		id = s.id()
+	}
+	s.seenID(id)
+	if at.IsZero() {
+		if r := rp.findRun(runID); r != nil && !r.CreatedAt.IsZero() {
+			at = r.CreatedAt
+		} else {
+			at = s.now()
+		}
+	}
+	a := &artifact{id: id, owner: rp.owner, repo: rp.name, runID: runID, name: name,
+		zip: append([]byte(nil), zip...), expired: expired, createdAt: at.UTC().Truncate(time.Second)}
+	if old, ok := s.artifacts[id]; ok {
+		if orp := s.repoLocked(old.owner, old.repo, false); orp != nil {
+			orp.artifacts = removeArtifact(orp.artifacts, id)
+		}
+	}
+	s.artifacts[id] = a
+	rp.artifacts = append(rp.artifacts, a)
+	return id
+}
+
+func removeArtifact(list []*artifact, id int64) []*artifact {
+	out := list[:0]
+	for _, a := range list {
+		if a.id != id {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// AddComment adds an issue comment and returns its ID. The issue is
+// created when missing.
+func (s *Server) AddComment(owner, repo string, number int, login, userType, body string, at time.Time) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addCommentLocked(owner, repo, number, Comment{Login: login, UserType: userType, Body: body, CreatedAt: at})
+}
+
+func (s *Server) addCommentLocked(owner, repo string, number int, c Comment) int64 {
+	is := s.repoLocked(owner, repo, true).issueLocked(number, true)
+	if is == nil {
+		return 0
+	}
+	if c.ID == 0 {
+		c.ID = s.id()
+	}
+	s.seenID(c.ID)
+	if c.UserType == "" {
+		c.UserType = "User"
+	}
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = s.now()
+	}
+	c.CreatedAt = c.CreatedAt.UTC().Truncate(time.Second)
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = c.CreatedAt
+	}
+	c.UpdatedAt = c.UpdatedAt.UTC().Truncate(time.Second)
+	is.comments = append(is.comments, &c)
+	sort.SliceStable(is.comments, func(i, j int) bool { return is.comments[i].ID < is.comments[j].ID })
+	return c.ID
+}
+
+// AddLabelEvent records a past labeled or unlabeled event on an issue. It
+// only adds to the event list: neither the issue's labels nor the
+// repository's change.
+func (s *Server) AddLabelEvent(owner, repo string, number int, event, label, login, userType string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addEventLocked(owner, repo, number, eventOf(0, number, event, label, login, userType, at))
+}
+
+func eventOf(id int64, number int, ev, label, login, userType string, at time.Time) event {
+	return event{ID: id, Number: number, Event: ev, Label: label, Login: login, UserType: userType, CreatedAt: at}
+}
+
+func (s *Server) addEventLocked(owner, repo string, number int, e event) {
+	rp := s.repoLocked(owner, repo, true)
+	is := rp.issueLocked(number, true)
+	if is == nil {
+		return
+	}
+	if e.ID == 0 {
+		e.ID = s.id()
+	}
+	s.seenID(e.ID)
+	if e.UserType == "" {
+		e.UserType = "User"
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = s.now()
+	}
+	e.CreatedAt = e.CreatedAt.UTC().Truncate(time.Second)
+	e.Number = number
+	is.events = append(is.events, &e)
+	sort.SliceStable(is.events, func(i, j int) bool { return is.events[i].ID < is.events[j].ID })
+}
+
+// SetPermission sets a user's permission on a repository: admin, maintain,
+// write, triage, read or none. Users without one get 404 from the
+// permission endpoint.
+func (s *Server) SetPermission(owner, repo, login, permission string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, true)
+	rp.perms[strings.ToLower(login)] = perm{login: login, permission: permission}
+}
+
+// PutFile stores a file at a ref (a branch, tag or commit SHA; "" means
+// the default branch "main") for the contents endpoint.
+func (s *Server) PutFile(owner, repo, ref, path string, content []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, true)
+	if ref == "" {
+		ref = rp.defaultBranch
+	}
+	path = strings.Trim(path, "/")
+	if rp.files[ref] == nil {
+		rp.files[ref] = map[string][]byte{}
+	}
+	rp.files[ref][path] = append([]byte(nil), content...)
+}
+
+// AddToken makes token authenticate as login of userType ("User" or "Bot").
+func (s *Server) AddToken(tok, login, userType string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if userType == "" {
+		userType = "User"
+	}
+	ro := false
+	if old, ok := s.tokens[tok]; ok {
+		ro = old.readOnly
+	}
+	s.tokens[tok] = &token{login: login, userType: userType, readOnly: ro}
+}
+
+// SetReadOnly makes a known token read-only, like the token of a workflow
+// run for a pull request from a fork: writes answer 403 "Resource not
+// accessible by integration". An unknown token is added as a read-only
+// token of DefaultLogin.
+func (s *Server) SetReadOnly(tok string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tokens[tok]
+	if !ok {
+		t = &token{login: DefaultLogin, userType: "Bot"}
+		s.tokens[tok] = t
+	}
+	t.readOnly = true
+}
+
+// SetRateLimit sets the primary rate limit: every API call but GET
+// /rate_limit uses one of remaining; at zero, calls answer 403 with
+// X-RateLimit-Remaining: 0 until reset, when remaining returns to limit.
+func (s *Server) SetRateLimit(limit, remaining int, reset time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limit, s.remaining, s.reset = limit, remaining, reset.Truncate(time.Second)
+}
+
+// SetPageSize sets the page size used when a request has no per_page
+// (GitHub's is 30). Values outside 1..100 are clamped.
+func (s *Server) SetPageSize(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pageSize = clamp(n, 1, maxPerPage)
+}
+
+func clamp(n, lo, hi int) int {
+	return max(lo, min(n, hi))
+}
+
+// IssueLabels returns the names of the labels on an issue or pull request,
+// in the order they were added.
+func (s *Server) IssueLabels(owner, repo string, number int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, false)
+	if rp == nil {
+		return nil
+	}
+	is := rp.issueLocked(number, false)
+	if is == nil {
+		return nil
+	}
+	return append([]string(nil), is.labels...)
+}
+
+// RepoLabels returns the repository's labels in creation order.
+func (s *Server) RepoLabels(owner, repo string) []Label {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, false)
+	if rp == nil {
+		return nil
+	}
+	out := make([]Label, 0, len(rp.labels))
+	for _, l := range rp.labels {
+		out = append(out, l.Label)
+	}
+	return out
+}
+
+// Comments returns the comments of an issue, oldest first.
+func (s *Server) Comments(owner, repo string, number int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, false)
+	if rp == nil {
+		return nil
+	}
+	is := rp.issueLocked(number, false)
+	if is == nil {
+		return nil
+	}
+	out := make([]Comment, 0, len(is.comments))
+	for _, c := range is.comments {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// Statuses returns the commit statuses posted for a SHA, oldest first.
+func (s *Server) Statuses(owner, repo, sha string) []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, false)
+	if rp == nil {
+		return nil
+	}
+	var out []Status
+	for _, st := range rp.statuses {
+		if st.SHA == sha {
+			out = append(out, st.Status)
+		}
+	}
+	return out
+}
+
+// CheckRuns returns the check runs created for a SHA, oldest first.
+func (s *Server) CheckRuns(owner, repo, sha string) []CheckRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, false)
+	if rp == nil {
+		return nil
+	}
+	var out []CheckRun
+	for _, c := range rp.checkRuns {
+		if c.HeadSHA == sha {
+			out = append(out, c.CheckRun)
+		}
+	}
+	return out
+}
+
+// Calls returns how many API calls were answered since the start or the
+// last ResetCalls, faults included; /_blobs and /_fake are not counted.
+func (s *Server) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// CallsTo counts the calls whose method is method ("" matches any) and
+// whose decoded path starts with pathPrefix.
+func (s *Server) CallsTo(method, pathPrefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.callLog {
+		m, rest, _ := strings.Cut(c, " ")
+		p, _, _ := strings.Cut(rest, "?")
+		if (method == "" || strings.EqualFold(m, method)) && strings.HasPrefix(p, pathPrefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// CallLog returns the calls in order as "METHOD /path?query" (the last
+// 100000 are kept).
+func (s *Server) CallLog() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.callLog...)
+}
+
+// ResetCalls forgets the calls counted so far (not the rate limit).
+func (s *Server) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = 0
+	s.callLog = nil
+	s.byRoute = map[string]int{}
+}
+
+// Inject makes requests whose method is method ("" or "*" matches any) and
+// whose path starts with pathPrefix fail as f says. Faults are tried in
+// the order they were injected; the first one that still has hits left
+// applies. Paths under /_blobs/ can be faulted too.
+func (s *Server) Inject(method, pathPrefix string, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if method == "*" {
+		method = ""
+	}
+	s.faults = append(s.faults, &faultRule{method: strings.ToUpper(method), prefix: pathPrefix, fault: f, left: f.Times})
+}
+
+// ClearFaults removes every injected fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
+}
+
+// matchFault returns the fault for a request and uses one of its hits.
+func (s *Server) matchFault(method, path string) (Fault, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fr := range s.faults {
+		if fr.method != "" && fr.method != method {
+			continue
+		}
+		if !strings.HasPrefix(path, fr.prefix) {
+			continue
+		}
+		if fr.fault.Times > 0 {
+			if fr.left <= 0 {
+				continue
+			}
+			fr.left--
+		}
+		return fr.fault, true
+	}
+	return Fault{}, false
+}
+
+// wait blocks for d or until the request or the server ends; it reports
+// whether the full delay passed.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

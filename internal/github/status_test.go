@@ -1,0 +1,72 @@
+package github
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+)
+
+func TestSetStatus(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	long := strings.Repeat("d", 300)
+	if err := h.c.SetStatus(context.Background(), head, "failure", long, "https://example.com/run/1"); err != nil {
+		t.Fatalf("SetStatus: %v", err)
+	}
+	got := h.srv.Statuses(owner, repo, head)
+	want := []fakegithub.Status{{
+		State: "failure", Context: "loopbreaker", Description: strings.Repeat("d", 139) + "…",
+		TargetURL: "https://example.com/run/1", Creator: fakegithub.DefaultLogin,
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if got := h.c.Calls(); got != 1 {
+		t.Errorf("got %d calls, want 1", got)
+	}
+}
+
+func TestSetStatusRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	tests := []struct{ sha, state, url string }{
+		{"not-a-sha", "success", ""},
+		{head, "open", ""},
+		{head, "success", "javascript:alert(1)"},
+	}
+	for _, tt := range tests {
+		if err := h.c.SetStatus(context.Background(), tt.sha, tt.state, "", tt.url); err == nil {
+			t.Errorf("SetStatus(%q, %q, %q): got no error, want one", tt.sha, tt.state, tt.url)
+		}
+	}
+	if got := h.c.Calls(); got != 0 {
+		t.Errorf("got %d calls, want 0", got)
+	}
+}
+
+func TestCreateCheckRun(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	summary := strings.Repeat("s", 70000)
+	if err := h.c.CreateCheckRun(context.Background(), head, "failure", "OPEN: same error 5 times", summary); err != nil {
+		t.Fatalf("CreateCheckRun: %v", err)
+	}
+	runs := h.srv.CheckRuns(owner, repo, head)
+	if len(runs) != 1 {
+		t.Fatalf("got %d check runs, want 1", len(runs))
+	}
+	r := runs[0]
+	if r.Name != "loopbreaker" || r.Status != "completed" || r.Conclusion != "failure" || r.Title != "OPEN: same error 5 times" {
+		t.Errorf("got %+v, want loopbreaker completed failure with the title", r)
+	}
+	if n := utf8.RuneCountInString(r.Summary); n > 65535 || !strings.HasSuffix(r.Summary, "characters)\n") {
+		t.Errorf("got a summary of %d characters ending %q, want at most 65535 ending in the note", n, r.Summary[len(r.Summary)-20:])
+	}
+	if err := h.c.CreateCheckRun(context.Background(), head, "maybe", "", ""); err == nil {
+		t.Errorf("conclusion maybe: got no error, want one")
+	}
+}
