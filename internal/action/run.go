@@ -546,7 +546,12 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
 			}
 		}
 	}
+	// The PR head from the payload; an issue_comment payload has none, so
+	// the newest iteration's commit (the checked-out PR head) stands in.
 	sha := r.ev.HeadSHA
+	if sha == "" {
+		sha = d.Commit
+	}
 	if sha == "" {
 		sha = r.getenv("GITHUB_SHA")
 	}

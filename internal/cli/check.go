@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ type gitFlags struct {
 	repo, base, policy, profile, phase, format, log string
 	ledger, record                                  string
 	reports                                         strList
-	dryRun                                          bool
+	dryRun, progress                                bool
 }
 
 func (g *gitFlags) register(fs *flag.FlagSet) {
@@ -61,6 +62,16 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 			return nil, nil, err
 		}
 	}
+	if g.progress && isTerminal(env.Stderr) {
+		cfg.Progress = func(done, total int) {
+			if total >= 100 && (done%50 == 0 || done == total) {
+				fmt.Fprintf(env.Stderr, "\rloopbreaker: folded %d of %d iterations", done, total)
+				if done == total {
+					fmt.Fprintln(env.Stderr)
+				}
+			}
+		}
+	}
 	res, err := loop.Run(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -83,6 +94,16 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 		}
 	}
 	return ds, res.Notes, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // runIdentity is GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT, or 0 outside GitHub.
@@ -155,7 +176,7 @@ func runCheck(args []string, env Env) (int, error) {
 
 func runReplay(args []string, env Env) (int, error) {
 	fs := newFlagSet("replay", "[--repo DIR] [flags]", env)
-	var g gitFlags
+	g := gitFlags{progress: true}
 	g.register(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err

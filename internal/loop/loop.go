@@ -50,6 +50,9 @@ type Config struct {
 	Controls []Control
 	// DryRun marks the decisions "would open".
 	DryRun bool
+	// Progress, when set, is told how far the fold has come (for long
+	// replays on a terminal).
+	Progress func(done, total int)
 }
 
 // Result is what the run decided.
@@ -188,6 +191,9 @@ func Run(cfg Config) (*Result, error) {
 		}
 		d.DryRun = cfg.DryRun
 		res.Decisions = append(res.Decisions, d)
+		if cfg.Progress != nil {
+			cfg.Progress(i+1, len(its))
+		}
 	}
 	applied, err := apply(time.Time{}, true)
 	if err != nil {
