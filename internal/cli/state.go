@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -110,6 +114,7 @@ func runRecord(args []string, env Env) (int, error) {
 	sf.register(fs)
 	var m measurementFlags
 	m.register(fs)
+	recordPath := fs.String("record", "", "also append this iteration's record to FILE (a JSON array of records, the ledger format)")
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
@@ -134,10 +139,40 @@ func runRecord(args []string, env Env) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
 	}
+	if *recordPath != "" {
+		runID, attempt := runIdentity(env)
+		if err := appendRecord(*recordPath, ledger.FromIteration(&it, runID, attempt)); err != nil {
+			return 0, err
+		}
+	}
 	if err := s.save(at); err != nil {
 		return 0, err
 	}
 	return d.ExitCode(), s.print(env, sf.format, &d)
+}
+
+// appendRecord adds a record to a ledger file atomically. A ledger file
+// that exists but holds anything other than valid records is an error,
+// never overwritten.
+func appendRecord(path string, r ledger.Record) error {
+	var recs []ledger.Record
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("record file %s: %w", path, err)
+	case len(bytes.TrimSpace(data)) > 0:
+		l := ledger.Decode(data, path)
+		if len(l.Problems) > 0 {
+			return fmt.Errorf("record file %s: %s; not overwritten", path, l.Problems[0].Err)
+		}
+		recs = l.Records
+	}
+	var buf bytes.Buffer
+	if err := ledger.Encode(&buf, append(recs, r)); err != nil {
+		return err
+	}
+	return statefile.WriteAtomic(path, buf.Bytes(), 0o644)
 }
 
 func runStatus(args []string, env Env) (int, error) {

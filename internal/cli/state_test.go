@@ -360,3 +360,41 @@ func TestMarkdownAndTextEscapeAgentText(t *testing.T) {
 		t.Errorf("text output contains an escape sequence")
 	}
 }
+
+func TestRecordWritesTheIterationRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	state, rec := filepath.Join(dir, "s.json"), filepath.Join(dir, "records.json")
+	env := map[string]string{"GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "2"}
+	for i := 0; i < 2; i++ {
+		if code, _, errs := run(t, env, "record", "--state", state, "--record", rec, "--tests-passing", "3", "--tests-failing", "1",
+			"--error", "boom at 0xc000012345", "--output-length", "40", "--at", at(i)); code != 0 {
+			t.Fatalf("record: exit %d %s", code, errs)
+		}
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal(data, &recs); err != nil || len(recs) != 2 {
+		t.Fatalf("got %d records (%v), want 2", len(recs), err)
+	}
+	r := recs[1]
+	if r["version"].(float64) != 1 || r["run_id"].(float64) != 42 || r["run_attempt"].(float64) != 2 || r["at"] != at(1) {
+		t.Errorf("got record %v", r)
+	}
+	errs := r["errors"].([]any)
+	if len(errs) != 1 || len(errs[0].(map[string]any)["hash"].(string)) != 64 {
+		t.Errorf("got errors %v, want one signature", errs)
+	}
+	// A record file that is not a ledger is refused and left alone.
+	os.WriteFile(rec, []byte("not json"), 0o644)
+	code, _, stderr := run(t, env, "record", "--state", state, "--record", rec, "--at", at(5))
+	if code != 2 || !strings.Contains(stderr, rec) {
+		t.Errorf("got exit %d %q, want 2 naming the record file", code, stderr)
+	}
+	if got, _ := os.ReadFile(rec); string(got) != "not json" {
+		t.Errorf("the record file was overwritten")
+	}
+}
