@@ -1,0 +1,126 @@
+package loop
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+var t0 = time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+
+// stuckRepo has a base commit, one real change, then n empty commits, each
+// ten minutes apart. It returns the directory and the base hash.
+func stuckRepo(t *testing.T, n int) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := r.Worktree()
+	var base string
+	for i := 0; i < n+2; i++ {
+		if i < 2 {
+			os.WriteFile(filepath.Join(dir, "main.go"), []byte(strings.Repeat("// line\n", i+1)), 0o644)
+			wt.Add("main.go")
+		}
+		sig := &object.Signature{Name: "a", Email: "a@example.com", When: t0.Add(time.Duration(i) * 10 * time.Minute)}
+		h, err := wt.Commit("step", &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			base = h.String()
+		}
+	}
+	return dir, base
+}
+
+func states(ds []breaker.Decision) string {
+	var s []string
+	for _, d := range ds {
+		s = append(s, d.State.String())
+	}
+	return strings.Join(s, " ")
+}
+
+func TestControlsInterleaveByTime(t *testing.T) {
+	t.Parallel()
+	dir, base := stuckRepo(t, 5)
+	p, _ := policy.Builtin("default")
+	// Iterations at 10, 20, ... 60 minutes: progress, then five without.
+	// The breaker opens at 40; a reset at 45 starts a new fold, which
+	// counts the two stagnant iterations after it afresh.
+	res, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(2 * time.Hour),
+		Controls: []Control{{At: t0.Add(45 * time.Minute), Kind: ControlReset, Reason: "try again"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := states(res.Decisions), "CLOSED CLOSED HALF_OPEN OPEN CLOSED HALF_OPEN"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if res.Records == nil || len(res.Records) != 1 || res.Records[0].At != t0.Add(2*time.Hour) {
+		t.Errorf("got records %+v, want this run's record at the run's time", res.Records)
+	}
+}
+
+func TestControlAfterTheLastIterationDecidesTheFinalState(t *testing.T) {
+	t.Parallel()
+	dir, base := stuckRepo(t, 3)
+	p, _ := policy.Builtin("default")
+	res, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(2 * time.Hour),
+		Controls: []Control{{At: t0.Add(90 * time.Minute), Kind: ControlReset, Reason: "a person reset it"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Final(); d.State != breaker.Closed || d.History[len(d.History)-1].Trigger != "reset" {
+		t.Errorf("got final %s with last event %+v, want CLOSED after the reset", d.State, d.History[len(d.History)-1])
+	}
+	res, err = Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(2 * time.Hour),
+		Controls: []Control{{At: t0, Kind: ControlForceOpen, Reason: "held"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Final(); d.State != breaker.Open || !d.ForcedOpen {
+		t.Errorf("got %s forced %v, want a held OPEN", d.State, d.ForcedOpen)
+	}
+}
+
+func TestLedgerRunsAreIterationsAndRerunsReplace(t *testing.T) {
+	t.Parallel()
+	dir, base := stuckRepo(t, 0)
+	p, _ := policy.Builtin("default")
+	l := &ledger.Ledger{Records: []ledger.Record{
+		{Version: 1, RunID: 1, RunAttempt: 1, At: t0.Add(time.Hour)},
+		{Version: 1, RunID: 2, RunAttempt: 1, At: t0.Add(2 * time.Hour)},
+	}}
+	res, err := Run(Config{Repo: dir, Base: base, Policy: p, Ledger: l, RunID: 2, Attempt: 2, Now: t0.Add(3 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run 2's earlier attempt is replaced by this run: runs 1 and 2.
+	if len(res.Decisions) != 2 || len(res.Records) != 2 || res.Records[1].RunAttempt != 2 {
+		t.Errorf("got %d decisions and records %+v, want 2 with run 2 attempt 2 last", len(res.Decisions), res.Records)
+	}
+}
+
+func TestUnknownControlIsAnError(t *testing.T) {
+	t.Parallel()
+	dir, base := stuckRepo(t, 1)
+	p, _ := policy.Builtin("default")
+	if _, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(time.Hour), Controls: []Control{{At: t0, Kind: "loosen"}}}); err == nil || !strings.Contains(err.Error(), "loosen") {
+		t.Errorf("got %v, want an error naming the control", err)
+	}
+	if _, err := Run(Config{Repo: dir, Policy: nil}); err == nil {
+		t.Errorf("no policy: got no error")
+	}
+}
