@@ -8,7 +8,7 @@ import (
 
 // Inputs are the action's inputs (action.yml), validated.
 type Inputs struct {
-	Mode        string   // check
+	Mode        string   // check | audit
 	Policy      string   // built-in name or a path in the repository (read from the base branch)
 	Profile     string   // policy profile
 	Phase       string   // phase for iterations that name none
@@ -26,6 +26,9 @@ type Inputs struct {
 	RecordPath  string // where this run's cumulative record is written
 	Artifact    string // artifact name of the record
 	UseArtifact bool   // read the previous run's artifact
+	// Audit holds the scheduled audit's inputs; nil unless Mode is
+	// "audit".
+	Audit *AuditInputs
 }
 
 // Label names the action manages.
@@ -63,14 +66,25 @@ func ReadInputs(get func(string) string) (*Inputs, error) {
 			return nil, err
 		}
 	}
-	if in.OnOpen, err = actions("on-open", orDefault(get("on-open"), "fail,label,comment"), "fail", "label", "comment", "none"); err != nil {
+	// An audit walks every open pull request: by default it labels and
+	// neither comments nor fails.
+	onOpen, onHalfOpen := "fail,label,comment", "label,comment"
+	if in.Mode == "audit" {
+		onOpen, onHalfOpen = "label", "label"
+	}
+	if in.OnOpen, err = actions("on-open", orDefault(get("on-open"), onOpen), "fail", "label", "comment", "none"); err != nil {
 		return nil, err
 	}
-	if in.OnHalfOpen, err = actions("on-half-open", orDefault(get("on-half-open"), "label,comment"), "label", "comment", "none"); err != nil {
+	if in.OnHalfOpen, err = actions("on-half-open", orDefault(get("on-half-open"), onHalfOpen), "label", "comment", "none"); err != nil {
 		return nil, err
 	}
-	if err := oneOf("mode", in.Mode, "check"); err != nil {
+	if err := oneOf("mode", in.Mode, "check", "audit"); err != nil {
 		return nil, err
+	}
+	if in.Mode == "audit" {
+		if in.Audit, err = readAuditInputs(get); err != nil {
+			return nil, err
+		}
 	}
 	if err := oneOf("status", in.Status, "status", "check-run", "none"); err != nil {
 		return nil, err

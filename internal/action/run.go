@@ -129,6 +129,9 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if in.Mode == "audit" {
+		return r.audit(ctx, pol, protect)
+	}
 	cfg := loop.Config{Repo: r.ws, Base: in.Base, Policy: pol, ProtectPaths: protect, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")),
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun}
 	if in.AgentLog != "" {
@@ -286,6 +289,10 @@ func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger
 		return nil, nil
 	}
 	data, err := r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
+	if errors.Is(err, github.ErrExpired) {
+		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +307,15 @@ func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger
 	l, err := ledger.ReadDir(dir)
 	if err != nil {
 		return nil, err
+	}
+	if len(l.Records) == 0 {
+		// A corrupt or empty artifact must not stand for the history: the
+		// digest or git take its place.
+		for _, p := range l.Problems {
+			r.notes = append(r.notes, "artifact entry skipped: "+p.String())
+		}
+		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
+		return nil, nil
 	}
 	r.notes = append(r.notes, fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
 	return l, nil

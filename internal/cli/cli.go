@@ -42,6 +42,7 @@ func commands() []command {
 		{"record", "record one iteration in a state file and decide", runRecord},
 		{"status", "show a state file's decision (applies a due cooldown)", runStatus},
 		{"reset", "close the circuit on a person's word", runReset},
+		{"audit", "evaluate every open agent pull request of a GitHub repository", runAudit},
 		{"policy", "validate and print the effective policy", runPolicy},
 		{"action", "run as a GitHub Action step (the default when GITHUB_ACTIONS=true)", runAction},
 		{"version", "print the version", runVersion},
@@ -133,13 +134,10 @@ func parseArgs(fs *flag.FlagSet, args []string, maxPositional int) error {
 	return err
 }
 
-// parsePositional parses and returns the positional arguments.
+// parsePositional parses and returns the positional arguments. For -h the
+// flag package has already printed the command's usage (fs.Usage).
 func parsePositional(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
-	pos, err := parse(fs, args, maxPositional)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
-	}
-	return pos, err
+	return parse(fs, args, maxPositional)
 }
 
 func runVersion(args []string, env Env) (int, error) {

@@ -1,0 +1,226 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/audit"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// AuditInputs are the inputs of mode: audit.
+type AuditInputs struct {
+	// Repository is the audited repository ("owner/name"); "" is the
+	// workflow's own (an organisation's matrix audits others).
+	Repository string
+	Filters    audit.Filters
+	// Budget is operations-per-run: the API calls the run may make.
+	Budget  int
+	Reserve audit.Reserve
+	Shard   audit.Shard
+}
+
+// readAuditInputs reads and validates the audit's inputs.
+func readAuditInputs(get func(string) string) (*AuditInputs, error) {
+	a := &AuditInputs{Reserve: audit.DefaultReserve, Repository: strings.TrimSpace(get("repository"))}
+	if o, n, ok := strings.Cut(a.Repository, "/"); a.Repository != "" && (!ok || o == "" || n == "" || strings.Contains(n, "/")) {
+		return nil, fmt.Errorf("input repository: %q is not owner/name", a.Repository)
+	}
+	a.Filters.OnlyLabels = list(get("only-labels"))
+	a.Filters.AnyOfLabels = list(get("any-of-labels"))
+	a.Filters.ExemptLabels = list(get("exempt-labels"))
+	a.Filters.Authors = list(get("authors"))
+	var err error
+	if a.Filters.ExemptDraft, err = parseBool("exempt-draft", get("exempt-draft"), false); err != nil {
+		return nil, err
+	}
+	if v := strings.TrimSpace(get("start-date")); v != "" {
+		if a.Filters.StartDate, err = parseDate(v); err != nil {
+			return nil, fmt.Errorf("input start-date: %w", err)
+		}
+	}
+	ints := []struct {
+		name     string
+		def, min int
+		dst      *int
+	}{
+		{"operations-per-run", audit.DefaultBudget, 1, &a.Budget},
+		{"shard-index", 0, 0, &a.Shard.Index},
+		{"shard-count", 1, 1, &a.Shard.Count},
+	}
+	for _, x := range ints {
+		v := strings.TrimSpace(get(x.name))
+		if v == "" {
+			*x.dst = x.def
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < x.min {
+			return nil, fmt.Errorf("input %s: %q is not a whole number of at least %d", x.name, v, x.min)
+		}
+		*x.dst = n
+	}
+	if a.Shard.Index >= a.Shard.Count {
+		return nil, fmt.Errorf("input shard-index: %d must be below shard-count %d (shards count from 0)", a.Shard.Index, a.Shard.Count)
+	}
+	if a.Reserve, err = audit.ParseReserve(get("rate-limit-reserve")); err != nil {
+		return nil, fmt.Errorf("input %w", err)
+	}
+	return a, nil
+}
+
+// parseDate reads a date (2026-03-01, UTC) or an RFC 3339 time.
+func parseDate(v string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t.UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date (2026-03-01) or an RFC 3339 time", v)
+	}
+	return t.UTC(), nil
+}
+
+// AuditSticky is the sticky comment's format, for the audit to read its
+// digest and commands and to keep the digest when it edits the comment.
+func AuditSticky() audit.Sticky {
+	return audit.Sticky{
+		Marker: Marker,
+		Decode: DecodeDigest,
+		Encode: func(recs []ledger.Record) string {
+			s, _ := EncodeDigest(recs)
+			return s
+		},
+		Command: func(body string) (string, string, bool) {
+			c, ok := ParseCommand(body)
+			return c.Verb, c.Text, ok
+		},
+	}
+}
+
+// AuditLabels are the names of the labels loopbreaker manages.
+func AuditLabels() audit.Labels {
+	return audit.Labels{Open: LabelOpen, HalfOpen: LabelHalfOpen, ForceOpen: LabelForceOpen, Disabled: LabelDisabled}
+}
+
+// audit runs mode: audit over the repository's open pull requests and
+// reports: outputs, the job summary, and a warning annotation (never a
+// silent success) when the run stopped early.
+func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (int, error) {
+	if r.client == nil {
+		return 0, fmt.Errorf("mode audit needs a token and GITHUB_REPOSITORY: it lists, reads and labels the repository's pull requests")
+	}
+	in, ai := r.in, r.in.Audit
+	client, owner, repo := r.client, r.owner, r.repo
+	if ai.Repository != "" && !strings.EqualFold(ai.Repository, r.owner+"/"+r.repo) {
+		owner, repo, _ = strings.Cut(ai.Repository, "/")
+		var err error
+		client, err = github.New(github.Options{Token: in.Token, BaseURL: r.getenv("GITHUB_API_URL"), Owner: owner, Repo: repo,
+			DryRun: in.DryRun, Sleep: r.env.Sleep, Now: r.env.Now, HTTPClient: r.env.HTTPClient})
+		if err != nil {
+			return 0, fmt.Errorf("input repository: %w", err)
+		}
+	}
+	opts := audit.Options{
+		Owner: owner, Repo: repo, Policy: pol, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")), ProtectPaths: protect,
+		Filters: ai.Filters, Shard: ai.Shard, Budget: ai.Budget, Reserve: ai.Reserve, DryRun: in.DryRun, Now: r.env.Now().UTC(),
+		Labels: AuditLabels(), ManageLabels: in.Labels, OnOpen: without(in.OnOpen, "fail"), OnHalfOpen: in.OnHalfOpen,
+		Sticky: AuditSticky(), MaxArtifactBytes: MaxArtifactBytes,
+		Log: func(format string, args ...any) { r.gha.Debugf(format, args...) },
+	}
+	if in.UseArtifact {
+		opts.Artifact = in.Artifact
+	}
+	server := strings.TrimSuffix(orDefault(r.getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
+	clone, err := audit.OpenClone(r.ws, server+"/"+owner+"/"+repo+".git", in.Token)
+	if err != nil {
+		r.gha.Noticef("loopbreaker audit: the workspace is not a clone (%s): commits come from the API; check out the repository with fetch-depth: 0 to read them from git", render.Clean(err.Error()))
+	} else {
+		defer clone.Close()
+		opts.Clone = clone
+	}
+	res, err := audit.Run(ctx, client, opts)
+	if err != nil {
+		return 0, err
+	}
+	r.setOutputs(auditOutputs(res))
+	r.summary(res.Markdown())
+	r.annotateAudit(res)
+	if Has(in.OnOpen, "fail") && !in.DryRun && len(res.Tripped()) > 0 {
+		return exitOpen, nil
+	}
+	return exitContinue, nil
+}
+
+// without returns list without s.
+func without(list []string, s string) []string {
+	var out []string
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// auditOutputs are the action's outputs for an audit.
+func auditOutputs(res *audit.Result) map[string]string {
+	js := func(v any) string {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return "null"
+		}
+		return string(data)
+	}
+	return map[string]string{
+		"tripped":              js(res.Tripped()),
+		"half-open":            js(res.HalfOpen()),
+		"recovered":            js(res.Recovered()),
+		"skipped":              js(res.SkippedNumbers()),
+		"not-reached":          js(res.NotReached),
+		"operations-used":      strconv.Itoa(res.Operations.Used),
+		"operations-remaining": strconv.Itoa(res.Operations.Remaining),
+		"stopped-early":        strconv.FormatBool(res.StoppedEarly),
+		"report":               js(res),
+	}
+}
+
+// annotateAudit writes the run's annotations: a warning when it stopped
+// early, one for stuck pull requests, and one when writes were refused.
+func (r *run) annotateAudit(res *audit.Result) {
+	if s := res.StopText(); s != "" {
+		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker audit stopped early"}).Warningf("%s %s", render.Clean(s), res.BudgetLine())
+	}
+	if n := res.Tripped(); len(n) > 0 {
+		verb := "are OPEN (stuck)"
+		if res.DryRun {
+			verb = "would be OPEN (dry run)"
+		}
+		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker audit"}).Warningf("%d pull requests %s: %s", len(n), verb, numbers(n))
+	}
+	for _, note := range res.Notes {
+		if strings.HasPrefix(note, "writes were refused") {
+			r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker audit could not write"}).Warningf("%s", render.Clean(note))
+		}
+	}
+	r.gha.Noticef("loopbreaker audit: %s. %s", render.Clean(res.Headline()), res.BudgetLine())
+}
+
+func numbers(ns []int) string {
+	parts := make([]string, 0, min(len(ns), 50))
+	for i, n := range ns {
+		if i == 50 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ns)-i))
+			break
+		}
+		parts = append(parts, "#"+strconv.Itoa(n))
+	}
+	return strings.Join(parts, ", ")
+}

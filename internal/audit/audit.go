@@ -1,0 +1,604 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+const (
+	// maxConsecutiveErrors stops a run that fails pull request after pull
+	// request: GitHub (or the token) is not working, and each failure
+	// spends budget.
+	maxConsecutiveErrors = 5
+	// scoreHistory is how many scores a PullResult keeps for its
+	// sparkline.
+	scoreHistory = 20
+	// defaultMaxArtifactBytes bounds one record artifact download.
+	defaultMaxArtifactBytes = 64 << 20
+)
+
+type auditor struct {
+	c     Client
+	o     Options
+	eff   *policy.Policy
+	paths gitlog.Options
+	res   *Result
+	start int
+
+	// cost of the pull requests evaluated so far, for the typical cost;
+	// shared counts the calls made once for many pull requests (the
+	// artifact listing, label creation), which are not a pull request's.
+	costSum, costN int
+	shared         int
+	// queued is how many selected pull requests of the current page come
+	// after the one being evaluated.
+	queued int
+
+	listed  map[int]bool    // pull requests listed so far
+	trust   map[string]bool // login -> may control the breaker
+	ensured map[string]bool // labels known to exist
+	refused string          // why writes stopped (a read-only token)
+	apiUsed bool            // some commits came from the API (noted once)
+	arts    *artifactIndex
+	tmp     string
+}
+
+// Run audits the repository's open pull requests. It returns an error only
+// when nothing could be audited (bad options, the first page of pull
+// requests refused for a reason other than the rate limit); every other
+// problem is in the Result: a pull request that fails is skipped with its
+// reason, and a run that stops early says why and what it did not reach.
+func Run(ctx context.Context, c Client, o Options) (*Result, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.PerPage <= 0 || o.PerPage > 100 {
+		o.PerPage = 100
+	}
+	if o.MaxArtifactBytes <= 0 {
+		o.MaxArtifactBytes = defaultMaxArtifactBytes
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	eff, err := o.Policy.WithProfile(o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := evidence.GitOptions(eff, "", o.ProtectPaths...)
+	if err != nil {
+		return nil, err
+	}
+	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Calls(),
+		listed: map[int]bool{}, trust: map[string]bool{}, ensured: map[string]bool{},
+		res: &Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
+			Pulls: []PullResult{}, Skipped: []Skipped{}, NotReached: []int{}, Notes: []string{}}}
+	if o.Artifact != "" {
+		a.arts = &artifactIndex{name: o.Artifact, next: 1}
+	}
+	defer a.cleanup()
+	if err := a.run(ctx); err != nil {
+		return nil, err
+	}
+	a.finish()
+	return a.res, nil
+}
+
+func (a *auditor) cleanup() {
+	if a.tmp != "" {
+		os.RemoveAll(a.tmp)
+	}
+}
+
+func (a *auditor) used() int { return a.c.Calls() - a.start }
+
+// typical is the expected cost of the next pull request: the mean of
+// those evaluated so far, rounded up; before any, two calls from the API
+// (commits, comments) or one from a clone (comments).
+func (a *auditor) typical() int {
+	if a.costN == 0 {
+		if a.o.Clone != nil {
+			return 1
+		}
+		return 2
+	}
+	return max(1, (a.costSum+a.costN-1)/a.costN)
+}
+
+// stopBefore says why the run must not make need more calls, or "".
+func (a *auditor) stopBefore(ctx context.Context, need int) string {
+	if err := ctx.Err(); err != nil {
+		return "the run was cancelled (" + err.Error() + ")"
+	}
+	if used := a.used(); used+need > a.o.Budget {
+		return fmt.Sprintf("the operations-per-run budget is spent: %d of %d API calls used, and the next step typically needs %d", used, a.o.Budget, need)
+	}
+	if rem, lim, known := a.c.RateRemaining(); known {
+		if floor := a.o.Reserve.Floor(lim); rem-need < floor {
+			return fmt.Sprintf("the rate-limit reserve is reached: GitHub reports %d of %d calls left this hour and %d (rate-limit-reserve %s) are kept for other work", rem, lim, floor, a.o.Reserve)
+		}
+	}
+	return ""
+}
+
+// errBudget is returned by a step of a pull request's evaluation that the
+// budget (or the rate-limit reserve) cannot afford: the pull request is not
+// reached, nothing is written for it, and the run stops.
+var errBudget = errors.New("budget")
+
+// budgetError carries why the budget stopped a pull request.
+type budgetError struct{ why string }
+
+func (e *budgetError) Error() string        { return e.why }
+func (e *budgetError) Is(target error) bool { return target == errBudget }
+
+// afford returns a budget error when n more calls do not fit.
+func (a *auditor) afford(ctx context.Context, n int) error {
+	if why := a.stopBefore(ctx, n); why != "" {
+		return &budgetError{why: why}
+	}
+	return nil
+}
+
+func (a *auditor) stop(reason string) {
+	if a.res.StoppedEarly {
+		return
+	}
+	a.res.StoppedEarly, a.res.StopReason = true, reason
+	a.o.Log("audit: stopping early: %s", reason)
+}
+
+// run lists the open pull requests first, then evaluates them in that
+// order. Listing first keeps the order a snapshot: the labels the run
+// writes bump updated_at, which would shift later pages of a listing
+// sorted by it and make pull requests slip between pages.
+func (a *auditor) run(ctx context.Context) error {
+	queue, cut, err := a.list(ctx)
+	if err != nil {
+		return err
+	}
+	if a.o.Clone != nil && len(queue) > 0 {
+		a.res.Notes = append(a.res.Notes, a.o.Clone.fetch(ctx, queue)...)
+	}
+	consecutive := 0
+	for i, p := range queue {
+		notReached := func() {
+			for _, q := range queue[i:] {
+				a.res.NotReached = append(a.res.NotReached, q.Number)
+			}
+		}
+		if why := a.stopBefore(ctx, a.typical()); why != "" {
+			a.stop(why)
+			notReached()
+			break
+		}
+		a.queued = len(queue) - i - 1
+		before, sharedBefore := a.used(), a.shared
+		pr, err := a.evaluate(ctx, p)
+		cost := a.used() - before - (a.shared - sharedBefore)
+		switch {
+		case err == nil:
+			consecutive = 0
+			pr.Calls = cost
+			a.costSum += cost
+			a.costN++
+			a.res.Pulls = append(a.res.Pulls, *pr)
+			continue
+		case errors.Is(err, errBudget) || errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil:
+			why := "GitHub's rate limit refused a call: " + err.Error()
+			switch {
+			case ctx.Err() != nil:
+				why = "the run was cancelled (" + ctx.Err().Error() + ")"
+			case errors.Is(err, errBudget):
+				why = err.Error() + " (while evaluating #" + itoa(p.Number) + ", which was left as it was)"
+			}
+			a.stop(why)
+			notReached()
+		}
+		if a.res.StoppedEarly {
+			break
+		}
+		consecutive++
+		a.res.Skipped = append(a.res.Skipped, Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
+		if consecutive >= maxConsecutiveErrors {
+			a.stop(fmt.Sprintf("%d pull requests in a row could not be evaluated; the last error: %s", consecutive, oneLine(err.Error())))
+			i++
+			notReached()
+			break
+		}
+	}
+	switch {
+	case cut == "":
+	case a.res.StoppedEarly:
+		a.res.Notes = append(a.res.Notes, cut)
+	default:
+		a.stop(cut)
+	}
+	return nil
+}
+
+// list reads the pages of open pull requests, least recently updated
+// first, and selects those of the shard that the filters take. It stops
+// listing when the selected ones are expected to spend the budget, or when
+// listing has taken a tenth of it: cut then says why pages were left.
+func (a *auditor) list(ctx context.Context) (queue []*github.AuditPull, cut string, err error) {
+	maxPages := max(1, a.o.Budget/10)
+	last := 0
+	for page, n := 1, 0; page != 0; n++ {
+		left := a.o.Budget - a.used()
+		switch {
+		case n == maxPages:
+			a.unread(page, last)
+			return queue, fmt.Sprintf("listing the open pull requests may take a tenth of operations-per-run (%d pages of %d)", maxPages, a.o.PerPage), nil
+		case n > 0 && len(queue)*a.typical() >= left-1:
+			a.unread(page, last)
+			return queue, fmt.Sprintf("the %d pull requests listed were expected to use the rest of the budget (%d calls), so further pages were not listed", len(queue), left), nil
+		}
+		if why := a.stopBefore(ctx, 1+a.typical()); why != "" {
+			a.stop(why)
+			a.unread(page, last)
+			return queue, "", nil
+		}
+		pp, err := a.c.ListPulls(ctx, github.PullQuery{Sort: "updated", Direction: "asc", Page: page, PerPage: a.o.PerPage})
+		if err != nil {
+			if page == 1 && !errors.Is(err, github.ErrRateLimited) && ctx.Err() == nil {
+				return nil, "", fmt.Errorf("list the open pull requests of %s: %w", a.res.Repository, err)
+			}
+			a.stop(fmt.Sprintf("listing page %d of the open pull requests failed: %v", page, oneLine(err.Error())))
+			a.unread(page, last)
+			return queue, "", nil
+		}
+		last = max(last, pp.Last)
+		selected := a.selectPulls(pp.Pulls)
+		a.o.Log("audit: page %d: %d open pull requests, %d selected", page, len(pp.Pulls), len(selected))
+		queue = append(queue, selected...)
+		page = pp.Next
+	}
+	return queue, "", nil
+}
+
+// unread records the pages from page on (up to last, when known) as
+// never listed.
+func (a *auditor) unread(page, last int) {
+	if page <= 0 {
+		return
+	}
+	if last >= page {
+		a.res.UnreadPages, a.res.UnreadPagesKnown = last-page+1, true
+		return
+	}
+	a.res.UnreadPages = 1
+}
+
+// selectPulls applies the shard and the filters to one page; a pull
+// request already listed (one that moved between pages) is left out.
+func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
+	var out []*github.AuditPull
+	for i := range pulls {
+		p := &pulls[i]
+		if a.listed[p.Number] {
+			continue
+		}
+		a.listed[p.Number] = true
+		if !a.o.Shard.Has(p.Number) {
+			a.res.OtherShards++
+			continue
+		}
+		if ok, why := a.o.Filters.Match(p); !ok {
+			a.res.Skipped = append(a.res.Skipped, Skipped{Number: p.Number, Reason: why})
+			continue
+		}
+		if hasLabel(p.Labels, a.o.Labels.Disabled) {
+			a.res.Skipped = append(a.res.Skipped, Skipped{Number: p.Number, Reason: "the " + a.o.Labels.Disabled + " label turns the breaker off"})
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (a *auditor) finish() {
+	ops := &a.res.Operations
+	ops.Budget, ops.Used = a.o.Budget, a.used()
+	ops.Remaining = max(0, a.o.Budget-ops.Used)
+	if rem, lim, known := a.c.RateRemaining(); known {
+		floor := a.o.Reserve.Floor(lim)
+		ops.RateRemaining, ops.RateLimit, ops.RateFloor = &rem, &lim, &floor
+	}
+	if ops.Used > ops.Budget {
+		a.res.Notes = append(a.res.Notes, fmt.Sprintf("%d API calls were made against a budget of %d: the last pull request cost more than the typical %d", ops.Used, ops.Budget, a.typical()))
+	}
+	if a.refused != "" {
+		a.res.Notes = append(a.res.Notes, a.refused)
+	}
+	a.res.Planned = a.c.Planned()
+	sortByProgress(a.res.Pulls)
+}
+
+// evaluate gathers one pull request's evidence, decides and acts.
+func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*PullResult, error) {
+	pr := &PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
+	src, err := a.source(ctx, p, pr)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	pr.Evidence = src.kind()
+
+	comments, err := a.c.Comments(ctx, p.Number, time.Time{})
+	if err != nil {
+		if !errors.Is(err, github.ErrTruncated) {
+			return nil, err
+		}
+		pr.Notes = append(pr.Notes, "the pull request has more comments than are read; commands in the newest ones were not seen")
+	}
+	controls, sticky, err := a.controls(ctx, p, comments, pr)
+	if err != nil {
+		return nil, err
+	}
+	led, err := a.ledger(ctx, p, sticky, src, pr)
+	if err != nil {
+		return nil, err
+	}
+	if led != nil {
+		for _, prob := range led.Problems {
+			pr.Notes = append(pr.Notes, "ledger entry skipped: "+prob.String())
+		}
+	}
+
+	decide := func() ([]breaker.Decision, []string, error) {
+		its, notes, err := src.iterations(led)
+		if err != nil {
+			return nil, nil, err
+		}
+		ds, err := fold(a.o.Policy, a.o.Profile, src.baseTree(), its, controls, a.o.Now, a.o.DryRun)
+		return ds, notes, err
+	}
+	ds, notes, err := decide()
+	if err != nil {
+		return nil, err
+	}
+	if api, ok := src.(*apiSource); ok {
+		if ds, notes, err = a.refine(ctx, p, api, ds, notes, decide, pr); err != nil {
+			return nil, err
+		}
+	}
+	if d := &ds[len(ds)-1]; d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, a.o.Labels.Open) {
+		c, ok, err := a.labelReset(ctx, p, *d.OpenedAt, pr)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			controls = append(controls, c)
+			if ds, notes, err = decide(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pr.Notes = append(notes, pr.Notes...)
+	a.describe(pr, ds)
+	if err := a.act(ctx, p, pr, sticky, led); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+// source opens the pull request's commits: the clone when its head was
+// fetched, else the API.
+func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *PullResult) (source, error) {
+	if a.o.Clone != nil {
+		s, err := openGit(a.o.Clone, p, a.paths, a.eff.OnShallow)
+		if err == nil {
+			return s, nil
+		}
+		pr.Notes = append(pr.Notes, "git: "+oneLine(err.Error())+"; commits from the API instead")
+	}
+	list, capped, err := a.c.PullCommits(ctx, p.Number)
+	if err != nil {
+		return nil, err
+	}
+	if !a.apiUsed {
+		a.apiUsed = true
+		a.res.Notes = append(a.res.Notes, "commits from the API: a commit whose tree differs from its parent's counts as one meaningful file changed, since listing each commit's files would cost a call per commit; the pull request's file list is read when that assumption decides the verdict and the budget has room")
+	}
+	return newAPISource(list, capped, p, a.paths), nil
+}
+
+// refine decides whether the API source's benefit of the doubt (a commit
+// that changed the tree is a meaningful change) decides the verdict; if it
+// does and the budget has room, the file list settles it.
+func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource, ds []breaker.Decision, notes []string,
+	decide func() ([]breaker.Decision, []string, error), pr *PullResult) ([]breaker.Decision, []string, error) {
+	s.credit = 0
+	without, _, err := decide()
+	s.credit = 1
+	if err != nil {
+		return nil, nil, err
+	}
+	if without[len(without)-1].State == ds[len(ds)-1].State {
+		return ds, notes, nil
+	}
+	spare := a.o.Budget - a.used() - a.typical()*a.queued
+	if rem, lim, known := a.c.RateRemaining(); known {
+		spare = min(spare, rem-a.o.Reserve.Floor(lim)-a.typical()*a.queued)
+	}
+	if spare < 1 {
+		notes = append(notes, "the verdict rests on counting each commit that changed the tree as a meaningful change: the file list that would check it was not read (no spare budget)")
+		return ds, notes, nil
+	}
+	files, err := a.c.PullFiles(ctx, p.Number, spare)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, "the file list could not be read: "+oneLine(err.Error()))
+		return ds, notes, nil
+	}
+	s.files = classify(files, a.paths)
+	pr.Evidence = "api+files"
+	return decide()
+}
+
+// describe fills the result from the decisions.
+func (a *auditor) describe(pr *PullResult, ds []breaker.Decision) {
+	d := &ds[len(ds)-1]
+	pr.Decision = d
+	pr.State = d.State
+	if d.Trigger != nil {
+		pr.Trigger = *d.Trigger
+	}
+	if d.Reason != nil {
+		pr.Reason = *d.Reason
+	}
+	pr.Iterations = d.Iteration
+	pr.LastProgress = d.LastProgress
+	start := max(0, len(ds)-scoreHistory)
+	pr.Scores = []int{}
+	for _, x := range ds[start:] {
+		if x.Iteration > 0 {
+			pr.Scores = append(pr.Scores, x.ProgressScore)
+		}
+	}
+	pr.Notes = dedupe(pr.Notes)
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// controls turns the comments of trusted people into resets and holds,
+// adds the force-open label's hold, and finds loopbreaker's sticky comment.
+func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *PullResult) ([]loop.Control, *github.Comment, error) {
+	var out []loop.Control
+	if hasLabel(p.Labels, a.o.Labels.ForceOpen) {
+		out = append(out, loop.Control{At: a.o.Now.UTC(), Kind: loop.ControlForceOpen, Reason: "held open by the " + a.o.Labels.ForceOpen + " label"})
+	}
+	var sticky *github.Comment
+	for i := range comments {
+		cm := &comments[i]
+		if strings.Contains(cm.Body, a.o.Sticky.Marker) {
+			// Only a bot's comment can be loopbreaker's, and never one by
+			// the pull request's own author (an agent app is a bot too).
+			if isBot(cm.Login, cm.UserType) && !strings.EqualFold(cm.Login, p.User) {
+				if sticky == nil || cm.UpdatedAt.After(sticky.UpdatedAt) {
+					sticky = cm
+				}
+			}
+			continue
+		}
+		verb, text, ok := a.o.Sticky.Command(cm.Body)
+		if !ok {
+			continue
+		}
+		trusted, err := a.trusted(ctx, cm.Login, cm.UserType, pr)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !trusted {
+			pr.Notes = append(pr.Notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, cm.Login))
+			continue
+		}
+		c := loop.Control{At: cm.CreatedAt.UTC(), Kind: loop.ControlReset}
+		switch verb {
+		case "reset":
+			c.Reason = "reset by " + cm.Login
+		case "skip-phase":
+			c.Reason = "phase skipped by " + cm.Login
+		case "guide":
+			c.Reason = "guidance from " + cm.Login + ": " + text
+		case "abort":
+			c.Kind, c.Reason = loop.ControlForceOpen, "aborted by "+cm.Login
+		default:
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, sticky, nil
+}
+
+func isBot(login, userType string) bool {
+	return strings.EqualFold(userType, "Bot") || strings.HasSuffix(login, "[bot]")
+}
+
+// trusted reports whether login may control the breaker: a person, not a
+// bot, with write access (looked up once per run and login).
+func (a *auditor) trusted(ctx context.Context, login, userType string, pr *PullResult) (bool, error) {
+	if login == "" || isBot(login, userType) {
+		return false, nil
+	}
+	key := strings.ToLower(login)
+	if v, ok := a.trust[key]; ok {
+		return v, nil
+	}
+	if err := a.afford(ctx, 1); err != nil {
+		return false, err
+	}
+	perm, err := a.c.Permission(ctx, login)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return false, err
+		}
+		pr.Notes = append(pr.Notes, "the permission of "+login+" could not be checked: "+oneLine(err.Error()))
+		return false, nil
+	}
+	ok := perm == "admin" || perm == "maintain" || perm == "write"
+	a.trust[key] = ok
+	return ok, nil
+}
+
+// labelReset finds the removal of the open label by a trusted person after
+// the breaker opened: a reset. Removal by a bot (loopbreaker's own token
+// included) or by someone without write access is not.
+func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt time.Time, pr *PullResult) (loop.Control, bool, error) {
+	if err := a.afford(ctx, 1); err != nil {
+		return loop.Control{}, false, err
+	}
+	events, err := a.c.LabelEvents(ctx, p.Number)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return loop.Control{}, false, err
+		}
+		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
+		return loop.Control{}, false, nil
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Event != "unlabeled" || !strings.EqualFold(e.Label, a.o.Labels.Open) || e.At.Before(openedAt) {
+			continue
+		}
+		ok, err := a.trusted(ctx, e.Actor, e.ActorType, pr)
+		if err != nil {
+			return loop.Control{}, false, err
+		}
+		if ok {
+			return loop.Control{At: e.At.UTC(), Kind: loop.ControlReset, Reason: "the " + a.o.Labels.Open + " label was removed by " + e.Actor}, true, nil
+		}
+		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", a.o.Labels.Open, e.Actor))
+		return loop.Control{}, false, nil
+	}
+	return loop.Control{}, false, nil
+}
+
+// oneLine keeps an error on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,211 @@
+package audit
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/evidence"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+const (
+	owner = "octo"
+	repo  = "loop"
+	bot   = fakegithub.DefaultLogin
+)
+
+var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+var testLabels = Labels{Open: "loopbreaker:open", HalfOpen: "loopbreaker:half-open", ForceOpen: "loopbreaker:force-open", Disabled: "loopbreaker:disabled"}
+
+// testSticky is a stand-in for the Action's sticky comment format: a
+// marker and a JSON digest in an HTML comment.
+var testSticky = Sticky{
+	Marker: "<!-- loopbreaker:sticky -->",
+	Decode: func(body string) (*ledger.Ledger, error) {
+		_, rest, ok := strings.Cut(body, "<!-- digest:")
+		if !ok {
+			return nil, fmt.Errorf("no ledger digest in the comment")
+		}
+		enc, _, _ := strings.Cut(rest, " -->")
+		data, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return nil, err
+		}
+		return ledger.Decode(data, "digest"), nil
+	},
+	Encode: func(recs []ledger.Record) string {
+		if len(recs) == 0 {
+			return ""
+		}
+		data, _ := json.Marshal(recs)
+		return "<!-- digest:" + base64.StdEncoding.EncodeToString(data) + " -->"
+	},
+	Command: func(body string) (string, string, bool) {
+		for _, line := range strings.Split(body, "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && f[0] == "/loopbreaker" {
+				return f[1], strings.Join(f[2:], " "), true
+			}
+		}
+		return "", "", false
+	},
+}
+
+// sha is a deterministic commit hash for pull request n, commit i.
+func sha(n, i int) string { return fmt.Sprintf("%040x", n*10000+i) }
+
+// env is a fake GitHub holding octo/loop and the options of an audit.
+type env struct {
+	t    testing.TB
+	fake *fakegithub.Server
+	opts Options
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	fake := fakegithub.New()
+	t.Cleanup(fake.Close)
+	fake.SetClock(func() time.Time { return t0.Add(72 * time.Hour) })
+	fake.AddRepo(owner, repo)
+	pol, err := policy.Builtin("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, fake: fake, opts: Options{
+		Owner: owner, Repo: repo, Policy: pol, Budget: 10000, Reserve: Reserve{}, Now: t0.Add(72 * time.Hour),
+		Labels: testLabels, ManageLabels: true, OnOpen: []string{"label"}, OnHalfOpen: []string{"label"},
+		Sticky: testSticky, Artifact: "loopbreaker-record", Filters: Filters{Authors: []string{"*"}},
+	}}
+}
+
+// client is a GitHub client on the fake that never sleeps.
+func (e *env) client(dryRun bool) *github.Client {
+	e.t.Helper()
+	c, err := github.New(github.Options{Token: fakegithub.DefaultToken, BaseURL: e.fake.URL, Owner: owner, Repo: repo, DryRun: dryRun,
+		Now: func() time.Time { return e.opts.Now }, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+func (e *env) run() *Result {
+	e.t.Helper()
+	res, err := Run(context.Background(), e.client(e.opts.DryRun), e.opts)
+	if err != nil {
+		e.t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// pull adds pull request n with commits commits, updated at t0 plus n
+// minutes (so the listing order is by number).
+func (e *env) pull(n, commits int, edit ...func(*fakegithub.Pull)) fakegithub.Pull {
+	var shas []string
+	for i := 0; i < commits; i++ {
+		shas = append(shas, sha(n, i))
+	}
+	p := fakegithub.Pull{Number: n, Title: fmt.Sprintf("agent task %d", n), User: "Copilot", UserType: "Bot",
+		HeadRef: fmt.Sprintf("copilot/task-%d", n), BaseRef: "main", BaseSHA: sha(0, 0),
+		CreatedAt: t0, UpdatedAt: t0.Add(time.Duration(n) * time.Minute), Commits: shas, Files: []string{"main.go"}}
+	if commits > 0 {
+		p.HeadSHA = shas[commits-1]
+	}
+	for _, f := range edit {
+		f(&p)
+	}
+	e.fake.AddPull(owner, repo, p)
+	return p
+}
+
+// stuckRecords are the records of runs after the first that made no
+// commit: the loop ran four times on the same head.
+func stuckRecords(head string, runs int) []ledger.Record {
+	var out []ledger.Record
+	for i := 0; i < runs; i++ {
+		out = append(out, ledger.Record{Version: 1, RunID: int64(1000 + i), RunAttempt: 1, Commit: head, At: t0.Add(time.Duration(i+1) * time.Hour), Errors: []ledger.Error{}})
+	}
+	return out
+}
+
+// stickyComment posts loopbreaker's sticky comment with a digest of recs.
+func (e *env) stickyComment(n int, recs []ledger.Record, at time.Time) int64 {
+	return e.fake.AddComment(owner, repo, n, bot, "Bot", testSticky.Marker+"\nreport\n"+testSticky.Encode(recs), at)
+}
+
+func (e *env) labels(n int) []string { return e.fake.IssueLabels(owner, repo, n) }
+
+func numbersOf(ps []PullResult) []int {
+	var out []int
+	for _, p := range ps {
+		out = append(out, p.Number)
+	}
+	return out
+}
+
+func find(r *Result, n int) *PullResult {
+	for i := range r.Pulls {
+		if r.Pulls[i].Number == n {
+			return &r.Pulls[i]
+		}
+	}
+	return nil
+}
+
+func stateOf(r *Result, n int) string {
+	if p := find(r, n); p != nil {
+		return p.State.String()
+	}
+	return "not evaluated"
+}
+
+// recordsJSON is records as a record artifact's JSON array.
+func recordsJSON(recs []ledger.Record) string {
+	data, err := json.Marshal(recs)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
+
+// buildZip makes an artifact archive of name -> content.
+func buildZip(files map[string]string) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, content := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write([]byte(content)); err != nil {
+			return nil, err
+		}
+	}
+	err := zw.Close()
+	return buf.Bytes(), err
+}
+
+// time1 is an hour.
+const time1 = time.Hour
+
+// pathsFor compiles the default policy's path rules.
+func (e *env) pathsFor(t *testing.T) gitlog.Options {
+	t.Helper()
+	o, err := evidence.GitOptions(e.opts.Policy, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -1,0 +1,158 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+)
+
+// maxArtifactPages bounds the artifact listing of one run (10,000
+// artifacts).
+const maxArtifactPages = 100
+
+// artifactIndex is the repository's record artifacts, listed newest first,
+// one page at a time and only as far as some pull request needs: one call
+// serves up to a hundred pull requests instead of one call each.
+type artifactIndex struct {
+	name  string
+	list  []github.Artifact
+	next  int // the next page to read; 0 when the listing is complete
+	pages int
+}
+
+// match returns the newest artifact of the pull request's loop runs: same
+// head branch, and a head commit that is one of its commits (so that a fork
+// with a branch of the same name, or an old pull request from the same
+// branch, never lends its records). live is the newest unexpired one,
+// expired the newest expired one.
+func (x *artifactIndex) match(p *github.AuditPull, commits map[string]bool) (live, expired *github.Artifact) {
+	for i := range x.list {
+		ar := &x.list[i]
+		if ar.HeadBranch != p.HeadRef || !commits[ar.HeadSHA] {
+			continue
+		}
+		if ar.Expired {
+			if expired == nil {
+				expired = ar
+			}
+			continue
+		}
+		return ar, expired
+	}
+	return nil, expired
+}
+
+// findArtifact returns the pull request's newest artifact, reading more
+// pages while they may hold it: until one matches or the listing reaches
+// artifacts older than the pull request's oldest commit.
+func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *PullResult) (*github.Artifact, error) {
+	x := a.arts
+	commits, since := src.commits(), src.since()
+	for {
+		live, expired := x.match(p, commits)
+		if live != nil {
+			return live, nil
+		}
+		n := len(x.list)
+		older := n > 0 && !since.IsZero() && x.list[n-1].CreatedAt.Before(since)
+		if x.next == 0 || older || x.pages >= maxArtifactPages {
+			return expired, nil
+		}
+		if err := a.afford(ctx, 1); err != nil {
+			return nil, err
+		}
+		before := a.used()
+		list, next, err := a.c.ListArtifacts(ctx, x.name, x.next)
+		a.shared += a.used() - before
+		if err != nil {
+			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+				return nil, err
+			}
+			pr.Notes = append(pr.Notes, "the record artifacts could not be listed: "+oneLine(err.Error()))
+			x.next = 0
+			return expired, nil
+		}
+		x.pages++
+		x.list = append(x.list, list...)
+		x.next = next
+	}
+}
+
+// ledger returns the earlier runs' records of a pull request: the sticky
+// comment's digest (read with the comments anyway), else the newest
+// matching record artifact. Neither is trusted over git: they add what
+// git cannot know (test results, errors, runs without a commit).
+func (a *auditor) ledger(ctx context.Context, p *github.AuditPull, sticky *github.Comment, src source, pr *PullResult) (*ledger.Ledger, error) {
+	if sticky != nil {
+		l, err := a.o.Sticky.Decode(sticky.Body)
+		switch {
+		case err == nil && len(l.Records) > 0:
+			pr.Ledger = fmt.Sprintf("sticky comment digest (%d records)", len(l.Records))
+			return l, nil
+		case err != nil:
+			pr.Notes = append(pr.Notes, "the sticky comment holds no usable digest: "+oneLine(err.Error()))
+		}
+	}
+	if a.arts == nil {
+		return nil, nil
+	}
+	art, err := a.findArtifact(ctx, p, src, pr)
+	if err != nil || art == nil {
+		return nil, err
+	}
+	if art.Expired {
+		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d has expired: iterations are the commits", a.o.Artifact, art.RunID))
+		return nil, nil
+	}
+	if err := a.afford(ctx, 1); err != nil {
+		return nil, err
+	}
+	data, err := a.c.DownloadArtifact(ctx, art, a.o.MaxArtifactBytes)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return nil, err
+		}
+		if errors.Is(err, github.ErrExpired) {
+			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d has expired: iterations are the commits", a.o.Artifact, art.RunID))
+		} else {
+			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d could not be downloaded: %s", a.o.Artifact, art.RunID, oneLine(err.Error())))
+		}
+		return nil, nil
+	}
+	l, err := a.readZip(p.Number, data)
+	if err != nil {
+		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d could not be read: %s", a.o.Artifact, art.RunID, oneLine(err.Error())))
+		return nil, nil
+	}
+	pr.Ledger = fmt.Sprintf("artifact of run %d (%d records)", art.RunID, len(l.Records))
+	if len(l.Records) == 0 {
+		return nil, nil
+	}
+	return l, nil
+}
+
+// readZip reads an artifact archive with the ledger's bounded reader.
+func (a *auditor) readZip(number int, data []byte) (*ledger.Ledger, error) {
+	if a.tmp == "" {
+		dir, err := os.MkdirTemp("", "loopbreaker-audit-")
+		if err != nil {
+			return nil, err
+		}
+		a.tmp = dir
+	}
+	dir := filepath.Join(a.tmp, strconv.Itoa(number))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "artifact.zip"), data, 0o600); err != nil {
+		return nil, err
+	}
+	return ledger.ReadDir(dir)
+}

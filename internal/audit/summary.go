@@ -1,0 +1,257 @@
+package audit
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+)
+
+// maxListed bounds the pull request numbers listed inline in a report.
+const maxListed = 50
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Headline is one line: what was audited and what was found.
+func (r *Result) Headline() string {
+	where := r.Repository
+	if r.Shard != "" {
+		where += " (shard " + r.Shard + ")"
+	}
+	return fmt.Sprintf("%s: %d pull requests evaluated: %d OPEN, %d HALF_OPEN, %d recovered; %d skipped, %d not reached",
+		where, len(r.Pulls), len(r.Tripped()), len(r.HalfOpen()), len(r.Recovered()), len(r.Skipped), len(r.NotReached))
+}
+
+// BudgetLine says how the call budget and the rate limit were used.
+func (r *Result) BudgetLine() string {
+	o := r.Operations
+	s := fmt.Sprintf("API calls: %d used of the %d budgeted (operations-per-run), %d remaining", o.Used, o.Budget, o.Remaining)
+	if o.RateRemaining != nil {
+		s += fmt.Sprintf("; GitHub rate limit: %d of %d left (the run stops at %d)", *o.RateRemaining, *o.RateLimit, *o.RateFloor)
+	}
+	return s
+}
+
+// StopText describes an early stop and what it left out ("" when the run
+// was complete), as plain text.
+func (r *Result) StopText() string {
+	if !r.StoppedEarly {
+		return ""
+	}
+	return "The audit stopped early: " + plain(r.StopReason) + ". " + r.leftOut()
+}
+
+// leftOut says what an early stop did not reach and what to do; it holds
+// only numbers and this package's words, safe in markdown.
+func (r *Result) leftOut() string {
+	var b strings.Builder
+	if n := len(r.NotReached); n > 0 {
+		fmt.Fprintf(&b, "%d selected pull requests were not reached: %s. ", n, numberList(r.NotReached))
+	}
+	switch {
+	case r.UnreadPages > 0 && r.UnreadPagesKnown:
+		fmt.Fprintf(&b, "%d more pages of open pull requests were not listed. ", r.UnreadPages)
+	case r.UnreadPages > 0:
+		b.WriteString("Further pages of open pull requests were not listed. ")
+	}
+	b.WriteString("Raise operations-per-run, shard the audit (shard-index, shard-count) or run it more often; the next run starts again with the least recently updated pull requests.")
+	return b.String()
+}
+
+// plain keeps text on one line without control characters.
+func plain(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.TrimSuffix(strings.Join(strings.Fields(s), " "), ".")
+}
+
+// Markdown is the job summary: the counts, the budget, a loud warning when
+// the run stopped early, the table of evaluated pull requests (least
+// recently progressed first), the skipped ones and the notes.
+func (r *Result) Markdown() string {
+	var b strings.Builder
+	title := "loopbreaker audit: " + render.Markdown(r.Repository)
+	if r.Shard != "" {
+		title += " (shard " + r.Shard + ")"
+	}
+	if r.DryRun {
+		title += " (dry run)"
+	}
+	fmt.Fprintf(&b, "## %s\n\n", title)
+	fmt.Fprintf(&b, "%d pull requests evaluated: **%d OPEN**, %d HALF_OPEN, %d recovered, %d CLOSED; %d skipped.\n\n",
+		len(r.Pulls), len(r.Tripped()), len(r.HalfOpen()), len(r.Recovered()), len(r.Numbers(breaker.Closed))-len(r.Recovered()), len(r.Skipped))
+	fmt.Fprintf(&b, "%s.\n\n", r.BudgetLine())
+	if r.StoppedEarly {
+		fmt.Fprintf(&b, "> [!WARNING]\n> The audit stopped early: %s. %s\n\n", render.Markdown(plain(r.StopReason)), r.leftOut())
+	}
+	if len(r.Pulls) > 0 {
+		b.WriteString("| PR | author | iterations | state | trigger | last progress | score |\n|---|---|---|---|---|---|---|\n")
+		for i := range r.Pulls {
+			p := &r.Pulls[i]
+			state := p.State.String()
+			switch {
+			case p.Recovered:
+				state += " (recovered)"
+			case len(p.LabelsAdded) > 0 && p.State != breaker.Closed:
+				state = "**" + state + "** (new)"
+			}
+			trig := "-"
+			if p.Trigger != "" {
+				trig = "`" + p.Trigger + "`"
+			}
+			last := "never"
+			if p.LastProgress != nil {
+				last = p.LastProgress.UTC().Format(time.DateOnly)
+			}
+			spark := "-"
+			if len(p.Scores) > 0 {
+				spark = "`" + render.Sparkline(p.Scores) + "`"
+			}
+			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |\n", p.Number, titleCell(p.Title),
+				render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("<details><summary>Skipped pull requests</summary>\n\n")
+		for _, g := range groupSkipped(r.Skipped) {
+			fmt.Fprintf(&b, "- %s: %s\n", render.Markdown(g.reason), numberList(g.numbers))
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	if r.OtherShards > 0 {
+		fmt.Fprintf(&b, "%d open pull requests belong to other shards.\n\n", r.OtherShards)
+	}
+	var notes []string
+	for _, n := range r.Notes {
+		notes = append(notes, render.Markdown(n))
+	}
+	for i := range r.Pulls {
+		for _, n := range r.Pulls[i].Notes {
+			notes = append(notes, fmt.Sprintf("#%d: %s", r.Pulls[i].Number, render.Markdown(n)))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("<details><summary>Notes on the evidence</summary>\n\n")
+		for i, n := range notes {
+			if i == 200 {
+				fmt.Fprintf(&b, "- … %d more\n", len(notes)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	if r.DryRun && len(r.Planned) > 0 {
+		b.WriteString("### Dry run: writes that were not made\n\n")
+		for _, w := range r.Planned {
+			fmt.Fprintf(&b, "- %s\n", render.Markdown(w))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Text is the report for a terminal.
+func (r *Result) Text() string {
+	var b strings.Builder
+	b.WriteString("loopbreaker audit: " + render.Clean(r.Headline()) + "\n")
+	b.WriteString(r.BudgetLine() + "\n")
+	if s := r.StopText(); s != "" {
+		b.WriteString("WARNING: " + s + "\n")
+	}
+	if len(r.Pulls) > 0 {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "%-7s %-24s %5s  %-10s %-16s %-11s %s\n", "PR", "author", "iter", "state", "trigger", "progress", "score")
+		for i := range r.Pulls {
+			p := &r.Pulls[i]
+			last := "never"
+			if p.LastProgress != nil {
+				last = p.LastProgress.UTC().Format(time.DateOnly)
+			}
+			state := p.State.String()
+			if p.Recovered {
+				state = "RECOVERED"
+			}
+			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s\n", "#"+itoa(p.Number), render.Clean(clip(p.Author, 24)), p.Iterations,
+				state, orDash(p.Trigger), last, render.Sparkline(p.Scores))
+		}
+	}
+	for _, g := range groupSkipped(r.Skipped) {
+		fmt.Fprintf(&b, "skipped (%s): %s\n", render.Clean(g.reason), numberList(g.numbers))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", render.Clean(n))
+	}
+	for _, w := range r.Planned {
+		fmt.Fprintf(&b, "dry run, not done: %s\n", render.Clean(w))
+	}
+	return b.String()
+}
+
+type skipGroup struct {
+	reason  string
+	numbers []int
+}
+
+// groupSkipped groups skipped pull requests by reason, the largest group
+// first.
+func groupSkipped(s []Skipped) []skipGroup {
+	idx := map[string]int{}
+	var out []skipGroup
+	for _, x := range s {
+		i, ok := idx[x.Reason]
+		if !ok {
+			i = len(out)
+			idx[x.Reason] = i
+			out = append(out, skipGroup{reason: x.Reason})
+		}
+		out[i].numbers = append(out[i].numbers, x.Number)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].numbers) > len(out[j].numbers) })
+	return out
+}
+
+// numberList is "#1, #2, … and 7 more".
+func numberList(ns []int) string {
+	var parts []string
+	for i, n := range ns {
+		if i == maxListed {
+			parts = append(parts, fmt.Sprintf("… and %d more", len(ns)-i))
+			break
+		}
+		parts = append(parts, "#"+itoa(n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clip(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// titleCell is " " and the escaped title, or "" when there is none.
+func titleCell(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return " " + render.Markdown(clip(s, 60))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

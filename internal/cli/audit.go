@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/action"
+	"github.com/loopbreaker/loopbreaker/internal/audit"
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// runAudit evaluates every open pull request of a GitHub repository that
+// matches the filters, labels the stuck ones and prints one report. It
+// exits 0 (also when the run stopped early: it warns on stderr), 1 with
+// --fail-on-open when a pull request is OPEN, 2 on bad usage or when
+// nothing could be audited.
+func runAudit(args []string, env Env) (int, error) {
+	fs := newFlagSet("audit", "--owner O --name R [flags]", env)
+	repoDir := fs.String("repo", ".", "a clone of the repository: pull request heads are fetched into it with go-git (empty, or not a clone: commits come from the API)")
+	owner := fs.String("owner", "", "the repository's owner (default: from $GITHUB_REPOSITORY)")
+	name := fs.String("name", "", "the repository's name (default: from $GITHUB_REPOSITORY)")
+	apiURL := fs.String("api-url", "", "the GitHub API (default: $GITHUB_API_URL, else "+github.DefaultBaseURL+")")
+	gitURL := fs.String("git-url", "", "where refs/pull/N/head are fetched from (default: the clone's origin remote)")
+	tokenEnv := fs.String("token-env", "GITHUB_TOKEN", "the environment variable holding the token (never pass a token on the command line)")
+	pol := fs.String("policy", "default", "built-in policy name or TOML file")
+	profile := fs.String("profile", "", "policy profile (default: $LOOPBREAKER_PROFILE)")
+	var onlyLabels, anyOfLabels, authors, exemptLabels strList
+	fs.Var(&onlyLabels, "only-labels", "audit only pull requests carrying all of these labels (comma-separated, repeatable)")
+	fs.Var(&anyOfLabels, "any-of-labels", "audit only pull requests carrying one of these labels (comma-separated, repeatable)")
+	fs.Var(&authors, "authors", "audit these authors' pull requests (comma-separated, repeatable; default: the known coding-agent accounts; * for anyone)")
+	fs.Var(&exemptLabels, "exempt-labels", "skip pull requests carrying any of these labels (comma-separated, repeatable)")
+	exemptDraft := fs.Bool("exempt-draft", false, "skip draft pull requests")
+	var startDate dateFlag
+	fs.Var(&startDate, "start-date", "skip pull requests created before this date (2026-03-01) or RFC 3339 time")
+	budget := fs.Int("operations-per-run", audit.DefaultBudget, "the most GitHub API calls the run may make")
+	reserve := fs.String("rate-limit-reserve", "10%", "stop when X-RateLimit-Remaining falls below this share of the limit (10%) or number of calls (500)")
+	shardIndex := fs.Int("shard-index", 0, "this run's shard, from 0 to shard-count - 1")
+	shardCount := fs.Int("shard-count", 1, "how many shards the pull requests are split into")
+	dryRun := fs.Bool("dry-run", false, "compute and report, write nothing to GitHub")
+	labels := fs.Bool("labels", true, "manage the loopbreaker:open and loopbreaker:half-open labels")
+	onOpen := fs.String("on-open", "label", "what to do for an OPEN pull request: label, comment (comma-separated) or none")
+	onHalfOpen := fs.String("on-half-open", "label", "what to do for a HALF_OPEN pull request: label, comment (comma-separated) or none")
+	artifact := fs.String("artifact-name", "loopbreaker-record", "the record artifact's name (empty: read no artifacts)")
+	format := fs.String("format", "text", "output format: text, json or markdown")
+	failOnOpen := fs.Bool("fail-on-open", false, "exit 1 when any audited pull request is OPEN")
+	if err := parseArgs(fs, args, 0); err != nil {
+		return 0, err
+	}
+	if err := render.CheckFormat(*format); err != nil {
+		return 0, usagef("%v", err)
+	}
+	if *owner == "" || *name == "" {
+		o, n, _ := strings.Cut(env.Getenv("GITHUB_REPOSITORY"), "/")
+		*owner, *name = orString(*owner, o), orString(*name, n)
+	}
+	if *owner == "" || *name == "" {
+		return 0, usagef("audit: --owner and --name are required (or GITHUB_REPOSITORY=owner/name)")
+	}
+	actions := map[string][]string{}
+	for flagName, v := range map[string]string{"on-open": *onOpen, "on-half-open": *onHalfOpen} {
+		for _, a := range splitList(strList{v}) {
+			switch a {
+			case "label", "comment":
+				actions[flagName] = append(actions[flagName], a)
+			case "none":
+			default:
+				return 0, usagef("audit: --%s %q: want label, comment or none (exit codes: --fail-on-open)", flagName, a)
+			}
+		}
+	}
+	res, err := parseReserve(*reserve)
+	if err != nil {
+		return 0, err
+	}
+	token := env.Getenv(*tokenEnv)
+	if token == "" && !*dryRun {
+		return 0, usagef("audit: no token in $%s: it lists and labels pull requests (set it, name another variable with --token-env, or use --dry-run on a public repository)", *tokenEnv)
+	}
+	p, err := policy.Load(*pol)
+	if err != nil {
+		return 0, err
+	}
+	opts := audit.Options{
+		Owner: *owner, Repo: *name, Policy: p, Profile: profileFrom(*profile, env),
+		Filters: audit.Filters{OnlyLabels: splitList(onlyLabels), AnyOfLabels: splitList(anyOfLabels), Authors: splitList(authors),
+			ExemptLabels: splitList(exemptLabels), ExemptDraft: *exemptDraft, StartDate: startDate.t},
+		Shard: audit.Shard{Index: *shardIndex, Count: *shardCount}, Budget: *budget, Reserve: res, DryRun: *dryRun,
+		Now: env.Now().UTC(), Labels: action.AuditLabels(), ManageLabels: *labels,
+		OnOpen: actions["on-open"], OnHalfOpen: actions["on-half-open"], Sticky: action.AuditSticky(), Artifact: *artifact,
+	}
+	if *shardCount < 1 || *shardIndex < 0 || *shardIndex >= *shardCount {
+		return 0, usagef("audit: --shard-index %d must be from 0 to --shard-count %d minus 1", *shardIndex, *shardCount)
+	}
+	if !isBuiltinName(*pol) {
+		if rel, ok := within(*repoDir, *pol); ok {
+			opts.ProtectPaths = append(opts.ProtectPaths, rel)
+		}
+	}
+	if *repoDir != "" {
+		clone, err := audit.OpenClone(*repoDir, *gitURL, token)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: %s: commits come from the API\n", oneLine(err.Error()))
+		} else {
+			defer clone.Close()
+			opts.Clone = clone
+		}
+	}
+	client, err := github.New(github.Options{Token: token, BaseURL: orString(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
+		DryRun: *dryRun, Now: env.Now})
+	if err != nil {
+		return 0, usagef("audit: %v", err)
+	}
+	result, err := audit.Run(context.Background(), client, opts)
+	if err != nil {
+		return 0, err
+	}
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(result); err != nil {
+			return 0, err
+		}
+	case "markdown":
+		fmt.Fprint(env.Stdout, result.Markdown())
+	default:
+		fmt.Fprint(env.Stdout, result.Text())
+	}
+	if s := result.StopText(); s != "" {
+		fmt.Fprintf(env.Stderr, "loopbreaker: warning: %s\n", oneLine(s))
+	}
+	if *failOnOpen && !*dryRun && len(result.Tripped()) > 0 {
+		return breaker.ExitOpen, nil
+	}
+	return breaker.ExitContinue, nil
+}
+
+func parseReserve(s string) (audit.Reserve, error) {
+	r, err := audit.ParseReserve(s)
+	if err != nil {
+		return r, usagef("audit: --%v", err)
+	}
+	return r, nil
+}
+
+// splitList splits repeatable comma-separated flag values.
+func splitList(values strList) []string {
+	var out []string
+	for _, v := range values {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// dateFlag is a date (UTC midnight) or an RFC 3339 time.
+type dateFlag struct{ t time.Time }
+
+func (f *dateFlag) String() string {
+	if f.t.IsZero() {
+		return ""
+	}
+	return f.t.Format(time.RFC3339)
+}
+
+func (f *dateFlag) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		f.t = t.UTC()
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("%q is not a date (2026-03-01) or an RFC 3339 time", s)
+	}
+	f.t = t.UTC()
+	return nil
+}
+
+func orString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/action"
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+)
+
+// auditFake is a fake GitHub with one stuck and one healthy Copilot pull
+// request of octo/loop.
+func auditFake(t *testing.T) *fakegithub.Server {
+	t.Helper()
+	fake := fakegithub.New()
+	t.Cleanup(fake.Close)
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for n := 1; n <= 2; n++ {
+		head := fmt.Sprintf("%040x", n)
+		fake.AddPull("octo", "loop", fakegithub.Pull{Number: n, User: "Copilot", UserType: "Bot", HeadSHA: head, HeadRef: fmt.Sprint("copilot/", n),
+			CreatedAt: at, Commits: []string{head}, Files: []string{"a.go"}})
+	}
+	var recs []ledger.Record
+	for i := 0; i < 4; i++ {
+		recs = append(recs, ledger.Record{Version: 1, RunID: int64(i + 1), RunAttempt: 1, Commit: fmt.Sprintf("%040x", 1), At: at.Add(time.Duration(i+1) * time.Hour), Errors: []ledger.Error{}})
+	}
+	digest, _ := action.EncodeDigest(recs)
+	fake.AddComment("octo", "loop", 1, fakegithub.DefaultLogin, "Bot", action.Marker+"\n"+digest, at.Add(5*time.Hour))
+	return fake
+}
+
+func runAuditCmd(fake *fakegithub.Server, vars map[string]string, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	base := []string{"audit", "--repo", "", "--owner", "octo", "--name", "loop", "--api-url", fake.URL}
+	code := Main(append(base, args...), Env{Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string { return vars[k] },
+		Now:    func() time.Time { return time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC) }})
+	return code, out.String(), errOut.String()
+}
+
+func TestAuditCommand(t *testing.T) {
+	t.Parallel()
+	fake := auditFake(t)
+	vars := map[string]string{"AUDIT_TOKEN": fakegithub.DefaultToken}
+	code, out, errOut := runAuditCmd(fake, vars, "--token-env", "AUDIT_TOKEN", "--format", "json")
+	if code != 0 {
+		t.Fatalf("got exit %d, want 0\n%s", code, errOut)
+	}
+	var res struct {
+		Pulls []struct {
+			Number int    `json:"number"`
+			State  string `json:"state"`
+		} `json:"pulls"`
+		Operations struct{ Used int } `json:"operations"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	// #2's last progress (its commit) is older than #1's (its first run).
+	if len(res.Pulls) != 2 || res.Pulls[1].Number != 1 || res.Pulls[1].State != "OPEN" || res.Pulls[0].State != "CLOSED" || res.Operations.Used == 0 {
+		t.Errorf("got %+v", res)
+	}
+	if l := fake.IssueLabels("octo", "loop", 1); len(l) != 1 || l[0] != action.LabelOpen {
+		t.Errorf("got labels %v", l)
+	}
+
+	// --fail-on-open exits 1; a run that stops early exits 0 and warns.
+	if code, _, _ := runAuditCmd(fake, vars, "--token-env", "AUDIT_TOKEN", "--fail-on-open"); code != 1 {
+		t.Errorf("--fail-on-open: got exit %d, want 1", code)
+	}
+	// Every pull request was created before the start date: none is audited.
+	code, out, _ = runAuditCmd(fake, vars, "--token-env", "AUDIT_TOKEN", "--start-date", "2026-03-02", "--dry-run", "--format", "json")
+	if code != 0 || !strings.Contains(out, "created before start-date") {
+		t.Errorf("--start-date: got exit %d\n%s", code, out)
+	}
+	code, _, errOut = runAuditCmd(fake, vars, "--token-env", "AUDIT_TOKEN", "--repo", t.TempDir(), "--dry-run")
+	if code != 0 || !strings.Contains(errOut, "not a git repository: commits come from the API") {
+		t.Errorf("not a clone: got exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = runAuditCmd(fake, vars, "--token-env", "AUDIT_TOKEN", "--operations-per-run", "4")
+	if code != 0 || !strings.Contains(errOut, "warning: The audit stopped early") || !strings.Contains(out, "WARNING") {
+		t.Errorf("stopped early: got exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+func TestAuditCommandUsage(t *testing.T) {
+	t.Parallel()
+	fake := auditFake(t)
+	cases := []struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, "no token in $GITHUB_TOKEN"},
+		{map[string]string{"GITHUB_TOKEN": "t"}, []string{"--token", "secret"}, "flag provided but not defined: -token"},
+		{map[string]string{"GITHUB_TOKEN": "t"}, []string{"--on-open", "fail"}, "--fail-on-open"},
+		{map[string]string{"GITHUB_TOKEN": "t"}, []string{"--shard-index", "2", "--shard-count", "2"}, "--shard-index 2"},
+		{map[string]string{"GITHUB_TOKEN": "t"}, []string{"--rate-limit-reserve", "lots"}, "rate-limit-reserve"},
+		{map[string]string{"GITHUB_TOKEN": "t"}, []string{"--format", "yaml"}, "unknown format"},
+		{map[string]string{"GITHUB_TOKEN": "t"}, []string{"--start-date", "last week"}, "not a date"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runAuditCmd(fake, c.vars, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: got exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	if n := fake.Calls(); n != 0 {
+		t.Errorf("bad usage made %d API calls", n)
+	}
+}

@@ -1,0 +1,250 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Caps GitHub puts on the pull-request lists an audit reads.
+const (
+	// MaxPullCommits is the most commits GitHub lists for a pull request:
+	// a longer one's oldest commits are not visible through the API.
+	MaxPullCommits = 250
+	// MaxPullFiles is the most files GitHub lists for a pull request.
+	MaxPullFiles = 3000
+)
+
+// PullQuery selects one page of open pull requests. Sort is "created",
+// "updated", "popularity" or "long-running" (GitHub's default "created"
+// when empty); Direction is "asc" or "desc" (GitHub's default when empty).
+// Page counts from 1 (0 means 1); PerPage is at most 100 (0 means 100).
+type PullQuery struct {
+	Sort, Direction string
+	Page, PerPage   int
+}
+
+// AuditPull is an open pull request with what an audit needs beyond Pull.
+type AuditPull struct {
+	Pull
+	// BaseSHA is the base branch's commit GitHub reports for the pull
+	// request.
+	BaseSHA string
+	// HeadRepo is the head repository's "owner/name" ("" when it was
+	// deleted).
+	HeadRepo string
+}
+
+// PullPage is one page of open pull requests.
+type PullPage struct {
+	Pulls []AuditPull
+	// Next is the following page, 0 on the last one.
+	Next int
+	// Last is the last page GitHub announces in its Link header, 0 when it
+	// announces none (this is the last page).
+	Last int
+}
+
+// ListPulls returns one page of open pull requests in the query's order:
+// one call, so that a caller can stop when its call budget is spent.
+func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
+	page := max(q.Page, 1)
+	per := q.PerPage
+	if per <= 0 || per > perPage {
+		per = perPage
+	}
+	switch q.Sort {
+	case "", "created", "updated", "popularity", "long-running":
+	default:
+		return PullPage{}, fmt.Errorf("list pull requests: sort %q is not created, updated, popularity or long-running", q.Sort)
+	}
+	switch q.Direction {
+	case "", "asc", "desc":
+	default:
+		return PullPage{}, fmt.Errorf("list pull requests: direction %q is not asc or desc", q.Direction)
+	}
+	call := "GET " + c.path("/pulls")
+	list, resp, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &gh.PullRequestListOptions{
+		State:       "open",
+		Sort:        q.Sort,
+		Direction:   q.Direction,
+		ListOptions: gh.ListOptions{Page: page, PerPage: per},
+	})
+	if err != nil {
+		return PullPage{}, c.fail(call, err)
+	}
+	out := PullPage{Pulls: make([]AuditPull, 0, len(list))}
+	for _, p := range list {
+		if p == nil {
+			continue
+		}
+		ap := AuditPull{Pull: pullOf(p), BaseSHA: p.GetBase().GetSHA()}
+		if r := p.GetHead().GetRepo(); r != nil {
+			ap.HeadRepo = r.GetFullName()
+		}
+		out.Pulls = append(out.Pulls, ap)
+	}
+	if resp != nil && resp.NextPage > page {
+		out.Next = resp.NextPage
+		out.Last = max(resp.LastPage, resp.NextPage)
+	}
+	return out, nil
+}
+
+// PullCommit is one commit of a pull request as the API lists it.
+type PullCommit struct {
+	// SHA and Tree are full hashes; Tree is "" when the answer has none.
+	SHA, Tree string
+	// Parents are the parent hashes, first parent first.
+	Parents []string
+	// Message is the full commit message.
+	Message string
+	// At is the committer date, AuthorAt the author date.
+	At, AuthorAt time.Time
+	// Login is the GitHub account of the commit's author, "" when GitHub
+	// matched none.
+	Login string
+}
+
+// PullCommits returns the commits of pull request number, oldest first:
+// one call per 100 commits. GitHub lists at most MaxPullCommits; capped
+// reports that the list reached that cap, so older commits may be missing.
+func (c *Client) PullCommits(ctx context.Context, number int) (commits []PullCommit, capped bool, err error) {
+	if err := validNumber(number); err != nil {
+		return nil, false, fmt.Errorf("pull request commits: %w", err)
+	}
+	call := "GET " + c.path("/pulls/%d/commits", number)
+	page := 1
+	for n := 0; n < MaxPullCommits/perPage+1; n++ {
+		list, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, number, &gh.ListOptions{Page: page, PerPage: perPage})
+		if err != nil {
+			return nil, false, c.fail(call, err)
+		}
+		for _, rc := range list {
+			if rc == nil || len(commits) == MaxPullCommits {
+				continue
+			}
+			pc := PullCommit{SHA: strings.ToLower(rc.GetSHA()), Login: rc.GetAuthor().GetLogin()}
+			if gc := rc.GetCommit(); gc != nil {
+				pc.Tree = strings.ToLower(gc.GetTree().GetSHA())
+				pc.Message = gc.GetMessage()
+				pc.At = gc.GetCommitter().GetDate().Time
+				pc.AuthorAt = gc.GetAuthor().GetDate().Time
+				if pc.At.IsZero() {
+					pc.At = pc.AuthorAt
+				}
+			}
+			for _, p := range rc.Parents {
+				if p != nil {
+					pc.Parents = append(pc.Parents, strings.ToLower(p.GetSHA()))
+				}
+			}
+			commits = append(commits, pc)
+		}
+		if resp == nil || resp.NextPage <= page || len(commits) >= MaxPullCommits {
+			break
+		}
+		page = resp.NextPage
+	}
+	return commits, len(commits) >= MaxPullCommits, nil
+}
+
+// PullFile is one file of a pull request's diff against its base.
+type PullFile struct {
+	// Name is the path; Previous the path before a rename.
+	Name, Previous string
+	// Status is GitHub's: added, removed, modified, renamed, copied,
+	// changed or unchanged.
+	Status string
+	// Additions and Deletions are line counts.
+	Additions, Deletions int
+}
+
+// PullFiles is a pull request's file list as far as it was read.
+type PullFiles struct {
+	Files []PullFile
+	// Pages is how many pages (calls) were read.
+	Pages int
+	// Complete is false when reading stopped at maxPages with more pages
+	// left.
+	Complete bool
+	// Capped is true when the list reached MaxPullFiles: GitHub lists no
+	// more.
+	Capped bool
+}
+
+// PullFiles returns the files of pull request number, reading at most
+// maxPages pages of 100 (at least one; GitHub's cap of MaxPullFiles files
+// is 30 pages).
+func (c *Client) PullFiles(ctx context.Context, number, maxPages int) (PullFiles, error) {
+	if err := validNumber(number); err != nil {
+		return PullFiles{}, fmt.Errorf("pull request files: %w", err)
+	}
+	maxPages = min(max(maxPages, 1), MaxPullFiles/perPage)
+	call := "GET " + c.path("/pulls/%d/files", number)
+	out := PullFiles{Complete: true}
+	page := 1
+	for {
+		list, resp, err := c.gh.PullRequests.ListFiles(ctx, c.owner, c.repo, number, &gh.ListOptions{Page: page, PerPage: perPage})
+		if err != nil {
+			return out, c.fail(call, err)
+		}
+		out.Pages++
+		for _, f := range list {
+			if f == nil || len(out.Files) == MaxPullFiles {
+				continue
+			}
+			out.Files = append(out.Files, PullFile{Name: f.GetFilename(), Previous: f.GetPreviousFilename(), Status: f.GetStatus(),
+				Additions: f.GetAdditions(), Deletions: f.GetDeletions()})
+		}
+		if len(out.Files) >= MaxPullFiles {
+			out.Capped = true
+			return out, nil
+		}
+		if resp == nil || resp.NextPage <= page {
+			return out, nil
+		}
+		if out.Pages >= maxPages {
+			out.Complete = false
+			return out, nil
+		}
+		page = resp.NextPage
+	}
+}
+
+// ListArtifacts returns one page (100, newest first) of the repository's
+// artifacts called name, expired ones included, and the next page (0 on
+// the last): one call. An audit matches them to pull requests by branch
+// and commit instead of asking once per pull request.
+func (c *Client) ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error) {
+	if name == "" {
+		return nil, 0, fmt.Errorf("list artifacts: no name given")
+	}
+	page = max(page, 1)
+	call := "GET " + c.path("/actions/artifacts")
+	q := url.Values{"name": {name}, "per_page": {fmt.Sprint(perPage)}, "page": {fmt.Sprint(page)}}
+	req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/actions/artifacts?%s", c.owner, c.repo, q.Encode()), nil)
+	if err != nil {
+		return nil, 0, c.fail(call, err)
+	}
+	var list gh.ArtifactList
+	resp, err := c.gh.Do(ctx, req, &list)
+	if err != nil {
+		return nil, 0, c.fail(call, err)
+	}
+	out := make([]Artifact, 0, len(list.Artifacts))
+	for _, a := range list.Artifacts {
+		if a != nil && a.GetName() == name {
+			out = append(out, artifactOf(a))
+		}
+	}
+	next := 0
+	if resp != nil && resp.NextPage > page {
+		next = resp.NextPage
+	}
+	return out, next, nil
+}
