@@ -12,9 +12,9 @@ import (
 var files embed.FS
 
 var (
-	builtinOnce sync.Once
-	builtins    map[string]*Policy
-	builtinErr  error
+	builtinMu      sync.Mutex
+	builtins       = map[string]*Policy{} // parsed on first use
+	builtinLoading = map[string]bool{}    // being parsed (a cycle of extends is an error)
 )
 
 // Names lists the built-in policies, sorted.
@@ -45,50 +45,50 @@ func Source(name string) ([]byte, error) {
 	return files.ReadFile(name + ".toml")
 }
 
-// Builtin returns a copy of the named built-in policy.
+// Builtin returns a copy of the named built-in policy. Each built-in is
+// parsed on first use, after the one it extends: a run parses the one it
+// uses, not all of them.
 func Builtin(name string) (*Policy, error) {
-	builtinOnce.Do(loadBuiltins)
-	if builtinErr != nil {
-		return nil, builtinErr
-	}
-	p, ok := builtins[name]
-	if !ok {
-		return nil, fmt.Errorf("no built-in policy %q (%s)", name, strings.Join(Names(), ", "))
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	p, err := builtinLocked(name)
+	if err != nil {
+		return nil, err
 	}
 	return p.Clone(), nil
 }
 
-// loadBuiltins parses default first, since the others extend it.
-func loadBuiltins() {
-	builtins = map[string]*Policy{}
-	order := []string{"default"}
-	for _, n := range Names() {
-		if n != "default" {
-			order = append(order, n)
-		}
+// builtinLocked parses (once) and returns a built-in; builtinMu is held.
+func builtinLocked(name string) (*Policy, error) {
+	if p, ok := builtins[name]; ok {
+		return p, nil
 	}
-	for _, n := range order {
-		src, err := files.ReadFile(n + ".toml")
-		if err != nil {
-			builtinErr = err
-			return
-		}
-		p, err := parseBuiltin(src, n)
-		if err != nil {
-			builtinErr = err
-			return
-		}
-		builtins[n] = p
+	if !isBuiltin(name) {
+		return nil, fmt.Errorf("no built-in policy %q (%s)", name, strings.Join(Names(), ", "))
 	}
+	if builtinLoading[name] {
+		return nil, fmt.Errorf("builtin:%s extends itself through its bases", name)
+	}
+	builtinLoading[name] = true
+	defer delete(builtinLoading, name)
+	src, err := files.ReadFile(name + ".toml")
+	if err != nil {
+		return nil, err
+	}
+	p, err := parseBuiltin(src, name)
+	if err != nil {
+		return nil, err
+	}
+	builtins[name] = p
+	return p, nil
 }
 
-// parseBuiltin parses a built-in whose base is already loaded (Builtin
-// would deadlock inside the sync.Once).
+// parseBuiltin parses a built-in, loading the one it extends first.
 func parseBuiltin(src []byte, name string) (*Policy, error) {
 	return parse(src, "builtin:"+name, func(base string) (*Policy, error) {
-		p, ok := builtins[base]
-		if !ok {
-			return nil, fmt.Errorf("builtin:%s extends %q, which is not loaded yet", name, base)
+		p, err := builtinLocked(base)
+		if err != nil {
+			return nil, fmt.Errorf("builtin:%s extends %q: %w", name, base, err)
 		}
 		return p.Clone(), nil
 	})

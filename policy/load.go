@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 )
@@ -27,7 +28,8 @@ func Load(arg string) (*Policy, error) {
 	if isBuiltin(arg) {
 		return Builtin(arg)
 	}
-	f, err := os.Open(arg)
+	// O_NONBLOCK: a named pipe without a writer must not block the open.
+	f, err := os.OpenFile(arg, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", arg, strings.Join(Names(), ", "))

@@ -81,11 +81,7 @@ func openGit(c *Clone, p *github.AuditPull, base gitlog.Options, onShallow strin
 		return nil, fmt.Errorf("the clone is shallow and the policy has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0)")
 	}
 	s.notes = append(s.notes, s.h.Notes...)
-	if s.h.Base != "" {
-		if c, err := repo.CommitInfo(s.h.Base, s.opts); err == nil {
-			s.tree = c.Tree
-		}
-	}
+	s.tree = s.h.BaseTree
 	s.set = map[string]bool{s.h.Head: true}
 	for i := range s.h.Commits {
 		s.set[s.h.Commits[i].Hash] = true

@@ -23,10 +23,10 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 	// for iterations read from git: the first run's ticks are progress.
 	var before *int
 	if base != "" {
-		if c, err := repo.CommitInfo(base, opts); err == nil {
+		if c, err := repo.Describe(base); err == nil {
 			prevTree = c.Tree
-			if c.Tasks != nil {
-				v := c.Tasks.Done
+			if tasks, err := repo.TasksAt(base, opts); err == nil && tasks != nil {
+				v := tasks.Done
 				before = &v
 			}
 		}
@@ -38,7 +38,7 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 		case r.Commit == "" || r.Commit == prev:
 			it.Change = &breaker.Change{Tree: prevTree}
 		default:
-			c, err := repo.CommitInfo(r.Commit, opts)
+			c, err := repo.Describe(r.Commit)
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("run %d: commit %s is not in the repository (force-pushed or not fetched); counted as an iteration without change", r.RunID, shortID(r.Commit)))
 				it.Change = &breaker.Change{Tree: prevTree}

@@ -92,7 +92,11 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer repo.Close()
-	h, err := repo.History(opts)
+	// With a ledger the iterations are its records, diffed one by one
+	// below: the walk only needs the chain, not each commit's evidence.
+	hopts := opts
+	hopts.ChainOnly = cfg.Ledger != nil
+	h, err := repo.History(hopts)
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +104,7 @@ func Run(cfg Config) (*Result, error) {
 	if h.Shallow && eff.OnShallow == "fail" {
 		return nil, fmt.Errorf("repository %s is a shallow clone and policy %s has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0) or deepen it", cfg.Repo, eff.Name)
 	}
-	baseTree := ""
-	if h.Base != "" {
-		if c, err := repo.CommitInfo(h.Base, opts); err == nil {
-			baseTree = c.Tree
-		}
-	}
-	b, err := breaker.New(cfg.Policy, breaker.Options{Profile: cfg.Profile, Phase: cfg.Phase, BaseTree: baseTree})
+	b, err := breaker.New(cfg.Policy, breaker.Options{Profile: cfg.Profile, Phase: cfg.Phase, BaseTree: h.BaseTree})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +179,20 @@ func Run(cfg Config) (*Result, error) {
 		return applied, nil
 	}
 
+	// Commit times are the agent's to write: one dated before the
+	// iteration it follows is taken at that iteration's time (and noted)
+	// rather than failing the whole run with no decision.
+	var last time.Time
+	backdated := 0
 	for i := range its {
+		if its[i].At.Before(last) {
+			if backdated++; backdated == 1 {
+				res.Notes = append(res.Notes, fmt.Sprintf("iteration %d (commit %s) is dated %s, before the iteration it follows; its time was taken as %s",
+					i+1, short(its[i].Commit), its[i].At.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339)))
+			}
+			its[i].At = last
+		}
+		last = its[i].At
 		if _, err := apply(its[i].At, false); err != nil {
 			return nil, err
 		}
@@ -194,6 +205,9 @@ func Run(cfg Config) (*Result, error) {
 		if cfg.Progress != nil {
 			cfg.Progress(i+1, len(its))
 		}
+	}
+	if backdated > 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d iterations in all were dated before the iteration they follow", backdated))
 	}
 	applied, err := apply(time.Time{}, true)
 	if err != nil {
@@ -221,6 +235,14 @@ func Run(cfg Config) (*Result, error) {
 		r := ledger.FromIteration(&newest, cfg.RunID, cfg.Attempt)
 		if cfg.Ledger == nil {
 			r.At = cfg.Now.UTC()
+			// Without earlier records the iterations were the commits:
+			// each earlier one becomes a record of its own (run 0, at its
+			// commit's time), so that the next run, reading this ledger,
+			// folds the same iterations instead of one that covers them
+			// all, and does not lose the history that decided this run.
+			for i := range its[:len(its)-1] {
+				recs = append(recs, ledger.FromIteration(&its[i], 0, 0))
+			}
 		}
 		res.Records = append(append([]ledger.Record{}, recs...), r)
 	}

@@ -59,6 +59,19 @@ func isSpace(c byte) bool {
 // equalIgnoringSpace reports whether a and b are equal once all whitespace
 // is removed from both.
 func equalIgnoringSpace(a, b []byte) bool {
+	// Bytes both share at the start or at the end drop out of the
+	// comparison (removing whitespace from a concatenation removes it from
+	// each part): only the edited middle is scanned.
+	n := min(len(a), len(b))
+	p := 0
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < n-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	a, b = a[p:len(a)-s], b[p:len(b)-s]
 	i, j := 0, 0
 	for {
 		for i < len(a) && isSpace(a[i]) {

@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -75,10 +76,49 @@ func TestEqualIgnoringSpace(t *testing.T) {
 		{"a", "b", false},
 		{"ab", "a b c", false},
 		{"a b c", "ab", false},
+		{"same head x same tail", "same head  x\tsame tail", true},
+		{"same head x same tail", "same head y same tail", false},
+		{"aaa", "aa", false},
+		{"a a", "aa a", false},
+		{"abc  ", "abc", true},
+		{"  abc", "abc", true},
+		{"x\n\n", "x\n", true},
 	}
 	for _, tt := range tests {
 		if got := equalIgnoringSpace([]byte(tt.a), []byte(tt.b)); got != tt.want {
 			t.Errorf("equalIgnoringSpace(%q, %q): got %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestEqualIgnoringSpaceAgreesWithStripping compares it with removing all
+// whitespace and comparing, over many small random texts that share heads
+// and tails.
+func TestEqualIgnoringSpaceAgreesWithStripping(t *testing.T) {
+	t.Parallel()
+	strip := func(s []byte) string {
+		return strings.Map(func(r rune) rune {
+			if r < 128 && isSpace(byte(r)) {
+				return -1
+			}
+			return r
+		}, string(s))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func() []byte {
+		const alphabet = "ab \t\n"
+		b := make([]byte, rng.IntN(8))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for range 20000 {
+		head, tail := text(), text()
+		a := append(append(append([]byte{}, head...), text()...), tail...)
+		b := append(append(append([]byte{}, head...), text()...), tail...)
+		if got, want := equalIgnoringSpace(a, b), strip(a) == strip(b); got != want {
+			t.Fatalf("equalIgnoringSpace(%q, %q): got %v, want %v", a, b, got, want)
 		}
 	}
 }

@@ -201,6 +201,9 @@ func isBlobMode(m filemode.FileMode) bool {
 // blob opens a blob object; a blob over the storage's large-object
 // threshold is not read until its reader is.
 func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if obj, ok := r.loose.read(h, plumbing.BlobObject, DefaultMaxFileBytes); ok {
+		return obj, nil
+	}
 	obj, err := r.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, r.objectError("blob", h, err)
@@ -210,6 +213,9 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 
 // blobSize returns a blob's size without reading a large blob's content.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
+	if n, ok := r.loose.size(h, plumbing.BlobObject); ok {
+		return n, nil
+	}
 	obj, err := r.blob(h)
 	if err != nil {
 		return 0, err
@@ -219,6 +225,9 @@ func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
 
 // readBlob reads at most limit bytes of a blob, streaming.
 func (r *Repo) readBlob(obj plumbing.EncodedObject, limit int64) ([]byte, error) {
+	if raw, ok := obj.(*rawObject); ok {
+		return raw.data[:min(int64(len(raw.data)), limit)], nil // read-only
+	}
 	rd, err := obj.Reader()
 	if err != nil {
 		return nil, r.objectError("blob", obj.Hash(), err)
@@ -256,11 +265,11 @@ func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
 		if err := r.compare(&fc, c, o.MaxFileBytes); err != nil {
 			return Change{}, fmt.Errorf("compare %s: %w", fc.Path, err)
 		}
-		fc.Ignored = o.IgnorePaths.Match(fc.Path) && (fc.OldPath == "" || o.IgnorePaths.Match(fc.OldPath))
-		fc.Test = o.TestPaths.Match(fc.Path)
-		fc.Doc = o.DocPaths.Match(fc.Path)
-		newProtected := o.ProtectedPaths.Match(fc.Path)
-		oldProtected := fc.OldPath != "" && o.ProtectedPaths.Match(fc.OldPath)
+		fc.Ignored = r.match(o.IgnorePaths, fc.Path) && (fc.OldPath == "" || r.match(o.IgnorePaths, fc.OldPath))
+		fc.Test = r.match(o.TestPaths, fc.Path)
+		fc.Doc = r.match(o.DocPaths, fc.Path)
+		newProtected := r.match(o.ProtectedPaths, fc.Path)
+		oldProtected := fc.OldPath != "" && r.match(o.ProtectedPaths, fc.OldPath)
 		fc.Protected = newProtected || oldProtected
 		fc.Meaningful = !fc.Ignored && !fc.WhitespaceOnly && !fc.Generated
 		switch {

@@ -3,7 +3,6 @@ package gitlog
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -21,8 +20,24 @@ var defaultBranches = []struct {
 	{"refs/remotes/origin/master", "origin/master"},
 }
 
-// hexRevision matches a revision that can only be an object name.
-var hexRevision = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+// isHexRevision reports whether a revision can only be an object name: 7
+// to 64 hex digits. (A function, not a regular expression: compiling
+// {7,64} cost a twentieth of the program's start-up.)
+func isHexRevision(rev string) bool {
+	if len(rev) < 7 || len(rev) > 64 {
+		return false
+	}
+	for i := 0; i < len(rev); i++ {
+		if !isHexDigit(rev[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
 
 // baseChoice is the resolved base of a walk.
 type baseChoice struct {
@@ -129,6 +144,19 @@ func (r *Repo) History(opts Options) (*History, error) {
 		h.Notes = append(h.Notes, fmt.Sprintf("history longer than %d commits: only the newest %d are iterations", opts.MaxCommits, opts.MaxCommits))
 	}
 
+	if !base.hash.IsZero() {
+		if bc, err := r.commit(base.hash); err == nil {
+			h.BaseTree = bc.TreeHash.String()
+		}
+	}
+	if opts.ChainOnly {
+		h.Commits = make([]Commit, 0, len(chain))
+		for i := len(chain) - 1; i >= 0; i-- {
+			h.Commits = append(h.Commits, describe(chain[i]))
+		}
+		return h, nil
+	}
+
 	// Evidence, oldest first.
 	var prevTree *object.Tree
 	if n := len(chain); n > 0 && len(chain[n-1].ParentHashes) > 0 {
@@ -206,7 +234,7 @@ func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
 	if rev != "" {
 		h, err := r.resolve(rev)
 		if err != nil {
-			if r.IsShallow() && hexRevision.MatchString(rev) {
+			if r.IsShallow() && isHexRevision(rev) {
 				// Probably beyond the shallow boundary: walk to it, and fail
 				// only if the walk reaches a root instead.
 				b.unknown = true
@@ -476,11 +504,7 @@ func (r *Repo) Diff(from, to string, opts Options) (*Change, *Tasks, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := r.treeChanges(fromTree, toTree, opts.MaxFileBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	ch, err := r.classify(raw, opts)
+	ch, err := r.classifiedChange(fromTree, toTree, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -491,6 +515,33 @@ func (r *Repo) Diff(from, to string, opts Options) (*Change, *Tasks, error) {
 	return &ch, tasks, nil
 }
 
+// classifiedChange diffs and classifies two trees (nil: the empty tree),
+// remembering the answer: a ledger record asks CommitInfo and Diff for the
+// same pair.
+func (r *Repo) classifiedChange(from, to *object.Tree, opts Options) (Change, error) {
+	var fh, th plumbing.Hash
+	if from != nil {
+		fh = from.Hash
+	}
+	if to != nil {
+		th = to.Hash
+	}
+	k := newChangeKey(fh, th, opts)
+	if ch, ok := r.memoizedChange(k); ok {
+		return ch, nil
+	}
+	raw, err := r.treeChanges(from, to, opts.MaxFileBytes)
+	if err != nil {
+		return Change{}, err
+	}
+	ch, err := r.classify(raw, opts)
+	if err != nil {
+		return Change{}, err
+	}
+	r.memoChange(k, ch)
+	return ch, nil
+}
+
 // tasksAt counts the task checkboxes of a whole tree.
 func (r *Repo) tasksAt(tree *object.Tree, opts Options) (*Tasks, error) {
 	tracker, err := r.newTaskTracker(opts.TaskFiles, tree)
@@ -498,6 +549,42 @@ func (r *Repo) tasksAt(tree *object.Tree, opts Options) (*Tasks, error) {
 		return nil, err
 	}
 	return tracker.counts()
+}
+
+// Describe returns one commit's metadata (any revision Resolve accepts):
+// hash, tree, parents, author, times, message, trailers and revert, but
+// neither its change nor its task counts, which cost a diff and a tree walk
+// (CommitInfo has them).
+func (r *Repo) Describe(rev string) (*Commit, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	cm := describe(c)
+	cm.Shallow = len(c.ParentHashes) > 0 && r.shallow[c.Hash]
+	return &cm, nil
+}
+
+// TasksAt counts the task checkboxes of the task files at a revision; nil
+// when there is no task file.
+func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := r.tree(c.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	return r.tasksAt(tree, opts)
 }
 
 // CommitInfo returns one commit (any revision Resolve accepts) with its
@@ -532,11 +619,7 @@ func (r *Repo) CommitInfo(rev string, opts Options) (*Commit, error) {
 				return nil, err
 			}
 		}
-		raw, err := r.treeChanges(parentTree, tree, opts.MaxFileBytes)
-		if err != nil {
-			return nil, err
-		}
-		if cm.Change, err = r.classify(raw, opts); err != nil {
+		if cm.Change, err = r.classifiedChange(parentTree, tree, opts); err != nil {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 	}

@@ -564,6 +564,7 @@ func TestResolve(t *testing.T) {
 		{"loop", c2.String()},
 		{c1.String()[:10], c1.String()},
 		{c1.String(), c1.String()},
+		{strings.ToUpper(c2.String()), c2.String()},
 	}
 	for _, tt := range tests {
 		got, err := repo.Resolve(tt.rev)
@@ -571,7 +572,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q): got %q, %v, want %s", tt.rev, got, err, tt.want)
 		}
 	}
-	for _, rev := range []string{"", "HEAD~5", "nope", "HEAD@{upstream}", "^^^", "main..loop"} {
+	for _, rev := range []string{"", "HEAD~5", "nope", "HEAD@{upstream}", "^^^", "main..loop", strings.Repeat("ab", 20)} {
 		got, err := repo.Resolve(rev)
 		if err == nil {
 			t.Errorf("Resolve(%q): got %q, want an error", rev, got)
@@ -656,5 +657,92 @@ func TestCommitInfoRootAndMerge(t *testing.T) {
 	}
 	if _, err := repo.CommitInfo("no-such-rev", o); err == nil || !strings.Contains(err.Error(), "no-such-rev") {
 		t.Errorf("CommitInfo(no-such-rev): got %v, want an error naming the revision", err)
+	}
+}
+
+// TestHistoryChainOnly: ChainOnly walks the same chain and describes the
+// same commits as a full History, without their evidence; both report the
+// base's tree.
+func TestHistoryChainOnly(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("main.go", "package main\n").write("fix_plan.md", "- [ ] one\n").commit("init\n")
+	r.write("main.go", "package main\n\nfunc main() {}\n").commit("add main\n\nLoop-Phase: GREEN\n")
+	r.write("fix_plan.md", "- [x] one\n").commit("tick\n")
+	full := history(t, r, defaultOpts(t, c1.String()))
+	opts := defaultOpts(t, c1.String())
+	opts.ChainOnly = true
+	chain := history(t, r, opts)
+
+	if diff := cmp.Diff(hashes(full.Commits), hashes(chain.Commits)); diff != "" {
+		t.Errorf("commits (-full +chain only):\n%s", diff)
+	}
+	c, err := r.open().CommitInfo(c1.String(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]*History{"full": full, "chain only": chain} {
+		if h.BaseTree != c.Tree || h.Base != c1.String() {
+			t.Errorf("%s: got base %s tree %s, want %s tree %s", name, h.Base, h.BaseTree, c1, c.Tree)
+		}
+	}
+	for i, cm := range chain.Commits {
+		want := full.Commits[i]
+		want.Change, want.Tasks = Change{}, nil
+		if diff := cmp.Diff(want, cm); diff != "" {
+			t.Errorf("commit %d (-want +got):\n%s", i, diff)
+		}
+	}
+	if chain.BaseTasks != nil || full.BaseTasks == nil || full.Commits[1].Tasks == nil || len(full.Commits[0].Change.Files) == 0 {
+		t.Errorf("got base tasks %v (chain only) and %v (full), want nil and counted", chain.BaseTasks, full.BaseTasks)
+	}
+	root := history(t, r, defaultOpts(t, ""))
+	if root.BaseTree != "" {
+		t.Errorf("history from the root: got base tree %q, want none", root.BaseTree)
+	}
+}
+
+// TestDescribeAndTasksAt: Describe is CommitInfo without the change and the
+// tasks; TasksAt is CommitInfo's tasks.
+func TestDescribeAndTasksAt(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("main.go", "package main\n").write("docs/fix_plan.md", "- [ ] one\n- [ ] two\n").commit("init\n")
+	c2 := r.write("docs/fix_plan.md", "- [x] one\n- [ ] two\n").write("main.go", "package main\n\nfunc main() {}\n").commit("tick\n\nLoop-Phase: RED\n")
+	c3 := r.remove("docs/fix_plan.md").commit("drop the plan\n")
+	repo := r.open()
+	opts := defaultOpts(t, "")
+	for _, rev := range []string{c1.String(), c2.String(), c3.String(), "HEAD~1"} {
+		info, err := repo.CommitInfo(rev, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := repo.Describe(rev)
+		if err != nil {
+			t.Fatalf("Describe(%s): %v", rev, err)
+		}
+		want := *info
+		want.Change, want.Tasks = Change{}, nil
+		if diff := cmp.Diff(&want, got); diff != "" {
+			t.Errorf("Describe(%s) (-want +got):\n%s", rev, diff)
+		}
+		tasks, err := repo.TasksAt(rev, opts)
+		if err != nil {
+			t.Fatalf("TasksAt(%s): %v", rev, err)
+		}
+		if diff := cmp.Diff(info.Tasks, tasks); diff != "" {
+			t.Errorf("TasksAt(%s) (-CommitInfo +TasksAt):\n%s", rev, diff)
+		}
+	}
+	if tasks, _ := repo.TasksAt(c2.String(), opts); tasks == nil || *tasks != (Tasks{Done: 1, Total: 2}) {
+		t.Errorf("TasksAt(c2): got %v, want 1 of 2 done", tasks)
+	}
+	for _, rev := range []string{"nope", strings.Repeat("cd", 20)} {
+		if _, err := repo.Describe(rev); err == nil || !strings.Contains(err.Error(), r.dir) {
+			t.Errorf("Describe(%q): got %v, want an error naming the repository", rev, err)
+		}
+		if _, err := repo.TasksAt(rev, opts); err == nil {
+			t.Errorf("TasksAt(%q): got no error", rev)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package gitlog
 
 import (
 	"net/textproto"
-	"regexp"
 	"strings"
 )
 
@@ -133,12 +132,26 @@ func trailerLine(line string) (key, value string, ok bool) {
 	return textproto.CanonicalMIMEHeaderKey(token), strings.TrimSpace(line[i+1:]), true
 }
 
-var revertRE = regexp.MustCompile(`This reverts commit ([0-9a-fA-F]{7,64})`)
+// revertMarker is git revert's line, before the reverted commit's name.
+const revertMarker = "This reverts commit "
 
-// revertOf reports whether the message reverts a commit and which one.
+// revertOf reports whether the message reverts a commit and which one: the
+// first "This reverts commit " followed by 7 to 64 hex digits (at most 64
+// are taken).
 func revertOf(msg, subj string) (bool, string) {
-	if m := revertRE.FindStringSubmatch(msg); m != nil {
-		return true, strings.ToLower(m[1])
+	for rest := msg; ; {
+		i := strings.Index(rest, revertMarker)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(revertMarker):]
+		n := 0
+		for n < len(rest) && n < 64 && isHexDigit(rest[n]) {
+			n++
+		}
+		if n >= 7 {
+			return true, strings.ToLower(rest[:n])
+		}
 	}
 	if strings.Contains(msg, "This reverts commit") || strings.HasPrefix(subj, `Revert "`) {
 		return true, ""

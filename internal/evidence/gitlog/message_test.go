@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,6 +77,38 @@ func TestSubjectAndRevert(t *testing.T) {
 		rev, of := revertOf(tt.msg, subj)
 		if subj != tt.wantSubject || rev != tt.wantRevert || of != tt.wantOf {
 			t.Errorf("%q: got subject %q, revert %v of %q; want %q, %v, %q", tt.msg, subj, rev, of, tt.wantSubject, tt.wantRevert, tt.wantOf)
+		}
+	}
+}
+
+// TestRevertAndHexMatchTheirExpressions: the hand-written scanners answer
+// as the regular expressions they replace.
+func TestRevertAndHexMatchTheirExpressions(t *testing.T) {
+	t.Parallel()
+	revertRE := regexp.MustCompile(`This reverts commit ([0-9a-fA-F]{7,64})`)
+	hexRE := regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+	hex := strings.Repeat("0123456789abcdefABCDEF", 4)
+	var inputs []string
+	for _, n := range []int{0, 1, 6, 7, 8, 40, 63, 64, 65, 80} {
+		h := hex[:n]
+		inputs = append(inputs, h, h+"g", "x"+h,
+			"This reverts commit "+h+".", "This reverts commit "+h,
+			"This reverts commit abc. This reverts commit "+h+"\n",
+			"This reverts commit  "+h, "This reverts commit\n"+h, "this reverts commit "+h,
+			"This reverts commit This reverts commit "+h)
+	}
+	for _, in := range inputs {
+		gotRevert, gotOf := revertOf(in, "")
+		wantOf := ""
+		if m := revertRE.FindStringSubmatch(in); m != nil {
+			wantOf = strings.ToLower(m[1])
+		}
+		wantRevert := wantOf != "" || strings.Contains(in, "This reverts commit")
+		if gotRevert != wantRevert || gotOf != wantOf {
+			t.Errorf("revertOf(%q): got %v %q, want %v %q", in, gotRevert, gotOf, wantRevert, wantOf)
+		}
+		if got, want := isHexRevision(in), hexRE.MatchString(in); got != want {
+			t.Errorf("isHexRevision(%q): got %v, want %v", in, got, want)
 		}
 	}
 }

@@ -148,9 +148,9 @@ func (r *Repo) taskBlob(h plumbing.Hash) (Tasks, error) {
 	if t, ok := r.tasks[h]; ok {
 		return t, nil
 	}
-	b, err := object.GetBlob(r.st, h)
+	b, err := r.blob(h)
 	if err != nil {
-		return Tasks{}, r.objectError("blob", h, err)
+		return Tasks{}, err
 	}
 	rd, err := b.Reader()
 	if err != nil {
@@ -193,25 +193,52 @@ func (r *Repo) newTaskTracker(set *pathmatch.Set, tree *object.Tree) (*taskTrack
 const maxTreeDepth = 256
 
 func (t *taskTracker) walk(tree *object.Tree, prefix string, depth int) error {
-	if depth > maxTreeDepth {
-		return fmt.Errorf("read tree %s in %s: deeper than %d levels", tree.Hash, t.r.dir, maxTreeDepth)
+	found, err := t.r.findTaskFiles(t.set, tree, prefix, depth)
+	if err != nil {
+		return err
 	}
+	for _, f := range found {
+		t.files[f.path] = f.blob
+	}
+	return nil
+}
+
+// findTaskFiles returns the task files under tree (at prefix). What a
+// subtree holds is remembered by its hash and path, so that walking the
+// trees of successive commits reads only the directories that changed.
+func (r *Repo) findTaskFiles(set *pathmatch.Set, tree *object.Tree, prefix string, depth int) ([]taskFile, error) {
+	if depth > maxTreeDepth {
+		return nil, fmt.Errorf("read tree %s in %s: deeper than %d levels", tree.Hash, r.dir, maxTreeDepth)
+	}
+	k := taskKey{set, tree.Hash, prefix}
+	if found, ok := r.taskFiles[k]; ok && !tree.Hash.IsZero() {
+		return found, nil
+	}
+	var found []taskFile
 	for _, e := range tree.Entries {
 		p := prefix + e.Name
 		switch {
 		case e.Mode == filemode.Dir:
-			sub, err := t.r.tree(e.Hash)
+			sub, err := r.tree(e.Hash)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if err := t.walk(sub, p+"/", depth+1); err != nil {
-				return err
+			in, err := r.findTaskFiles(set, sub, p+"/", depth+1)
+			if err != nil {
+				return nil, err
 			}
-		case isFileMode(e.Mode) && t.set.Match(p):
-			t.files[p] = e.Hash
+			found = append(found, in...)
+		case isFileMode(e.Mode) && r.match(set, p):
+			found = append(found, taskFile{p, e.Hash})
 		}
 	}
-	return nil
+	if !tree.Hash.IsZero() {
+		if len(r.taskFiles) >= taskMemoMax {
+			clear(r.taskFiles)
+		}
+		r.taskFiles[k] = found
+	}
+	return found, nil
 }
 
 // isFileMode reports whether the mode is a regular (or executable) file.
@@ -228,7 +255,7 @@ func (t *taskTracker) apply(changes []rawChange) {
 		if c.from.path != "" {
 			delete(t.files, c.from.path)
 		}
-		if c.to.path != "" && isFileMode(c.to.mode) && t.set.Match(c.to.path) {
+		if c.to.path != "" && isFileMode(c.to.mode) && t.r.match(t.set, c.to.path) {
 			t.files[c.to.path] = c.to.hash
 		}
 	}

@@ -31,6 +31,10 @@ type Options struct {
 	// MaxCommits bounds the walk: only the newest MaxCommits commits of a
 	// longer chain are iterations (<= 0 means DefaultMaxCommits).
 	MaxCommits int
+	// ChainOnly makes History walk the chain and describe its commits but
+	// leave their Change and Tasks (and BaseTasks) empty: for callers that
+	// take their iterations from ledger records and diff those with Diff.
+	ChainOnly bool
 }
 
 // withDefaults fills the zero limits.
@@ -157,6 +161,9 @@ type History struct {
 	// Commits is the first-parent chain base (exclusive) .. HEAD, oldest
 	// first.
 	Commits []Commit
+	// BaseTree is the base commit's tree hash ("" for the root, or when the
+	// base is unknown).
+	BaseTree string
 	// BaseTasks are the task counts before the first iteration (at its
 	// parent); nil when no task file existed there.
 	BaseTasks *Tasks

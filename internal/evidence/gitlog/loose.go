@@ -1,0 +1,217 @@
+package gitlog
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// looseObjects reads loose objects (objects/xx/yyyy..., zlib-compressed)
+// straight from the objects directory. They are the objects a loop's own
+// commits are written as, and go-git opens each one through a
+// symbolic-link-resolving file system layer (several lstat calls) and
+// allocates a new zlib reader for it: in a check over a long loop that was
+// most of the run. Objects that are not loose (packed, in an alternate
+// object store), over the large-object threshold, of another type than
+// asked for, or unreadable here are left to go-git, which reads them as
+// before or reports the fault.
+type looseObjects struct {
+	dir    string                     // the objects directory; "" disables
+	listed [256]bool                  // fan-out directories listed so far
+	names  [256]map[string]struct{}   // their entries (nil: none, or too many)
+	br     *bufio.Reader              // reused for each file
+	zr     io.ReadCloser              // reused zlib reader (zlib.Resetter)
+	head   [maxLooseHeader]byte       // "type size\x00"
+	sized  map[plumbing.Hash]rawSized // object sizes from headers
+}
+
+// maxLooseListing bounds the entries remembered for one fan-out directory;
+// a larger directory is not listed and its objects are left to go-git.
+const maxLooseListing = 1 << 16
+
+// maxLooseHeader bounds a loose object's header ("commit 123\x00").
+const maxLooseHeader = 32
+
+// looseSizesMax bounds the remembered object headers.
+const looseSizesMax = 1 << 16
+
+// rawSized is a loose object's type and size, from its header.
+type rawSized struct {
+	typ  plumbing.ObjectType
+	size int64
+}
+
+// newLooseObjects returns the reader of gitDir's loose objects, or a
+// disabled one when gitDir is not a plain repository directory (a linked
+// work tree's objects live in its common directory: go-git handles those).
+func newLooseObjects(gitDir string) *looseObjects {
+	l := &looseObjects{sized: map[plumbing.Hash]rawSized{}}
+	if gitDir == "" {
+		return l
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+		return l
+	}
+	objects := filepath.Join(gitDir, "objects")
+	if st, err := os.Lstat(objects); err != nil || !st.IsDir() {
+		return l
+	}
+	l.dir = objects
+	return l
+}
+
+// has reports whether h is a loose object, listing its fan-out directory
+// on first use.
+func (l *looseObjects) has(h plumbing.Hash) bool {
+	if l.dir == "" {
+		return false
+	}
+	b := h[0]
+	if !l.listed[b] {
+		l.listed[b] = true
+		ents, err := os.ReadDir(filepath.Join(l.dir, hex.EncodeToString(h[:1])))
+		if err == nil && len(ents) <= maxLooseListing {
+			m := make(map[string]struct{}, len(ents))
+			for _, e := range ents {
+				m[e.Name()] = struct{}{}
+			}
+			l.names[b] = m
+		}
+	}
+	_, ok := l.names[b][hex.EncodeToString(h[1:])]
+	return ok
+}
+
+// open opens a loose object and reads its header; the caller reads the
+// content from l.zr and closes f.
+func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectType, size int64, err error) {
+	name := hex.EncodeToString(h[:])
+	f, err = os.OpenFile(filepath.Join(l.dir, name[:2], name[2:]), os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if l.br == nil {
+		l.br = bufio.NewReaderSize(f, 32<<10)
+	} else {
+		l.br.Reset(f)
+	}
+	if l.zr == nil {
+		l.zr, err = zlib.NewReader(l.br)
+	} else {
+		err = l.zr.(zlib.Resetter).Reset(l.br, nil)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, 0, err
+	}
+	// The header: "type size\x00", read a byte at a time so that no
+	// content is consumed.
+	n := 0
+	for {
+		if n == len(l.head) {
+			f.Close()
+			return nil, 0, 0, errors.New("loose object header too long")
+		}
+		if _, err := io.ReadFull(l.zr, l.head[n:n+1]); err != nil {
+			f.Close()
+			return nil, 0, 0, err
+		}
+		if l.head[n] == 0 {
+			break
+		}
+		n++
+	}
+	t, s, ok := bytes.Cut(l.head[:n], []byte{' '})
+	if !ok {
+		f.Close()
+		return nil, 0, 0, errors.New("malformed loose object header")
+	}
+	typ, err = plumbing.ParseObjectType(string(t))
+	if err == nil && (typ < plumbing.CommitObject || typ > plumbing.TagObject) {
+		err = errors.New("bad loose object type")
+	}
+	if err == nil {
+		size, err = strconv.ParseInt(string(s), 10, 64)
+		if err == nil && size < 0 {
+			err = errors.New("negative loose object size")
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, 0, err
+	}
+	if len(l.sized) >= looseSizesMax {
+		clear(l.sized)
+	}
+	l.sized[h] = rawSized{typ, size}
+	return f, typ, size, nil
+}
+
+// read returns loose object h when it is one of type want and at most max
+// bytes; ok is false when go-git should read it instead.
+func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool) {
+	if !l.has(h) {
+		return nil, false
+	}
+	if s, seen := l.sized[h]; seen && (s.typ != want || s.size > max) {
+		return nil, false
+	}
+	f, typ, size, err := l.open(h)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if typ != want || size > max {
+		return nil, false
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(l.zr, data); err != nil {
+		return nil, false
+	}
+	return &rawObject{hash: h, typ: typ, data: data}, true
+}
+
+// size returns the size of loose object h of type want from its header;
+// ok is false when go-git should be asked.
+func (l *looseObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool) {
+	if s, seen := l.sized[h]; seen {
+		return s.size, s.typ == want
+	}
+	if !l.has(h) {
+		return 0, false
+	}
+	f, typ, size, err := l.open(h)
+	if err != nil {
+		return 0, false
+	}
+	f.Close()
+	return size, typ == want
+}
+
+// rawObject is an object read whole into memory, named by the hash it was
+// looked up by (as git names a loose object by its file name).
+type rawObject struct {
+	hash plumbing.Hash
+	typ  plumbing.ObjectType
+	data []byte
+}
+
+var errReadOnly = errors.New("read-only object")
+
+func (o *rawObject) Hash() plumbing.Hash         { return o.hash }
+func (o *rawObject) Type() plumbing.ObjectType   { return o.typ }
+func (o *rawObject) SetType(plumbing.ObjectType) {}
+func (o *rawObject) Size() int64                 { return int64(len(o.data)) }
+func (o *rawObject) SetSize(int64)               {}
+func (o *rawObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
+func (o *rawObject) Writer() (io.WriteCloser, error) { return nil, errReadOnly }
