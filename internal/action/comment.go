@@ -97,7 +97,7 @@ func ParseCommand(body string) (Command, bool) {
 	}
 	text := strings.TrimSpace(m[2])
 	if len(text) > 500 {
-		text = text[:500]
+		text = strings.ToValidUTF8(text[:500], "") // never half a character
 	}
 	return Command{Verb: m[1], Text: text}, true
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -104,7 +105,8 @@ func ReadEvent(name, path string) (*Event, error) {
 	if path == "" {
 		return ev, nil
 	}
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe without a writer must not block the open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("event payload %s: %w", path, err)
 	}
@@ -116,6 +118,13 @@ func ReadEvent(name, path string) (*Event, error) {
 	if len(data) > MaxEventBytes {
 		return nil, fmt.Errorf("event payload %s: larger than %d bytes", path, MaxEventBytes)
 	}
+	return decodeEvent(name, data, path)
+}
+
+// decodeEvent decodes the payload data of the named event; path names it
+// in errors.
+func decodeEvent(name string, data []byte, path string) (*Event, error) {
+	ev := &Event{Name: name}
 	var p payload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("event payload %s: not a %s event: %v", path, orDefault(name, "workflow"), err)

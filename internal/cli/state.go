@@ -39,6 +39,17 @@ func (f *stateFlags) check() error {
 	return render.CheckFormat(f.format)
 }
 
+// lockedNow is the time of a call read again once the state file is
+// locked, so that calls the lock serialises see increasing times (a call
+// that read the clock before waiting for the lock would otherwise be
+// refused as earlier than the one it waited for). An --at time stays.
+func (f *stateFlags) lockedNow(env Env, at time.Time) time.Time {
+	if f.at.set {
+		return at
+	}
+	return env.Now().UTC()
+}
+
 // session is an open state file with its breaker, under the file lock.
 type session struct {
 	path   string
@@ -134,6 +145,8 @@ func runRecord(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	defer s.unlock()
+	at = sf.lockedNow(env, at)
+	it.At = at
 	s.notes = append(s.notes, notes...)
 	d, err := s.b.Observe(it)
 	if err != nil {
@@ -194,6 +207,7 @@ func runStatus(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	defer s.unlock()
+	at = sf.lockedNow(env, at)
 	before := s.b.Snapshot().State
 	d, err := s.b.Status(at)
 	if err != nil {
@@ -227,6 +241,7 @@ func runReset(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	defer s.unlock()
+	at = sf.lockedNow(env, at)
 	if err := s.b.Reset(at, *reason); err != nil {
 		return 0, fmt.Errorf("reset %s: %w", sf.state, err)
 	}

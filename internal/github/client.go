@@ -23,6 +23,12 @@ const (
 	DefaultMaxRetries = 3
 	// DefaultMaxWait is the longest single wait for Retry-After or backoff.
 	DefaultMaxWait = 60 * time.Second
+	// DefaultHeaderTimeout bounds the wait for one attempt's answer when
+	// Options.HTTPClient is nil.
+	DefaultHeaderTimeout = 30 * time.Second
+	// DefaultTimeout bounds one call, its retries and waits included, when
+	// Options.HTTPClient is nil.
+	DefaultTimeout = 10 * time.Minute
 	// perPage is the page size of every list.
 	perPage = 100
 	// maxListPages bounds every list (10,000 items); past it the list
@@ -62,7 +68,8 @@ type Options struct {
 	// completion (default time.Now).
 	Now func() time.Time
 	// HTTPClient supplies the underlying transport and timeout (default
-	// http.DefaultTransport, no timeout beyond the context).
+	// http.DefaultTransport with DefaultHeaderTimeout per attempt and
+	// DefaultTimeout per call).
 	HTTPClient *http.Client
 	// TrustedAuthors, when set, are the only logins whose comments
 	// FindComment and UpsertComment accept as the sticky comment. By
@@ -149,6 +156,14 @@ func New(o Options) (*Client, error) {
 			rt = o.HTTPClient.Transport
 		}
 		timeout = o.HTTPClient.Timeout
+	} else if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		// A server that never answers must not hold the run until the
+		// job's own timeout: an attempt waits at most DefaultHeaderTimeout
+		// for the answer (then it is a network error, retried when that is
+		// safe), and a call with its retries at most DefaultTimeout.
+		tr := dt.Clone()
+		tr.ResponseHeaderTimeout = DefaultHeaderTimeout
+		rt, timeout = tr, DefaultTimeout
 	}
 	api := &transport{c: c, base: rt, api: true}
 	apiClient := &http.Client{

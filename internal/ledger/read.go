@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Bounds on reading a ledger.
@@ -20,6 +22,15 @@ const (
 	MaxZipEntries  = 1000     // entries looked at in one zip
 	MaxZipTotal    = 256 << 20
 	MaxLedgerFiles = 10000
+	// MaxProblems bounds the problems listed; a last one counts the rest.
+	MaxProblems = 100
+	// MaxBadEntries is how many invalid entries one file may hold before
+	// the rest of it is skipped: records this program wrote are valid, so
+	// a file of junk is cut short instead of being read to its end.
+	MaxBadEntries = 100
+	// MaxLedgerBytes bounds the bytes decoded from one directory, files
+	// and zip entries together.
+	MaxLedgerBytes = 128 << 20
 )
 
 // Problem is a ledger entry that was reported and skipped.
@@ -34,12 +45,73 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %v", p.File, p.Err) }
 type Ledger struct {
 	Records  []Record
 	Problems []Problem
+	// unlisted counts the problems beyond MaxProblems.
+	unlisted int
+	// read counts the bytes decoded, against limit (MaxLedgerBytes).
+	read, limit int64
+}
+
+// budget counts n more bytes to decode and reports whether they fit in
+// MaxLedgerBytes; the first time they do not, it says so.
+func (l *Ledger) budget(n int, where string) bool {
+	if l.read > l.limit {
+		return false
+	}
+	if l.read += int64(n); l.read > l.limit {
+		l.bound(where, fmt.Errorf("more than %d bytes of records in the ledger; the rest were skipped", l.limit))
+		return false
+	}
+	return true
+}
+
+// problem reports a skipped entry, keeping at most MaxProblems.
+func (l *Ledger) problem(file string, err error) {
+	if len(l.Problems) < MaxProblems {
+		l.Problems = append(l.Problems, Problem{file, err})
+		return
+	}
+	l.unlisted++
+}
+
+// bound reports that a bound cut a file or the directory short. It is
+// listed even when MaxProblems entry problems already are (up to twice
+// that many problems in all), because it says what was not read.
+func (l *Ledger) bound(file string, err error) {
+	if len(l.Problems) < 2*MaxProblems {
+		l.Problems = append(l.Problems, Problem{file, err})
+		return
+	}
+	l.unlisted++
+}
+
+// done orders the records and closes the problem list.
+func (l *Ledger) done(recs []Record, where string) {
+	l.Records = Order(recs)
+	if l.unlisted > 0 {
+		l.Problems = append(l.Problems, Problem{where, fmt.Errorf("%d more problems were not listed", l.unlisted)})
+		l.unlisted = 0
+	}
+}
+
+// keep adds records to recs, trimming to the newest MaxRecords whenever
+// twice that many are held, so that a huge ledger never holds more.
+func keep(recs, more []Record) []Record {
+	recs = append(recs, more...)
+	if len(recs) >= 2*MaxRecords {
+		recs = Order(recs)
+	}
+	return recs
 }
 
 // ReadDir reads every *.json and *.zip in dir (not recursively). A corrupt
 // file or record is reported in Problems and skipped; only a directory that
 // cannot be read at all is an error.
 func ReadDir(dir string) (*Ledger, error) {
+	return readDir(dir, MaxLedgerBytes)
+}
+
+// readDir is ReadDir with the byte budget as a parameter, for tests.
+func readDir(dir string, limit int64) (*Ledger, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("ledger %s: %w", dir, err)
@@ -51,7 +123,7 @@ func ReadDir(dir string) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger %s: %w", dir, err)
 	}
-	l := &Ledger{}
+	l := &Ledger{limit: limit}
 	var recs []Record
 	n := 0
 	for _, e := range entries {
@@ -62,82 +134,145 @@ func ReadDir(dir string) (*Ledger, error) {
 		}
 		path := filepath.Join(dir, name)
 		if !e.Type().IsRegular() {
-			l.Problems = append(l.Problems, Problem{path, errors.New("not a regular file (skipped)")})
+			l.problem(path, errors.New("not a regular file (skipped)"))
 			continue
 		}
 		if n++; n > MaxLedgerFiles {
-			l.Problems = append(l.Problems, Problem{dir, fmt.Errorf("more than %d ledger files; the rest were skipped", MaxLedgerFiles)})
+			l.bound(dir, fmt.Errorf("more than %d ledger files; the rest were skipped", MaxLedgerFiles))
 			break
 		}
 		if ext == ".zip" {
-			recs = append(recs, l.readZip(path)...)
+			recs = keep(recs, l.readZip(path))
 			continue
 		}
-		data, err := readBounded(path)
-		if err != nil {
-			l.Problems = append(l.Problems, Problem{path, err})
-			continue
+		more, ok := l.readFile(path)
+		if !ok {
+			break
 		}
-		recs = append(recs, l.decode(data, path)...)
+		recs = keep(recs, more)
 	}
-	l.Records = Order(recs)
+	l.done(recs, dir)
 	return l, nil
 }
 
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readFile streams the records of one JSON file; ok is false when the
+// directory's byte budget is spent.
+func (l *Ledger) readFile(path string) (recs []Record, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		l.problem(path, err)
+		return nil, true
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		l.problem(path, err)
+		return nil, true
 	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("larger than %d bytes (skipped)", MaxFileBytes)
+	if st.Size() > MaxFileBytes {
+		l.problem(path, fmt.Errorf("larger than %d bytes (skipped)", MaxFileBytes))
+		return nil, true
 	}
-	return data, nil
+	if !l.budget(int(st.Size()), path) {
+		return nil, false
+	}
+	return l.readEntry(f, path), true
+}
+
+// countReader reads at most left bytes, counting them and keeping the
+// first read error other than io.EOF.
+type countReader struct {
+	r    io.Reader
+	n    int64
+	left int64
+	err  error
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	c.left -= int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// readEntry streams the records of one file or zip entry, reading at most
+// MaxFileBytes: an entry that is larger, or that cannot be read to its
+// end, gives no records.
+func (l *Ledger) readEntry(r io.Reader, where string) []Record {
+	cr := &countReader{r: r, left: MaxFileBytes + 1}
+	recs := l.decodeFrom(cr, where)
+	switch {
+	case cr.err != nil:
+		l.problem(where, fmt.Errorf("corrupt entry: %w", cr.err))
+		return nil
+	case cr.n > MaxFileBytes:
+		l.problem(where, fmt.Errorf("uncompressed size over %d bytes (skipped)", MaxFileBytes))
+		return nil
+	}
+	return recs
 }
 
 func (l *Ledger) readZip(path string) []Record {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
-		l.Problems = append(l.Problems, Problem{path, fmt.Errorf("not a zip archive: %w", err)})
+		l.problem(path, err)
 		return nil
 	}
-	defer zr.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		l.problem(path, err)
+		return nil
+	}
+	return l.readZipFrom(f, st.Size(), path)
+}
+
+// readZipFrom reads the records in a zip archive of size bytes; path names
+// it in problems.
+func (l *Ledger) readZipFrom(r io.ReaderAt, size int64, path string) []Record {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		l.problem(path, fmt.Errorf("not a zip archive: %w", err))
+		return nil
+	}
 	var recs []Record
 	var total int64
 	for i, f := range zr.File {
 		if i >= MaxZipEntries {
-			l.Problems = append(l.Problems, Problem{path, fmt.Errorf("more than %d entries; the rest were skipped", MaxZipEntries)})
+			l.bound(path, fmt.Errorf("more than %d entries; the rest were skipped", MaxZipEntries))
 			break
 		}
 		if f.FileInfo().IsDir() || !strings.EqualFold(filepath.Ext(f.Name), ".json") {
 			continue
 		}
 		where := path + ":" + f.Name
-		rc, err := f.Open()
-		if err != nil {
-			l.Problems = append(l.Problems, Problem{where, err})
+		if f.UncompressedSize64 > MaxFileBytes {
+			l.problem(where, fmt.Errorf("uncompressed size over %d bytes (skipped)", MaxFileBytes))
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(rc, MaxFileBytes+1))
-		rc.Close()
-		if err != nil {
-			l.Problems = append(l.Problems, Problem{where, fmt.Errorf("corrupt entry: %w", err)})
-			continue
-		}
-		if len(data) > MaxFileBytes {
-			l.Problems = append(l.Problems, Problem{where, fmt.Errorf("uncompressed size over %d bytes (skipped)", MaxFileBytes)})
-			continue
-		}
-		if total += int64(len(data)); total > MaxZipTotal {
-			l.Problems = append(l.Problems, Problem{path, fmt.Errorf("more than %d bytes uncompressed; the rest were skipped", MaxZipTotal)})
+		if total += int64(f.UncompressedSize64); total > MaxZipTotal {
+			l.bound(path, fmt.Errorf("more than %d bytes uncompressed; the rest were skipped", MaxZipTotal))
 			break
 		}
-		recs = append(recs, l.decode(data, where)...)
+		if !l.budget(int(f.UncompressedSize64), where) {
+			break
+		}
+		rc, err := f.Open()
+		if err != nil {
+			l.problem(where, err)
+			continue
+		}
+		recs = keep(recs, l.readEntry(rc, where))
+		rc.Close()
 	}
 	return recs
 }
@@ -146,62 +281,102 @@ func (l *Ledger) readZip(path string) []Record {
 // validating each; bad entries are reported in Problems.
 func Decode(data []byte, where string) *Ledger {
 	l := &Ledger{}
-	l.Records = Order(l.decode(data, where))
+	l.done(l.decode(data, where), where)
 	return l
 }
 
-// decode reads one record, an array of records, or JSON lines.
+// decode reads one record, an array of records, or JSON lines, one entry
+// at a time. After MaxBadEntries invalid entries the rest of the blob is
+// skipped.
 func (l *Ledger) decode(data []byte, where string) []Record {
-	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-	if len(data) == 0 {
-		l.Problems = append(l.Problems, Problem{where, errors.New("empty file")})
-		return nil
+	return l.decodeFrom(bytes.NewReader(data), where)
+}
+
+// decodeFrom is decode reading from r.
+func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
+	br := bufio.NewReader(r)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
 	}
-	var raws []json.RawMessage
-	switch data[0] {
-	case '[':
-		if err := json.Unmarshal(data, &raws); err != nil {
-			l.Problems = append(l.Problems, Problem{where, fmt.Errorf("not a JSON array of records: %w", err)})
+	var first byte
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				l.problem(where, errors.New("empty file"))
+			} else {
+				l.problem(where, err)
+			}
 			return nil
 		}
-	case '{':
-		dec := json.NewDecoder(bytes.NewReader(data))
-		for {
-			var raw json.RawMessage
-			err := dec.Decode(&raw)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				l.Problems = append(l.Problems, Problem{where, fmt.Errorf("invalid JSON after %d records: %w", len(raws), err)})
-				break
-			}
-			raws = append(raws, raw)
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			first = c
+			br.UnreadByte()
+			break
 		}
-	default:
-		l.Problems = append(l.Problems, Problem{where, errors.New("not JSON records (want an object, an array or JSON lines)")})
+	}
+	dec := json.NewDecoder(br)
+	array := first == '['
+	switch {
+	case array:
+		if _, err := dec.Token(); err != nil {
+			l.problem(where, fmt.Errorf("not a JSON array of records: %w", err))
+			return nil
+		}
+	case first != '{':
+		l.problem(where, errors.New("not JSON records (want an object, an array or JSON lines)"))
 		return nil
 	}
 	var out []Record
-	for i, raw := range raws {
-		if len(raw) > MaxRecordLen {
-			l.Problems = append(l.Problems, Problem{fmt.Sprintf("%s[%d]", where, i), fmt.Errorf("record larger than %d bytes", MaxRecordLen)})
+	bad := 0
+	for i := 0; ; i++ {
+		if array && !dec.More() {
+			if _, err := dec.Token(); err != nil {
+				l.problem(where, fmt.Errorf("not a JSON array of records: %w", err))
+			} else if _, err := dec.Token(); err != io.EOF {
+				l.problem(where, fmt.Errorf("not a JSON array of records: data after the closing bracket"))
+			}
+			break
+		}
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF && !array {
+			break
+		}
+		if err != nil {
+			kind := "invalid JSON"
+			if array {
+				kind = "not a JSON array of records: invalid JSON"
+			}
+			l.problem(where, fmt.Errorf("%s after %d records: %w", kind, i, err))
+			break
+		}
+		r, err := decodeRecord(raw)
+		if err != nil {
+			l.problem(fmt.Sprintf("%s[%d]", where, i), err)
+			if bad++; bad >= MaxBadEntries {
+				l.bound(where, fmt.Errorf("%d invalid entries; the rest of the file was skipped", bad))
+				break
+			}
 			continue
 		}
-		var r Record
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			l.Problems = append(l.Problems, Problem{fmt.Sprintf("%s[%d]", where, i), fmt.Errorf("not a record: %w", err)})
-			continue
-		}
-		if err := r.Validate(); err != nil {
-			l.Problems = append(l.Problems, Problem{fmt.Sprintf("%s[%d]", where, i), err})
-			continue
-		}
-		out = append(out, r)
+		out = keep(out, []Record{r})
 	}
 	return out
+}
+
+// decodeRecord decodes and validates one entry.
+func decodeRecord(raw json.RawMessage) (Record, error) {
+	var r Record
+	if len(raw) > MaxRecordLen {
+		return r, fmt.Errorf("record larger than %d bytes", MaxRecordLen)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, fmt.Errorf("not a record: %w", err)
+	}
+	return r, r.Validate()
 }
 
 // Order sorts records by at, run_id, run_attempt; a later attempt of the
@@ -250,6 +425,9 @@ func Order(recs []Record) []Record {
 }
 
 func sameRecord(a, b *Record) bool {
+	if !a.At.Equal(b.At) || a.RunID != b.RunID || a.RunAttempt != b.RunAttempt || a.Commit != b.Commit {
+		return false // cheap: records that differ here never encode the same
+	}
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)

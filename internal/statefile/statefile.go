@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,7 +39,8 @@ type File struct {
 // breaker. Anything else that is not a complete state file of a version
 // this program knows is an error naming the file and the fault.
 func Load(path string) (*File, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe without a writer must not block the open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -219,12 +221,35 @@ func Lock(path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock state file %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(lf); err != nil {
 		lf.Close()
 		return nil, fmt.Errorf("lock state file %s: %w", path, err)
 	}
+	removeStaleTemps(path)
 	return func() {
-		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+		unlockFile(lf)
 		lf.Close()
 	}, nil
+}
+
+// removeStaleTemps deletes the temporary files of WriteAtomic that a
+// process killed while writing path left behind. Only the holder of the
+// lock writes path, so under the lock every such file is an orphan.
+func removeStaleTemps(path string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
+	for _, name := range stale {
+		os.Remove(name)
+	}
+}
+
+// globEscape quotes the pattern characters of a file name.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("*?[\\", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block.
@@ -83,7 +84,8 @@ func (l Limits) withDefaults() Limits {
 
 // ReadFile reads the agent log at path.
 func ReadFile(path string) (*Log, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe without a writer must not block the open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read agent log: %w", err)
 	}
@@ -176,7 +178,13 @@ func (lr *lineReader) next() (rawLine, error) {
 	buf := lr.buf[:0]
 	for {
 		if i := bytes.IndexByte(chunk, 0); i >= 0 && ln.nul < 0 {
+			// A binary file: the caller stops here, so the rest of a line
+			// that may run for gigabytes is not read.
 			ln.nul = ln.total + i
+			if len(buf) == 0 {
+				ln.text = chunk[:min(len(chunk), lr.max)]
+			}
+			return ln, nil
 		}
 		ln.total += len(chunk)
 		if room := lr.max - len(buf); room > 0 {

@@ -28,15 +28,15 @@ func (a *analyzer) statusField(b *StatusBlock, line string) {
 	value = cutUTF8(strings.Trim(value, "*_` \t"), MaxErrorLen)
 	switch key {
 	case "STATUS":
-		b.Status = strings.ToUpper(value)
+		b.Status = upper(value)
 	case "TASKS_COMPLETED_THIS_LOOP":
 		b.TasksCompleted = a.count(key, value)
 	case "FILES_MODIFIED":
 		b.FilesModified = a.count(key, value)
 	case "TESTS_STATUS":
-		b.TestsStatus = strings.ToUpper(value)
+		b.TestsStatus = upper(value)
 	case "WORK_TYPE":
-		b.WorkType = strings.ToUpper(value)
+		b.WorkType = upper(value)
 	case "EXIT_SIGNAL":
 		switch strings.ToLower(value) {
 		case "true", "yes":
@@ -56,6 +56,13 @@ func (a *analyzer) statusField(b *StatusBlock, line string) {
 	case "RECOMMENDATION":
 		b.Recommendation = value
 	}
+}
+
+// upper upper-cases an enumerated value within MaxErrorLen: upper-casing
+// turns each invalid byte into a three-byte replacement character, so the
+// bound is applied again after it.
+func upper(value string) string {
+	return cutUTF8(strings.ToUpper(value), MaxErrorLen)
 }
 
 // count parses a non-negative count, or notes why it cannot.

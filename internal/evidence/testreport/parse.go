@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // sniffSize is how much of a report is looked at to detect its format.
@@ -61,7 +62,8 @@ func parse(r io.Reader, name string, limit int64) (*Report, error) {
 // ParseFile reads the report at path. Files larger than MaxFileSize are
 // refused before anything is read.
 func ParseFile(path string) (*Report, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe without a writer must not block the open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, &Error{File: path, Err: openErr(err)}
 	}

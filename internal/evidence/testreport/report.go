@@ -229,18 +229,25 @@ func firstLine(s string) string {
 // rune boundary. The result is a copy, so that it does not keep a large
 // string it was cut from alive.
 func bound(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > MaxText {
-		i := MaxText
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i]
-	}
+	s = cutText(strings.TrimSpace(s))
 	if !utf8.ValidString(s) {
-		return strings.ToValidUTF8(s, "\uFFFD")
+		// Each invalid byte becomes a three-byte replacement character:
+		// cut again after replacing.
+		return cutText(strings.ToValidUTF8(s, "\uFFFD"))
 	}
 	return strings.Clone(s)
+}
+
+// cutText cuts s to MaxText bytes at a rune boundary.
+func cutText(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	i := MaxText
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 // meaningful reports whether a line of test output says something about a
