@@ -106,6 +106,19 @@ func parse(data []byte, source string, base func(string) (*Policy, error)) (*Pol
 			return nil, fmt.Errorf("policy %s: missing key %q: a policy without extends must give every key (start the file with extends = \"default\" to change only some)", source, key)
 		}
 	}
+	for _, kind := range []string{"phases", "profiles"} {
+		for _, name := range sortedKeys(p.overrides(kind)) {
+			// A value where a table belongs decodes as no override at all:
+			// refuse it rather than keep a phase that prints as nothing.
+			if p.overrides(kind)[name] == nil {
+				where := source
+				if line := keyLine(data, toml.Key{kind, name}); line > 0 {
+					where = fmt.Sprintf("%s: line %d", source, line)
+				}
+				return nil, fmt.Errorf("policy %s: %s.%s is not a table: want a table of overrides", where, kind, name)
+			}
+		}
+	}
 	p.Phases = mergeOverrides(basePhases, p.Phases)
 	p.Profiles = mergeOverrides(baseProfiles, p.Profiles)
 	p.Extends = ""
