@@ -4,39 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/loopbreaker/loopbreaker/internal/github"
 )
-
-func TestParseMessage(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		msg  string
-		want messageFacts
-	}{
-		{"subject only", "fix the parser\n", messageFacts{subject: "fix the parser"}},
-		{"wrapped subject", "fix the\nparser\n\nbody", messageFacts{subject: "fix the parser"}},
-		{"trailers", "step\n\nbody text\n\nLoop-Phase: green\nloop-progress: 40%\n", messageFacts{subject: "step",
-			trailers: map[string][]string{"Loop-Phase": {"green"}, "Loop-Progress": {"40%"}}}},
-		{"not all trailers", "step\n\nLoop-Phase: green\nsome prose here\n", messageFacts{subject: "step"}},
-		{"the subject is never a trailer", "Loop-Phase: red\n", messageFacts{subject: "Loop-Phase: red"}},
-		{"continuation", "step\n\nCo-authored-by: a\n  b\n", messageFacts{subject: "step", trailers: map[string][]string{"Co-Authored-By": {"a b"}}}},
-		{"revert with hash", "Revert \"x\"\n\nThis reverts commit ABCDEF1234567.\n", messageFacts{subject: `Revert "x"`, revert: true, reverts: "abcdef1234567"}},
-		{"revert subject", "Revert \"x\"\n", messageFacts{subject: `Revert "x"`, revert: true}},
-		{"crlf", "done\r\n\r\nLoop-Phase: refactor\r\n", messageFacts{subject: "done", trailers: map[string][]string{"Loop-Phase": {"refactor"}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := parseMessage(tt.msg)
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(messageFacts{})); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
 
 func TestAPICommitsCarryPhaseAndClaims(t *testing.T) {
 	t.Parallel()

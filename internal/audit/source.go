@@ -197,11 +197,11 @@ func (s *apiSource) notes() []string {
 // commitIteration is one API commit as an iteration, its change judged
 // against prevTree ("" when unknown).
 func (s *apiSource) commitIteration(c *github.PullCommit, prevTree string, newest bool) breaker.Iteration {
-	mf := parseMessage(c.Message)
+	mf := gitlog.ParseMessage(c.Message)
 	gc := &gitlog.Commit{Hash: c.SHA, Tree: c.Tree, Parents: c.Parents, At: c.At, AuthorAt: c.AuthorAt,
-		Message: c.Message, Subject: mf.subject, Trailers: mf.trailers, Revert: mf.revert, Reverts: mf.reverts}
+		Message: mf.Text, Subject: mf.Subject, Trailers: mf.Trailers, Revert: mf.Revert, Reverts: mf.Reverts}
 	it := evidence.FromCommit(gc, nil, s.paths.TaskFiles)
-	it.Change = s.change(c.Tree, prevTree, mf.revert, newest)
+	it.Change = s.change(c.Tree, prevTree, mf.Revert, newest)
 	return it
 }
 

@@ -451,8 +451,7 @@ func (q *commitQueue) hasLive(flags map[plumbing.Hash]uint8) bool {
 
 // describe fills a Commit's metadata (not its change or tasks).
 func describe(c *object.Commit) Commit {
-	msg := truncateMessage(c.Message)
-	subj := subject(msg)
+	msg := ParseMessage(c.Message)
 	cm := Commit{
 		Hash:     c.Hash.String(),
 		Tree:     c.TreeHash.String(),
@@ -461,14 +460,15 @@ func describe(c *object.Commit) Commit {
 		Email:    c.Author.Email,
 		At:       c.Committer.When,
 		AuthorAt: c.Author.When,
-		Message:  msg,
-		Subject:  subj,
-		Trailers: trailers(msg),
+		Message:  msg.Text,
+		Subject:  msg.Subject,
+		Trailers: msg.Trailers,
+		Revert:   msg.Revert,
+		Reverts:  msg.Reverts,
 	}
 	for i, p := range c.ParentHashes {
 		cm.Parents[i] = p.String()
 	}
-	cm.Revert, cm.Reverts = revertOf(msg, subj)
 	return cm
 }
 

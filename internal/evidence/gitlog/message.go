@@ -11,6 +11,29 @@ const maxMessageBytes = 64 << 10
 // maxTrailers bounds the trailers kept per commit.
 const maxTrailers = 256
 
+// Message is what a commit message says, read as git reads it.
+type Message struct {
+	// Text is the message, at most 64 KiB of it.
+	Text string
+	// Subject is the first paragraph on one line (git log's %s).
+	Subject string
+	// Trailers are the git trailers of the last paragraph, keys canonical.
+	Trailers map[string][]string
+	// Revert is true when the message says it reverts a commit; Reverts is
+	// the named commit, when given.
+	Revert  bool
+	Reverts string
+}
+
+// ParseMessage reads a commit message. It serves commits read from the
+// repository and commits that come from elsewhere (the API) alike.
+func ParseMessage(msg string) Message {
+	msg = truncateMessage(msg)
+	m := Message{Text: msg, Subject: subject(msg), Trailers: trailers(msg)}
+	m.Revert, m.Reverts = revertOf(msg, m.Subject)
+	return m
+}
+
 // truncateMessage keeps at most maxMessageBytes of a message, cut at a line
 // end when there is one.
 func truncateMessage(msg string) string {

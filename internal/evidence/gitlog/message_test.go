@@ -112,3 +112,33 @@ func TestRevertAndHexMatchTheirExpressions(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMessageAsTheAPIReadsIt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		msg  string
+		want Message
+	}{
+		{"subject only", "fix the parser\n", Message{Subject: "fix the parser"}},
+		{"wrapped subject", "fix the\nparser\n\nbody", Message{Subject: "fix the parser"}},
+		{"trailers", "step\n\nbody text\n\nLoop-Phase: green\nloop-progress: 40%\n", Message{Subject: "step",
+			Trailers: map[string][]string{"Loop-Phase": {"green"}, "Loop-Progress": {"40%"}}}},
+		{"not all trailers", "step\n\nLoop-Phase: green\nsome prose here\n", Message{Subject: "step"}},
+		{"the subject is never a trailer", "Loop-Phase: red\n", Message{Subject: "Loop-Phase: red"}},
+		{"continuation", "step\n\nCo-authored-by: a\n  b\n", Message{Subject: "step", Trailers: map[string][]string{"Co-Authored-By": {"a b"}}}},
+		{"revert with hash", "Revert \"x\"\n\nThis reverts commit ABCDEF1234567.\n", Message{Subject: `Revert "x"`, Revert: true, Reverts: "abcdef1234567"}},
+		{"revert subject", "Revert \"x\"\n", Message{Subject: `Revert "x"`, Revert: true}},
+		{"crlf", "done\r\n\r\nLoop-Phase: refactor\r\n", Message{Subject: "done", Trailers: map[string][]string{"Loop-Phase": {"refactor"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := ParseMessage(tt.msg)
+			got.Text = ""
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(Message{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
