@@ -26,6 +26,9 @@ type pattern struct {
 type segment struct {
 	glob    string
 	literal bool // glob has no metacharacters: compare with ==
+	star    bool // glob is prefix*suffix with no other metacharacters
+	prefix  string
+	suffix  string
 	any     bool // "**": any number of path segments
 }
 
@@ -95,15 +98,12 @@ func compileOne(raw string) (pattern, error) {
 		if _, err := path.Match(part, ""); err != nil {
 			return p, compileError(fmt.Sprintf("bad glob %q", part))
 		}
-		p.segs = append(p.segs, segment{
-			glob:    part,
-			literal: !strings.ContainsAny(part, `*?[\`),
-		})
+		p.segs = append(p.segs, compileSegment(part))
 	}
 	if !p.anchored {
 		// A lone "**" has no slash: it is a name glob like "*".
 		if p.segs[0].any {
-			p.segs[0] = segment{glob: "*"}
+			p.segs[0] = compileSegment("*")
 		}
 		return p, nil
 	}
@@ -116,6 +116,23 @@ func compileOne(raw string) (pattern, error) {
 		p.matchAll = true
 	}
 	return p, nil
+}
+
+// compileSegment compiles one glob segment, noting the two shapes most
+// patterns have ("go.sum", "*.lock", "*_test.go", "test_*") so that they
+// are matched without path.Match.
+func compileSegment(glob string) segment {
+	s := segment{glob: glob}
+	switch strings.Count(glob, "*") {
+	case 0:
+		s.literal = !strings.ContainsAny(glob, `?[\`)
+	case 1:
+		if !strings.ContainsAny(glob, `?[\`) {
+			s.star = true
+			s.prefix, s.suffix, _ = strings.Cut(glob, "*")
+		}
+	}
+	return s
 }
 
 // bangClass rewrites gitignore's "[!...]" negated classes into path.Match's
@@ -253,6 +270,10 @@ func (p *pattern) match(segs []string) bool {
 func (s segment) matches(name string) bool {
 	if s.literal {
 		return s.glob == name
+	}
+	if s.star {
+		return len(name) >= len(s.prefix)+len(s.suffix) &&
+			strings.HasPrefix(name, s.prefix) && strings.HasSuffix(name, s.suffix)
 	}
 	ok, err := path.Match(s.glob, name)
 	return err == nil && ok
