@@ -201,7 +201,7 @@ func isBlobMode(m filemode.FileMode) bool {
 // blob opens a blob object; a blob over the storage's large-object
 // threshold is not read until its reader is.
 func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok := r.loose.read(h, plumbing.BlobObject, DefaultMaxFileBytes); ok {
+	if obj, ok := r.raw(h, plumbing.BlobObject, DefaultMaxFileBytes); ok {
 		return obj, nil
 	}
 	obj, err := r.st.EncodedObject(plumbing.BlobObject, h)
@@ -213,7 +213,7 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 
 // blobSize returns a blob's size without reading a large blob's content.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	if n, ok := r.loose.size(h, plumbing.BlobObject); ok {
+	if n, ok := r.rawSize(h, plumbing.BlobObject); ok {
 		return n, nil
 	}
 	obj, err := r.blob(h)

@@ -24,13 +24,14 @@ import (
 // asked for, or unreadable here are left to go-git, which reads them as
 // before or reports the fault.
 type looseObjects struct {
-	dir    string                     // the objects directory; "" disables
-	listed [256]bool                  // fan-out directories listed so far
-	names  [256]map[string]struct{}   // their entries (nil: none, or too many)
-	br     *bufio.Reader              // reused for each file
-	zr     io.ReadCloser              // reused zlib reader (zlib.Resetter)
-	head   [maxLooseHeader]byte       // "type size\x00"
-	sized  map[plumbing.Hash]rawSized // object sizes from headers
+	dir     string                     // the objects directory; "" disables
+	scanned bool                       // the objects directory was listed
+	listed  [256]bool                  // fan-out directories listed so far
+	names   [256]map[string]struct{}   // their entries (nil: none, or too many)
+	br      *bufio.Reader              // reused for each file
+	zr      io.ReadCloser              // reused zlib reader (zlib.Resetter)
+	head    [maxLooseHeader]byte       // "type size\x00"
+	sized   map[plumbing.Hash]rawSized // object sizes from headers
 }
 
 // maxLooseListing bounds the entries remembered for one fan-out directory;
@@ -73,6 +74,23 @@ func newLooseObjects(gitDir string) *looseObjects {
 func (l *looseObjects) has(h plumbing.Hash) bool {
 	if l.dir == "" {
 		return false
+	}
+	if !l.scanned {
+		// One listing of the objects directory settles every fan-out
+		// directory that does not exist (in a packed clone, most of them).
+		l.scanned = true
+		ents, err := os.ReadDir(l.dir)
+		if err == nil {
+			l.listed = [256]bool{}
+			for i := range l.listed {
+				l.listed[i] = true
+			}
+			for _, e := range ents {
+				if b, err := hex.DecodeString(e.Name()); err == nil && len(b) == 1 && e.IsDir() {
+					l.listed[b[0]] = false
+				}
+			}
+		}
 	}
 	b := h[0]
 	if !l.listed[b] {
@@ -155,13 +173,14 @@ func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectTyp
 	return f, typ, size, nil
 }
 
-// read returns loose object h when it is one of type want and at most max
-// bytes; ok is false when go-git should read it instead.
+// read returns loose object h when it is one of type want (or want is
+// plumbing.AnyObject) and at most max bytes; ok is false when go-git
+// should read it instead.
 func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool) {
 	if !l.has(h) {
 		return nil, false
 	}
-	if s, seen := l.sized[h]; seen && (s.typ != want || s.size > max) {
+	if s, seen := l.sized[h]; seen && (!wanted(s.typ, want) || s.size > max) {
 		return nil, false
 	}
 	f, typ, size, err := l.open(h)
@@ -169,7 +188,7 @@ func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64
 		return nil, false
 	}
 	defer f.Close()
-	if typ != want || size > max {
+	if !wanted(typ, want) || size > max {
 		return nil, false
 	}
 	data := make([]byte, size)
@@ -177,6 +196,11 @@ func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64
 		return nil, false
 	}
 	return &rawObject{hash: h, typ: typ, data: data}, true
+}
+
+// wanted reports whether an object of type typ answers a request for want.
+func wanted(typ, want plumbing.ObjectType) bool {
+	return typ == want || want == plumbing.AnyObject
 }
 
 // size returns the size of loose object h of type want from its header;

@@ -41,6 +41,7 @@ type Repo struct {
 	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
 
 	loose     *looseObjects          // loose objects read without go-git (loose.go)
+	packs     *packObjects           // packed objects read without go-git (packed.go)
 	matches   map[matchKey]bool      // path-pattern answers (memo.go)
 	taskFiles map[taskKey][]taskFile // task files under a subtree
 	changes   map[changeKey]Change   // classified diffs by tree pair
@@ -88,6 +89,7 @@ func Open(dir string) (*Repo, error) {
 		st:        g.Storer,
 		closer:    func() error { return nil },
 		loose:     newLooseObjects(""),
+		packs:     newPackObjects(""),
 		commits:   map[plumbing.Hash]*object.Commit{},
 		trees:     map[plumbing.Hash]*object.Tree{},
 		tasks:     map[plumbing.Hash]Tasks{},
@@ -96,18 +98,22 @@ func Open(dir string) (*Repo, error) {
 		changes:   map[changeKey]Change{},
 	}
 	// Reopen the same .git with streaming for large objects (never read a
-	// huge blob into memory) and kept pack descriptors (fast lookups).
+	// huge blob into memory), kept pack descriptors (fast lookups), and this
+	// package's object readers in front of go-git's (objectStorer).
 	if fss, ok := g.Storer.(*filesystem.Storage); ok {
 		st := filesystem.NewStorageWithOptions(fss.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{
 			KeepDescriptors:      true,
 			LargeObjectThreshold: DefaultMaxFileBytes,
 		})
-		g2, err := git.Open(st, nil)
+		r.loose = newLooseObjects(fss.Filesystem().Root())
+		r.packs = newPackObjects(fss.Filesystem().Root())
+		fast := &objectStorer{Storage: st, loose: r.loose, packs: r.packs}
+		g2, err := git.Open(fast, nil)
 		if err != nil {
 			return nil, fmt.Errorf("open repository %s: %w", dir, err)
 		}
-		r.git, r.st, r.closer = g2, st, st.Close
-		r.loose = newLooseObjects(fss.Filesystem().Root())
+		r.git, r.st = g2, fast
+		r.closer = func() error { return errors.Join(r.packs.Close(), st.Close()) }
 	}
 	shallow, err := r.st.Shallow()
 	if err != nil {
@@ -193,7 +199,7 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	}
 	var c *object.Commit
 	var err error
-	if obj, ok := r.loose.read(h, plumbing.CommitObject, DefaultMaxFileBytes); ok {
+	if obj, ok := r.raw(h, plumbing.CommitObject, DefaultMaxFileBytes); ok {
 		c, err = object.DecodeCommit(r.st, obj)
 	} else {
 		c, err = object.GetCommit(r.st, h)
@@ -208,6 +214,22 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
+// raw reads object h of type want and at most max bytes with this
+// package's readers (loose, then packed); ok is false when go-git should
+// read it.
+func (r *Repo) raw(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool) {
+	return readRaw(r.loose, r.packs, h, want, max)
+}
+
+// rawSize returns the size of object h of type want from this package's
+// readers; ok is false when go-git should be asked.
+func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (int64, bool) {
+	if n, ok := r.loose.size(h, want); ok {
+		return n, true
+	}
+	return r.packs.size(h, want)
+}
+
 // tree reads a tree; the zero hash is the empty tree.
 func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
@@ -216,7 +238,7 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if t, ok := r.trees[h]; ok {
 		return t, nil
 	}
-	obj, ok := r.loose.read(h, plumbing.TreeObject, DefaultMaxFileBytes)
+	obj, ok := r.raw(h, plumbing.TreeObject, DefaultMaxFileBytes)
 	if !ok {
 		var err error
 		if obj, err = r.st.EncodedObject(plumbing.TreeObject, h); err != nil {

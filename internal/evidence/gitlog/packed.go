@@ -1,0 +1,627 @@
+package gitlog
+
+import (
+	"bytes"
+	"compress/zlib"
+	"container/list"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// packObjects reads objects from the repository's pack files
+// (objects/pack/pack-*.idx with their .pack, index version 2), mapped into
+// memory. A clone has all of its history in packs, and go-git reads a
+// packed object through a byte-at-a-time scanner, hashes every object it
+// decodes to key its cache, and builds a reverse index of every object in a
+// pack on first use: over a long history that was most of the run. This
+// reader finds an object through the index's fan-out table, inflates it
+// straight from the mapping, resolves delta chains against a bounded cache
+// of bases, and never hashes. Anything it does not handle (an index of
+// another version, a base outside the pack, an object over the size limit,
+// a pack it cannot map, damaged data) is left to go-git, which reads it as
+// before or reports the fault.
+//
+// The returned objects never alias the mapping: an object's content is
+// always inflated into memory of its own, so it stays valid after Close.
+type packObjects struct {
+	dir    string  // the objects/pack directory; "" disables
+	opened bool    // the packs were listed and mapped
+	packs  []*pack // in the order of their names
+	zr     io.ReadCloser
+	src    bytes.Reader
+	cache  *baseCache
+}
+
+// pack is one mapped pack file and its index.
+type pack struct {
+	name    string // the .pack file, for errors
+	idx     []byte
+	data    []byte
+	n       int // objects
+	names   int // offset of the sorted object names in idx
+	offs    int // offset of the 4-byte offsets
+	large   int // offset of the 8-byte offsets
+	release func() error
+}
+
+// Pack object types (git's pack format: 1-4 are whole objects).
+const (
+	packCommit   = 1
+	packTree     = 2
+	packBlob     = 3
+	packTag      = 4
+	packOfsDelta = 6
+	packRefDelta = 7
+)
+
+// maxDeltaChain bounds a delta chain: git's own packs stay at depth 50 by
+// default (4,095 at most); a longer chain is a damaged or hostile pack.
+const maxDeltaChain = 10000
+
+// baseCacheBytes bounds the memory of the delta-base cache (git's own
+// default for core.deltaBaseCacheLimit is 96 MiB).
+const baseCacheBytes = 64 << 20
+
+// errPackFallback marks an object this reader leaves to go-git.
+var errPackFallback = errors.New("left to go-git")
+
+// newPackObjects returns the reader of gitDir's packs, disabled (reading
+// nothing) when gitDir is "" or has no objects/pack directory. The packs are
+// opened on first use.
+func newPackObjects(gitDir string) *packObjects {
+	p := &packObjects{cache: newBaseCache(baseCacheBytes)}
+	if gitDir == "" || !canMap {
+		return p
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+		return p // a linked work tree: go-git reads the common directory
+	}
+	dir := filepath.Join(gitDir, "objects", "pack")
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return p
+	}
+	p.dir = dir
+	return p
+}
+
+// open lists and maps the packs once. A pack that cannot be read or fails
+// the checks of its index and header is skipped (go-git reads it or
+// reports it).
+func (p *packObjects) open() {
+	p.opened = true
+	ents, err := os.ReadDir(p.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
+			continue
+		}
+		base := filepath.Join(p.dir, strings.TrimSuffix(name, ".idx"))
+		if pk, err := openPack(base+".idx", base+".pack"); err == nil {
+			p.packs = append(p.packs, pk)
+		}
+	}
+}
+
+// Close unmaps the packs.
+func (p *packObjects) Close() error {
+	var errs []error
+	for _, pk := range p.packs {
+		errs = append(errs, pk.release())
+	}
+	p.packs = nil
+	p.cache.clear()
+	return errors.Join(errs...)
+}
+
+// openPack maps an index and its pack and checks their structure.
+func openPack(idxPath, packPath string) (*pack, error) {
+	idx, relIdx, err := mapFile(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	data, relData, err := mapFile(packPath)
+	if err != nil {
+		_ = relIdx()
+		return nil, err
+	}
+	pk := &pack{name: packPath, idx: idx, data: data, release: func() error {
+		return errors.Join(relIdx(), relData())
+	}}
+	if err := pk.check(); err != nil {
+		_ = pk.release()
+		return nil, fmt.Errorf("%s: %w", idxPath, err)
+	}
+	return pk, nil
+}
+
+// Index version 2: magic, version, 256 fan-out counts, then per object a
+// name, a CRC and a 4-byte offset, then the 8-byte offsets, then the pack's
+// and the index's checksums.
+var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
+
+const (
+	idxFanout  = 8
+	idxNames   = idxFanout + 256*4
+	packHeader = 12
+	hashLen    = 20
+)
+
+// check validates the index's layout against its length and the pack's
+// header against the index, so that every later lookup stays in bounds.
+func (pk *pack) check() error {
+	if len(pk.idx) < idxNames+2*hashLen || !bytes.Equal(pk.idx[:8], idxMagic) {
+		return errors.New("not a version 2 pack index")
+	}
+	prev := uint32(0)
+	for i := range 256 {
+		v := binary.BigEndian.Uint32(pk.idx[idxFanout+4*i:])
+		if v < prev {
+			return errors.New("fan-out table not sorted")
+		}
+		prev = v
+	}
+	n := int(prev)
+	fixed := idxNames + 28*n + 2*hashLen
+	if n > (len(pk.idx)-idxNames)/28 || len(pk.idx) < fixed || (len(pk.idx)-fixed)%8 != 0 {
+		return fmt.Errorf("index of %d objects has the wrong length %d", n, len(pk.idx))
+	}
+	pk.n = n
+	pk.names = idxNames
+	pk.offs = idxNames + 24*n
+	pk.large = idxNames + 28*n
+	if len(pk.data) < packHeader+hashLen || string(pk.data[:4]) != "PACK" {
+		return errors.New("pack has no PACK header")
+	}
+	if v := binary.BigEndian.Uint32(pk.data[4:]); v != 2 && v != 3 {
+		return fmt.Errorf("pack version %d", v)
+	}
+	if c := binary.BigEndian.Uint32(pk.data[8:]); int64(c) != int64(n) {
+		return fmt.Errorf("pack holds %d objects, index %d", c, n)
+	}
+	// The index ends with the pack's checksum.
+	if !bytes.Equal(pk.idx[len(pk.idx)-2*hashLen:len(pk.idx)-hashLen], pk.data[len(pk.data)-hashLen:]) {
+		return errors.New("index does not belong to the pack")
+	}
+	return nil
+}
+
+// find returns the pack offset of object h; ok is false when the pack does
+// not hold it.
+func (pk *pack) find(h plumbing.Hash) (off uint64, ok bool) {
+	lo := 0
+	if h[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(pk.idx[idxFanout+4*(int(h[0])-1):]))
+	}
+	hi := int(binary.BigEndian.Uint32(pk.idx[idxFanout+4*int(h[0]):]))
+	i := lo + sort.Search(hi-lo, func(i int) bool {
+		at := pk.names + hashLen*(lo+i)
+		return bytes.Compare(pk.idx[at:at+hashLen], h[:]) >= 0
+	})
+	if i >= hi || !bytes.Equal(pk.idx[pk.names+hashLen*i:pk.names+hashLen*(i+1)], h[:]) {
+		return 0, false
+	}
+	v := binary.BigEndian.Uint32(pk.idx[pk.offs+4*i:])
+	if v&0x80000000 == 0 {
+		return uint64(v), true
+	}
+	at := pk.large + 8*int(v&0x7fffffff)
+	if at+8 > len(pk.idx)-2*hashLen {
+		return 0, false // a damaged index: go-git reports it
+	}
+	return binary.BigEndian.Uint64(pk.idx[at:]), true
+}
+
+// locate returns the pack holding h and its offset.
+func (p *packObjects) locate(h plumbing.Hash) (*pack, uint64, bool) {
+	if p.dir == "" {
+		return nil, 0, false
+	}
+	if !p.opened {
+		p.open()
+	}
+	for _, pk := range p.packs {
+		if off, ok := pk.find(h); ok {
+			return pk, off, true
+		}
+	}
+	return nil, 0, false
+}
+
+// entry is the header of the object at an offset: its pack type, its
+// (inflated) size, where its compressed data starts, and for a delta where
+// its base is.
+type entry struct {
+	typ     int
+	size    int64
+	data    int      // offset of the zlib stream
+	baseOff uint64   // OFS_DELTA: the base's offset
+	baseRef [20]byte // REF_DELTA: the base's name
+}
+
+// header parses the object header at off.
+func (pk *pack) header(off uint64) (entry, error) {
+	var e entry
+	if off < packHeader || off >= uint64(len(pk.data)-hashLen) {
+		return e, fmt.Errorf("object offset %d outside the pack", off)
+	}
+	d := pk.data[:len(pk.data)-hashLen]
+	i := int(off)
+	c := d[i]
+	i++
+	e.typ = int(c>>4) & 7
+	e.size = int64(c & 0x0f)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if i >= len(d) || shift > 56 {
+			return e, fmt.Errorf("object at %d: malformed size", off)
+		}
+		c = d[i]
+		i++
+		e.size |= int64(c&0x7f) << shift
+	}
+	if e.size < 0 {
+		return e, fmt.Errorf("object at %d: malformed size", off)
+	}
+	switch e.typ {
+	case packCommit, packTree, packBlob, packTag:
+	case packOfsDelta:
+		if i >= len(d) {
+			return e, fmt.Errorf("object at %d: truncated delta offset", off)
+		}
+		c = d[i]
+		i++
+		rel := uint64(c & 0x7f)
+		for c&0x80 != 0 {
+			if i >= len(d) || rel > 1<<56 {
+				return e, fmt.Errorf("object at %d: malformed delta offset", off)
+			}
+			c = d[i]
+			i++
+			rel = (rel+1)<<7 | uint64(c&0x7f)
+		}
+		if rel == 0 || rel > off-packHeader {
+			return e, fmt.Errorf("object at %d: delta base offset out of range", off)
+		}
+		e.baseOff = off - rel
+	case packRefDelta:
+		if i+hashLen > len(d) {
+			return e, fmt.Errorf("object at %d: truncated delta base", off)
+		}
+		copy(e.baseRef[:], d[i:i+hashLen])
+		i += hashLen
+	default:
+		return e, fmt.Errorf("object at %d: unknown type %d", off, e.typ)
+	}
+	e.data = i
+	return e, nil
+}
+
+// stream points the reused zlib reader at the compressed data at off.
+func (p *packObjects) stream(pk *pack, off int) error {
+	p.src.Reset(pk.data[off : len(pk.data)-hashLen])
+	if p.zr == nil {
+		var err error
+		p.zr, err = zlib.NewReader(&p.src)
+		return err
+	}
+	return p.zr.(zlib.Resetter).Reset(&p.src, nil)
+}
+
+// inflate decompresses exactly size bytes from the zlib stream at off,
+// checking that the stream ends there (with its checksum).
+func (p *packObjects) inflate(pk *pack, off int, size int64) ([]byte, error) {
+	if err := p.stream(pk, off); err != nil {
+		return nil, fmt.Errorf("object data at %d: %w", off, err)
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(p.zr, out); err != nil {
+		return nil, fmt.Errorf("object data at %d: %w", off, err)
+	}
+	var one [1]byte
+	if n, err := p.zr.Read(one[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errors.New("longer than its header says")
+		}
+		return nil, fmt.Errorf("object data at %d: %w", off, err)
+	}
+	return out, nil
+}
+
+// link is one step of a delta chain being resolved.
+type link struct {
+	pk  *pack
+	off uint64
+	e   entry
+}
+
+// object reads the object at (pk, off): its type (1-4) and content. An
+// object or any base of it larger than max is left to go-git.
+func (p *packObjects) object(pk *pack, off uint64, max int64) (int, []byte, error) {
+	var chain []link
+	var typ int
+	var data []byte
+	for {
+		if c, ok := p.cache.get(pk, off); ok {
+			typ, data = c.typ, c.data
+			break
+		}
+		e, err := pk.header(off)
+		if err != nil {
+			return 0, nil, err
+		}
+		if e.size > max {
+			return 0, nil, errPackFallback
+		}
+		if e.typ != packOfsDelta && e.typ != packRefDelta {
+			if data, err = p.inflate(pk, e.data, e.size); err != nil {
+				return 0, nil, err
+			}
+			typ = e.typ
+			if len(chain) > 0 {
+				p.cache.put(pk, off, typ, data)
+			}
+			break
+		}
+		if len(chain) == maxDeltaChain {
+			return 0, nil, fmt.Errorf("object at %d: delta chain longer than %d", off, maxDeltaChain)
+		}
+		chain = append(chain, link{pk, off, e})
+		if e.typ == packOfsDelta {
+			off = e.baseOff
+			continue
+		}
+		bp, boff, found := p.locate(plumbing.Hash(e.baseRef))
+		if !found {
+			return 0, nil, errPackFallback // a base outside the packs
+		}
+		pk, off = bp, boff
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		delta, err := p.inflate(l.pk, l.e.data, l.e.size)
+		if err != nil {
+			return 0, nil, err
+		}
+		if data, err = applyDelta(data, delta, max); err != nil {
+			if errors.Is(err, errPackFallback) {
+				return 0, nil, err
+			}
+			return 0, nil, fmt.Errorf("object at %d: %w", l.off, err)
+		}
+		p.cache.put(l.pk, l.off, typ, data)
+	}
+	return typ, data, nil
+}
+
+// deltaVarint reads one of a delta's two leading sizes.
+func deltaVarint(d []byte) (v uint64, n int, ok bool) {
+	for shift := 0; n < len(d) && shift <= 63; shift += 7 {
+		c := d[n]
+		n++
+		v |= uint64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// deltaOperand reads a copy instruction's operand: the bytes that op's
+// bits first..first+count-1 select, least significant first.
+func deltaOperand(op byte, first, count int, delta []byte) (uint64, []byte, bool) {
+	var v uint64
+	for b := range count {
+		if op&(1<<(first+b)) == 0 {
+			continue
+		}
+		if len(delta) == 0 {
+			return 0, nil, false
+		}
+		v |= uint64(delta[0]) << (8 * b)
+		delta = delta[1:]
+	}
+	return v, delta, true
+}
+
+// applyDelta applies a git delta to base. A result over max is left to
+// go-git (errPackFallback); a malformed delta is an error.
+func applyDelta(base, delta []byte, max int64) ([]byte, error) {
+	srcSize, n, ok := deltaVarint(delta)
+	if !ok || srcSize != uint64(len(base)) {
+		return nil, errors.New("delta does not fit its base")
+	}
+	delta = delta[n:]
+	dstSize, n, ok := deltaVarint(delta)
+	if !ok {
+		return nil, errors.New("malformed delta size")
+	}
+	if dstSize > uint64(max) {
+		return nil, errPackFallback
+	}
+	delta = delta[n:]
+	out := make([]byte, 0, dstSize)
+	for len(delta) > 0 {
+		op := delta[0]
+		delta = delta[1:]
+		switch {
+		case op&0x80 != 0: // copy from the base
+			off, rest, ok1 := deltaOperand(op, 0, 4, delta)
+			size, rest, ok2 := deltaOperand(op, 4, 3, rest)
+			if !ok1 || !ok2 {
+				return nil, errors.New("truncated delta copy")
+			}
+			delta = rest
+			if size == 0 {
+				size = 0x10000
+			}
+			if off+size > uint64(len(base)) || uint64(len(out))+size > dstSize {
+				return nil, errors.New("delta copy out of range")
+			}
+			out = append(out, base[off:off+size]...)
+		case op != 0: // insert op bytes
+			if int(op) > len(delta) || uint64(len(out))+uint64(op) > dstSize {
+				return nil, errors.New("delta insert out of range")
+			}
+			out = append(out, delta[:op]...)
+			delta = delta[op:]
+		default:
+			return nil, errors.New("reserved delta instruction")
+		}
+	}
+	if uint64(len(out)) != dstSize {
+		return nil, errors.New("delta result shorter than its header says")
+	}
+	return out, nil
+}
+
+// objectTypes maps pack types to go-git's.
+var objectTypes = [...]plumbing.ObjectType{
+	packCommit: plumbing.CommitObject,
+	packTree:   plumbing.TreeObject,
+	packBlob:   plumbing.BlobObject,
+	packTag:    plumbing.TagObject,
+}
+
+// read returns packed object h when it is one of type want (or want is
+// plumbing.AnyObject) and at most max bytes; ok is false when go-git should read it instead (not packed here,
+// another type, larger, or unreadable by this reader).
+func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool) {
+	pk, off, found := p.locate(h)
+	if !found {
+		return nil, false
+	}
+	typ, data, err := p.object(pk, off, max)
+	if err != nil || !wanted(objectTypes[typ], want) {
+		return nil, false
+	}
+	return &rawObject{hash: h, typ: objectTypes[typ], data: data}, true
+}
+
+// size returns the size of packed object h of type want without reading a
+// whole object: a whole object's header has it, a delta's first bytes
+// do. ok is false when go-git should be asked.
+func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool) {
+	pk, off, found := p.locate(h)
+	if !found {
+		return 0, false
+	}
+	e, err := pk.header(off)
+	if err != nil {
+		return 0, false
+	}
+	if e.typ != packOfsDelta && e.typ != packRefDelta {
+		return e.size, objectTypes[e.typ] == want
+	}
+	// The type is the chain's base's; the size is in the delta's header.
+	base, bpk := e, pk
+	for steps := 0; base.typ == packOfsDelta || base.typ == packRefDelta; steps++ {
+		if steps == maxDeltaChain {
+			return 0, false
+		}
+		boff := base.baseOff
+		if base.typ == packRefDelta {
+			if bpk, boff, found = p.locate(plumbing.Hash(base.baseRef)); !found {
+				return 0, false
+			}
+		}
+		if base, err = bpk.header(boff); err != nil {
+			return 0, false
+		}
+	}
+	if objectTypes[base.typ] != want {
+		return 0, false
+	}
+	head, err := p.inflatePrefix(pk, e.data, 20)
+	if err != nil {
+		return 0, false
+	}
+	_, n, ok := deltaVarint(head)
+	if !ok {
+		return 0, false
+	}
+	dst, _, ok := deltaVarint(head[n:])
+	if !ok || dst > 1<<62 {
+		return 0, false
+	}
+	return int64(dst), true
+}
+
+// inflatePrefix decompresses at most n bytes from the stream at off.
+func (p *packObjects) inflatePrefix(pk *pack, off, n int) ([]byte, error) {
+	if err := p.stream(pk, off); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, n)
+	got, err := io.ReadFull(p.zr, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return buf[:got], nil
+}
+
+// baseCache keeps recently resolved delta bases, least recently used out
+// first, bounded by their total size.
+type baseCache struct {
+	max, used int
+	order     *list.List // of *cached, most recent first
+	byKey     map[cacheKey]*list.Element
+}
+
+type cacheKey struct {
+	pk  *pack
+	off uint64
+}
+
+type cached struct {
+	key  cacheKey
+	typ  int
+	data []byte
+}
+
+func newBaseCache(max int) *baseCache {
+	return &baseCache{max: max, order: list.New(), byKey: map[cacheKey]*list.Element{}}
+}
+
+func (c *baseCache) get(pk *pack, off uint64) (*cached, bool) {
+	el, ok := c.byKey[cacheKey{pk, off}]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*cached), true
+}
+
+func (c *baseCache) put(pk *pack, off uint64, typ int, data []byte) {
+	if len(data) > c.max/4 {
+		return // one object must not empty the cache
+	}
+	k := cacheKey{pk, off}
+	if _, ok := c.byKey[k]; ok {
+		return
+	}
+	c.byKey[k] = c.order.PushFront(&cached{k, typ, data})
+	c.used += len(data)
+	for c.used > c.max {
+		last := c.order.Back()
+		old := last.Value.(*cached)
+		c.order.Remove(last)
+		delete(c.byKey, old.key)
+		c.used -= len(old.data)
+	}
+}
+
+func (c *baseCache) clear() {
+	c.order.Init()
+	clear(c.byKey)
+	c.used = 0
+}
