@@ -29,12 +29,16 @@ func TestCountTasks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := countTasks(strings.NewReader(tt.text))
-			if err != nil {
-				t.Fatalf("countTasks: %v", err)
-			}
-			if got != tt.want {
-				t.Errorf("countTasks: got %+v, want %+v", got, tt.want)
+			// Unknown size (64 KiB buffer), the true size, and a buffer
+			// far smaller than the lines.
+			for _, size := range []int64{-1, int64(len(tt.text)), 0} {
+				got, err := countTasks(strings.NewReader(tt.text), size)
+				if err != nil {
+					t.Fatalf("countTasks(size %d): %v", size, err)
+				}
+				if got != tt.want {
+					t.Errorf("countTasks(size %d): got %+v, want %+v", size, got, tt.want)
+				}
 			}
 		})
 	}

@@ -19,10 +19,16 @@ const maxTaskLine = 4096
 // countTasks counts markdown checkboxes: list items ("-", "*", "+" or
 // "1." / "1)") whose text starts with "[ ]" (open) or "[x]" / "[X]"
 // (done). Lines inside fenced code blocks are not counted. The input is
-// streamed; very long lines are looked at by their first 4 KiB.
-func countTasks(r io.Reader) (Tasks, error) {
+// streamed through a buffer of at most 64 KiB (size, when known, fits a
+// smaller file's buffer to it); very long lines are looked at by their
+// first 4 KiB.
+func countTasks(r io.Reader, size int64) (Tasks, error) {
 	var t Tasks
-	br := bufio.NewReaderSize(r, 64<<10)
+	buf := 64 << 10
+	if size >= 0 && size < int64(buf) {
+		buf = max(int(size)+1, 16)
+	}
+	br := bufio.NewReaderSize(r, buf)
 	var fence byte // '`' or '~' inside a fenced block
 	var fenceLen int
 	line := make([]byte, 0, 256)
@@ -156,7 +162,7 @@ func (r *Repo) taskBlob(h plumbing.Hash) (Tasks, error) {
 	if err != nil {
 		return Tasks{}, r.objectError("blob", h, err)
 	}
-	t, err := countTasks(rd)
+	t, err := countTasks(rd, b.Size())
 	_ = rd.Close()
 	if err != nil {
 		return Tasks{}, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
