@@ -12,12 +12,20 @@ import (
 // gcPercent is the garbage collector's target for a run: a run is short
 // and most of what it allocates (objects read from git, kept in bounded
 // caches) lives to its end, so collecting at every doubling of the heap
-// was a tenth of a check's time. GOGC, when set, still decides.
-const gcPercent = 400
+// was a tenth of a check's time. memoryLimit keeps a long scan's heap from
+// growing to five times what is live without bound. GOGC and GOMEMLIMIT,
+// when set, still decide.
+const (
+	gcPercent   = 400
+	memoryLimit = 512 << 20
+)
 
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{
 		Stdin:  os.Stdin,

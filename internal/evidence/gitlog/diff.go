@@ -201,6 +201,9 @@ func isBlobMode(m filemode.FileMode) bool {
 // blob opens a blob object; a blob over the storage's large-object
 // threshold is not read until its reader is.
 func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if obj, ok := r.pre.take(h); ok {
+		return obj, nil
+	}
 	if obj, ok := r.raw(h, plumbing.BlobObject, DefaultMaxFileBytes); ok {
 		return obj, nil
 	}

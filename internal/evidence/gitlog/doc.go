@@ -4,9 +4,17 @@
 // meaningful), tree hash, message, trailers, author, times, reverts and the
 // checkbox counts of the task lists at that commit.
 //
-// It reads the repository with go-git only and never runs the git binary,
-// so it works as root over a workspace owned by another user and in minimal
-// images.
+// It never runs the git binary, so it works as root over a workspace owned
+// by another user and in minimal images. Objects are read by this package's
+// own readers where they can be (loose objects, and version 2 pack files
+// mapped into memory, with delta chains resolved against a bounded cache),
+// and by go-git otherwise (alternates, objects over the size limit, damaged
+// data, which go-git reports). go-git also resolves references and
+// revisions, reading objects through the same readers.
+//
+// History reads the blobs it compares one step ahead on a second goroutine
+// when the process has two or more cores (git log reads them on one); the
+// results are the same either way.
 //
 // # Iterations
 //
@@ -37,7 +45,7 @@
 //
 // # Diffs
 //
-// Tree diffs come from go-git with exact rename detection; renames with
+// Tree diffs are this package's, with exact rename detection; renames with
 // edits are paired by a bounded content-similarity pass of this package
 // (50% similar lines, like git's default). Added and deleted line counts
 // come from this package's Myers line diff and match git diff --numstat

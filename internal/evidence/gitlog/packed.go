@@ -113,6 +113,16 @@ func (p *packObjects) open() {
 	}
 }
 
+// sharing returns a second reader of the same mapped packs with a base
+// cache of its own, for another goroutine. It must not be closed: the
+// packs belong to p.
+func (p *packObjects) sharing(cacheBytes int) *packObjects {
+	if p.dir != "" && !p.opened {
+		p.open()
+	}
+	return &packObjects{dir: p.dir, opened: true, packs: p.packs, cache: newBaseCache(cacheBytes)}
+}
+
 // Close unmaps the packs.
 func (p *packObjects) Close() error {
 	var errs []error

@@ -40,11 +40,14 @@ type Repo struct {
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
 	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
 
-	loose     *looseObjects          // loose objects read without go-git (loose.go)
-	packs     *packObjects           // packed objects read without go-git (packed.go)
-	matches   map[matchKey]bool      // path-pattern answers (memo.go)
-	taskFiles map[taskKey][]taskFile // task files under a subtree
-	changes   map[changeKey]Change   // classified diffs by tree pair
+	loose      *looseObjects          // loose objects read without go-git (loose.go)
+	packs      *packObjects           // packed objects read without go-git (packed.go)
+	pre        *prefetcher            // blobs read ahead during History (prefetch.go)
+	prefetched int                    // blobs the prefetcher served (tests read it)
+	prefetch   prefetchMode           // whether History reads blobs ahead (tests set it)
+	matches    map[matchKey]bool      // path-pattern answers (memo.go)
+	taskFiles  map[taskKey][]taskFile // task files under a subtree
+	changes    map[changeKey]Change   // classified diffs by tree pair
 }
 
 // commitCacheMax bounds the decoded-commit cache.
