@@ -24,6 +24,9 @@ type Event struct {
 	Fork             bool
 	DefaultBranch    string
 	CreatedAt        time.Time
+	// Author is the pull request's author ("" when the payload does not
+	// say, as a workflow_run payload does not).
+	Author string
 	// Comment is set for issue_comment events.
 	Comment *EventComment
 	// Label is set for labeled/unlabeled events.
@@ -61,12 +64,14 @@ type payload struct {
 		} `json:"base"`
 		Labels    []struct{ Name string } `json:"labels"`
 		CreatedAt time.Time               `json:"created_at"`
+		User      user                    `json:"user"`
 	} `json:"pull_request"`
 	Issue *struct {
 		Number      int                     `json:"number"`
 		Labels      []struct{ Name string } `json:"labels"`
 		PullRequest *struct{}               `json:"pull_request"`
 		CreatedAt   time.Time               `json:"created_at"`
+		User        user                    `json:"user"`
 	} `json:"issue"`
 	Comment *struct {
 		ID        int64     `json:"id"`
@@ -146,6 +151,7 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		ev.HeadSHA, ev.HeadRef = pr.Head.SHA, pr.Head.Ref
 		ev.BaseSHA, ev.BaseRef = pr.Base.SHA, pr.Base.Ref
 		ev.CreatedAt = pr.CreatedAt
+		ev.Author = pr.User.Login
 		if pr.Head.Repo != nil && pr.Base.Repo != nil {
 			ev.Fork = pr.Head.Repo.Fork || pr.Head.Repo.FullName != pr.Base.Repo.FullName
 		}
@@ -155,6 +161,7 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 	case p.Issue != nil && p.Issue.PullRequest != nil:
 		ev.Number = p.Issue.Number
 		ev.CreatedAt = p.Issue.CreatedAt
+		ev.Author = p.Issue.User.Login
 		for _, l := range p.Issue.Labels {
 			ev.Labels = append(ev.Labels, l.Name)
 		}

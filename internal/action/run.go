@@ -18,6 +18,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -324,7 +325,7 @@ func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger
 // trusted reports whether login may control the breaker: a person (not a
 // bot) with write access, checked through the API.
 func (r *run) trusted(ctx context.Context, cache map[string]bool, login, userType string) bool {
-	if userType == "Bot" || strings.HasSuffix(login, "[bot]") || login == "" {
+	if !control.MayControl(login, userType) {
 		return false
 	}
 	if v, ok := cache[login]; ok {
@@ -336,7 +337,7 @@ func (r *run) trusted(ctx context.Context, cache map[string]bool, login, userTyp
 		cache[login] = false
 		return false
 	}
-	ok := perm == "admin" || perm == "maintain" || perm == "write"
+	ok := control.WriteAccess(perm)
 	cache[login] = ok
 	return ok
 }
@@ -344,13 +345,11 @@ func (r *run) trusted(ctx context.Context, cache map[string]bool, login, userTyp
 // commands finds the sticky comment and turns trusted /loopbreaker
 // commands into controls.
 func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) error {
+	r.sticky = control.Sticky(comments, Marker, r.ev.Author)
 	cache := map[string]bool{}
 	for i := range comments {
 		c := &comments[i]
-		if strings.Contains(c.Body, Marker) && (c.UserType == "Bot" || strings.HasSuffix(c.Login, "[bot]")) {
-			if r.sticky == nil || c.UpdatedAt.After(r.sticky.UpdatedAt) {
-				r.sticky = c
-			}
+		if strings.Contains(c.Body, Marker) {
 			continue
 		}
 		cmd, ok := ParseCommand(c.Body)
@@ -361,18 +360,9 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 			r.notes = append(r.notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", cmd.Verb, c.Login))
 			continue
 		}
-		ctl := loop.Control{At: c.CreatedAt.UTC(), Kind: loop.ControlReset}
-		switch cmd.Verb {
-		case "reset":
-			ctl.Reason = "reset by " + c.Login
-		case "skip-phase":
-			ctl.Reason = "phase skipped by " + c.Login
-		case "guide":
-			ctl.Reason = "guidance from " + c.Login + ": " + cmd.Text
-		case "abort":
-			ctl.Kind, ctl.Reason = loop.ControlForceOpen, "aborted by "+c.Login
+		if ctl, ok := control.FromCommand(cmd.Verb, cmd.Text, c.Login, c.CreatedAt); ok {
+			cfg.Controls = append(cfg.Controls, ctl)
 		}
-		cfg.Controls = append(cfg.Controls, ctl)
 	}
 	return nil
 }
@@ -386,18 +376,14 @@ func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control,
 		r.apiError("list label events", err)
 		return loop.Control{}, false
 	}
-	cache := map[string]bool{}
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Event != "unlabeled" || e.Label != LabelOpen || e.At.Before(openedAt) {
-			continue
-		}
-		if r.trusted(ctx, cache, e.Actor, e.ActorType) {
-			return loop.Control{At: e.At.UTC(), Kind: loop.ControlReset, Reason: "the " + LabelOpen + " label was removed by " + e.Actor}, true
-		}
-		r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", LabelOpen, e.Actor))
+	e, ok := control.LabelRemoval(events, LabelOpen, openedAt)
+	if !ok {
 		return loop.Control{}, false
 	}
+	if r.trusted(ctx, map[string]bool{}, e.Actor, e.ActorType) {
+		return control.LabelReset(e, LabelOpen), true
+	}
+	r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", LabelOpen, e.Actor))
 	return loop.Control{}, false
 }
 
@@ -556,7 +542,7 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
 			if r.sticky != nil {
 				known = r.sticky.ID
 			}
-			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, Marker, r.commentBody(res))
+			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, github.Sticky{Marker: Marker, Author: r.ev.Author}, r.commentBody(res))
 			if err := r.apiError("update the sticky comment", err); err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -243,18 +244,25 @@ func TestHistorySurvivesTheFirstRecord(t *testing.T) {
 				h.fake.AddRun("octo", "loop", fakegithub.Run{ID: 100, HeadBranch: "agent/loop", HeadSHA: h.loop.head, Conclusion: "success", CreatedAt: h.now})
 				h.fake.AddArtifact("octo", "loop", 100, "loopbreaker-record", recordZip(t, recs.Records), false)
 			}
-			h.env["GITHUB_RUN_ID"] = "101"
-			h.now = h.now.Add(time.Hour)
-			if code := h.run(); code != exitOpen {
-				t.Fatalf("second run: got exit %d, want %d: the history was lost\n%s", code, exitOpen, h.summaryText())
-			}
-			if o := h.outputs(); o["iteration"] != "5" || o["ignored-open"] != "1" {
-				t.Errorf("second run: got iteration %s ignored-open %s, want 5 and 1", o["iteration"], o["ignored-open"])
-			}
+			h.secondRunKeepsHistory("the history was lost")
 			if !strings.Contains(h.summaryText(), from) {
 				t.Errorf("the summary does not say the records came from the %s", from)
 			}
 		})
+	}
+}
+
+// secondRunKeepsHistory runs the stagnant loop's second check an hour
+// after its first: still OPEN, at iteration 5, with one run while OPEN.
+func (h *harness) secondRunKeepsHistory(why string) {
+	h.t.Helper()
+	h.env["GITHUB_RUN_ID"] = "101"
+	h.now = h.now.Add(time.Hour)
+	if code := h.run(); code != exitOpen {
+		h.t.Fatalf("second run: got exit %d, want %d: %s\n%s", code, exitOpen, why, h.summaryText())
+	}
+	if o := h.outputs(); o["iteration"] != "5" || o["ignored-open"] != "1" {
+		h.t.Errorf("second run: got iteration %s ignored-open %s, want 5 and 1: %s", o["iteration"], o["ignored-open"], why)
 	}
 }
 
@@ -285,4 +293,53 @@ func deleteFile(t *testing.T, l *loopRepo, name string) {
 		t.Fatal(err)
 	}
 	l.head = h.String()
+}
+
+// TestDigestPlantedByTheAuthorIsIgnored: the agent that opened the pull
+// request runs as a GitHub App, a bot like loopbreaker's own token. Its
+// marked comment, newer than loopbreaker's, carries a digest of one clean
+// record: it is neither read as the ledger nor edited as the sticky.
+func TestDigestPlantedByTheAuthorIsIgnored(t *testing.T) {
+	t.Parallel()
+	const agent = "agent-app[bot]"
+	h := newHarness(t, stagnant(t))
+	created := h.now
+	h.fake.SetClock(func() time.Time { return created })
+	path := h.env["GITHUB_EVENT_PATH"]
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	ev["pull_request"].(map[string]any)["user"] = map[string]any{"login": agent, "type": "Bot"}
+	data, _ = json.Marshal(ev)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run(); code != exitOpen {
+		t.Fatalf("first run: got exit %d, want %d", code, exitOpen)
+	}
+	clean := ledger.Record{Version: ledger.Version, RunID: 99, RunAttempt: 1, Commit: h.loop.head, At: h.now}
+	digest, _ := EncodeDigest([]ledger.Record{clean})
+	planted := Marker + "\nall good here\n" + digest
+	h.fake.AddComment("octo", "loop", 7, agent, "Bot", planted, h.now.Add(time.Minute))
+
+	h.secondRunKeepsHistory("the planted digest was read")
+	var mine, theirs int
+	for _, c := range h.fake.Comments("octo", "loop", 7) {
+		switch {
+		case c.Login == agent && c.Body == planted:
+			theirs++
+		case c.Login == fakegithub.DefaultLogin && strings.Contains(c.Body, Marker):
+			mine++
+		default:
+			t.Errorf("unexpected comment by %s: %.200q", c.Login, c.Body)
+		}
+	}
+	if mine != 1 || theirs != 1 {
+		t.Errorf("got %d sticky comments of loopbreaker's and %d untouched planted ones, want 1 and 1", mine, theirs)
+	}
 }

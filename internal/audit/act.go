@@ -105,7 +105,7 @@ func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *PullResult, 
 		if led != nil {
 			recs = led.Records
 		}
-		if _, err := a.c.UpsertComment(ctx, p.Number, known, a.o.Sticky.Marker, a.commentBody(pr, recs)); err != nil {
+		if _, err := a.c.UpsertComment(ctx, p.Number, known, github.Sticky{Marker: a.o.Sticky.Marker, Author: p.User}, a.commentBody(pr, recs)); err != nil {
 			return a.writeFailed(ctx, err, pr, "write the sticky comment")
 		}
 		pr.Commented = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -492,17 +493,10 @@ func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []
 	if hasLabel(p.Labels, a.o.Labels.ForceOpen) {
 		out = append(out, loop.Control{At: a.o.Now.UTC(), Kind: loop.ControlForceOpen, Reason: "held open by the " + a.o.Labels.ForceOpen + " label"})
 	}
-	var sticky *github.Comment
+	sticky := control.Sticky(comments, a.o.Sticky.Marker, p.User)
 	for i := range comments {
 		cm := &comments[i]
 		if strings.Contains(cm.Body, a.o.Sticky.Marker) {
-			// Only a bot's comment can be loopbreaker's, and never one by
-			// the pull request's own author (an agent app is a bot too).
-			if isBot(cm.Login, cm.UserType) && !strings.EqualFold(cm.Login, p.User) {
-				if sticky == nil || cm.UpdatedAt.After(sticky.UpdatedAt) {
-					sticky = cm
-				}
-			}
 			continue
 		}
 		verb, text, ok := a.o.Sticky.Command(cm.Body)
@@ -517,32 +511,17 @@ func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []
 			pr.Notes = append(pr.Notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, cm.Login))
 			continue
 		}
-		c := loop.Control{At: cm.CreatedAt.UTC(), Kind: loop.ControlReset}
-		switch verb {
-		case "reset":
-			c.Reason = "reset by " + cm.Login
-		case "skip-phase":
-			c.Reason = "phase skipped by " + cm.Login
-		case "guide":
-			c.Reason = "guidance from " + cm.Login + ": " + text
-		case "abort":
-			c.Kind, c.Reason = loop.ControlForceOpen, "aborted by "+cm.Login
-		default:
-			continue
+		if c, ok := control.FromCommand(verb, text, cm.Login, cm.CreatedAt); ok {
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out, sticky, nil
-}
-
-func isBot(login, userType string) bool {
-	return strings.EqualFold(userType, "Bot") || strings.HasSuffix(login, "[bot]")
 }
 
 // trusted reports whether login may control the breaker: a person, not a
 // bot, with write access (looked up once per run and login).
 func (a *auditor) trusted(ctx context.Context, login, userType string, pr *PullResult) (bool, error) {
-	if login == "" || isBot(login, userType) {
+	if !control.MayControl(login, userType) {
 		return false, nil
 	}
 	key := strings.ToLower(login)
@@ -560,7 +539,7 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *PullR
 		pr.Notes = append(pr.Notes, "the permission of "+login+" could not be checked: "+oneLine(err.Error()))
 		return false, nil
 	}
-	ok := perm == "admin" || perm == "maintain" || perm == "write"
+	ok := control.WriteAccess(perm)
 	a.trust[key] = ok
 	return ok, nil
 }
@@ -580,21 +559,18 @@ func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt 
 		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
 		return loop.Control{}, false, nil
 	}
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Event != "unlabeled" || !strings.EqualFold(e.Label, a.o.Labels.Open) || e.At.Before(openedAt) {
-			continue
-		}
-		ok, err := a.trusted(ctx, e.Actor, e.ActorType, pr)
-		if err != nil {
-			return loop.Control{}, false, err
-		}
-		if ok {
-			return loop.Control{At: e.At.UTC(), Kind: loop.ControlReset, Reason: "the " + a.o.Labels.Open + " label was removed by " + e.Actor}, true, nil
-		}
-		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", a.o.Labels.Open, e.Actor))
+	e, ok := control.LabelRemoval(events, a.o.Labels.Open, openedAt)
+	if !ok {
 		return loop.Control{}, false, nil
 	}
+	trusted, err := a.trusted(ctx, e.Actor, e.ActorType, pr)
+	if err != nil {
+		return loop.Control{}, false, err
+	}
+	if trusted {
+		return control.LabelReset(e, a.o.Labels.Open), true, nil
+	}
+	pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", a.o.Labels.Open, e.Actor))
 	return loop.Control{}, false, nil
 }
 

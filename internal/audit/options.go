@@ -23,7 +23,7 @@ type Client interface {
 	ListArtifacts(ctx context.Context, name string, page int) ([]github.Artifact, int, error)
 	DownloadArtifact(ctx context.Context, a *github.Artifact, maxBytes int64) ([]byte, error)
 	Comments(ctx context.Context, number int, since time.Time) ([]github.Comment, error)
-	UpsertComment(ctx context.Context, number int, knownID int64, marker, body string) (int64, error)
+	UpsertComment(ctx context.Context, number int, knownID int64, sticky github.Sticky, body string) (int64, error)
 	EnsureLabel(ctx context.Context, name, color, description string) error
 	AddLabels(ctx context.Context, number int, labels ...string) error
 	RemoveLabel(ctx context.Context, number int, label string) error

@@ -62,13 +62,22 @@ func (c *Client) Comments(ctx context.Context, number int, since time.Time) ([]C
 	return out, err
 }
 
+// Sticky names a pull request's sticky comment: the marker its body
+// carries (a hidden HTML comment such as "<!-- loopbreaker -->") and the
+// pull request's author ("" when unknown), whose comments are never taken
+// for it: an agent running as a GitHub App is a bot too.
+type Sticky struct {
+	Marker string
+	Author string
+}
+
 // FindComment returns the newest comment of issue or pull request number
-// whose body contains marker (a hidden HTML comment such as
-// "<!-- loopbreaker -->") and whose author is trusted: one of
+// whose body contains the sticky marker and whose author is trusted: one of
 // Options.TrustedAuthors when set, else any Bot or the token's own user
-// (looked up once, only when a User wrote a marked comment). It returns
-// nil when there is none.
-func (c *Client) FindComment(ctx context.Context, number int, marker string) (*Comment, error) {
+// (looked up once, only when a User wrote a marked comment), and never the
+// pull request's author. It returns nil when there is none.
+func (c *Client) FindComment(ctx context.Context, number int, sticky Sticky) (*Comment, error) {
+	marker := sticky.Marker
 	if strings.TrimSpace(marker) == "" {
 		return nil, errors.New("find comment: marker is empty")
 	}
@@ -79,7 +88,7 @@ func (c *Client) FindComment(ctx context.Context, number int, marker string) (*C
 	var best *Comment
 	for i := range list {
 		cm := &list[i]
-		if !strings.Contains(cm.Body, marker) {
+		if !strings.Contains(cm.Body, marker) || (sticky.Author != "" && strings.EqualFold(cm.Login, sticky.Author)) {
 			continue
 		}
 		if best != nil && !newer(cm, best) {
@@ -161,7 +170,8 @@ func (c *Client) selfLogin(ctx context.Context) (string, error) {
 // second. The body gets marker prepended when it lacks it, and a body over
 // MaxCommentLength characters is truncated with a note. In dry-run mode it
 // returns the id it would edit, 0 for a comment it would create.
-func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, marker, body string) (id int64, err error) {
+func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (id int64, err error) {
+	marker := sticky.Marker
 	if err := validNumber(number); err != nil {
 		return 0, fmt.Errorf("upsert comment: %w", err)
 	}
@@ -179,7 +189,7 @@ func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, m
 			return id, err
 		}
 	}
-	found, err := c.FindComment(ctx, number, marker)
+	found, err := c.FindComment(ctx, number, sticky)
 	if err != nil {
 		return 0, err
 	}
@@ -200,7 +210,7 @@ func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, m
 	if err == nil || !mayHaveWritten(err) {
 		return id, err
 	}
-	found, ferr := c.FindComment(ctx, number, marker)
+	found, ferr := c.FindComment(ctx, number, sticky)
 	if ferr != nil {
 		return 0, err
 	}

@@ -56,6 +56,7 @@ func TestFindComment(t *testing.T) {
 		name     string
 		seed     func(s *fakegithub.Server)
 		edit     func(*Options)
+		author   string // the pull request's author
 		wantBody string // "" = none found
 	}{
 		{
@@ -99,6 +100,23 @@ func TestFindComment(t *testing.T) {
 			edit:     func(o *Options) { o.TrustedAuthors = []string{"github-actions[bot]"} },
 			wantBody: marker + " ours",
 		},
+		{
+			name: "the pull request's author, a bot, is never the sticky's",
+			seed: func(s *fakegithub.Server) {
+				s.AddComment(owner, repo, 1, "github-actions[bot]", "Bot", marker+" ours", t0)
+				s.AddComment(owner, repo, 1, "Copilot", "Bot", marker+" planted", t0.Add(time.Hour))
+			},
+			author:   "copilot",
+			wantBody: marker + " ours",
+		},
+		{
+			name: "nor a trusted author who opened it",
+			seed: func(s *fakegithub.Server) {
+				s.AddComment(owner, repo, 1, "agent[bot]", "Bot", marker+" planted", t0)
+			},
+			edit:   func(o *Options) { o.TrustedAuthors = []string{"agent[bot]"} },
+			author: "agent[bot]",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +127,7 @@ func TestFindComment(t *testing.T) {
 			if tt.edit != nil {
 				c = h.again(t, tt.edit)
 			}
-			got, err := c.FindComment(context.Background(), 1, marker)
+			got, err := c.FindComment(context.Background(), 1, Sticky{Marker: marker, Author: tt.author})
 			if err != nil {
 				t.Fatalf("FindComment: %v", err)
 			}
@@ -131,7 +149,7 @@ func TestFindCommentUserLookupRefused(t *testing.T) {
 	h := setup(t)
 	h.srv.AddComment(owner, repo, 1, "alice", "User", marker, t0)
 	h.srv.Inject("GET", "/user", fakegithub.Fault{Status: 404})
-	got, err := h.c.FindComment(context.Background(), 1, marker)
+	got, err := h.c.FindComment(context.Background(), 1, Sticky{Marker: marker})
 	if err != nil || got != nil {
 		t.Errorf("got %v, %v, want nil, nil", got, err)
 	}
@@ -162,7 +180,7 @@ func TestUpsertCommentStickyAcrossRuns(t *testing.T) {
 			known = 0 // the previous record was lost
 		}
 		body := fmt.Sprintf("%s\nrun %d: CLOSED", marker, run)
-		got, err := c.UpsertComment(context.Background(), 1, known, marker, body)
+		got, err := c.UpsertComment(context.Background(), 1, known, Sticky{Marker: marker}, body)
 		if err != nil {
 			t.Fatalf("run %d: UpsertComment: %v", run, err)
 		}
@@ -194,7 +212,7 @@ func TestUpsertCommentKnownIDGone(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	id := h.srv.AddComment(owner, repo, 1, "github-actions[bot]", "Bot", marker+" v1", t0)
-	got, err := h.c.UpsertComment(context.Background(), 1, id+1000, marker, "v2")
+	got, err := h.c.UpsertComment(context.Background(), 1, id+1000, Sticky{Marker: marker}, "v2")
 	if err != nil {
 		t.Fatalf("UpsertComment: %v", err)
 	}
@@ -213,7 +231,7 @@ func TestUpsertCommentTruncates(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	body := strings.Repeat("é", 70000) + "\n" + marker
-	if _, err := h.c.UpsertComment(context.Background(), 1, 0, marker, body); err != nil {
+	if _, err := h.c.UpsertComment(context.Background(), 1, 0, Sticky{Marker: marker}, body); err != nil {
 		t.Fatalf("UpsertComment: %v", err)
 	}
 	s := stickies(h.srv)
@@ -296,7 +314,7 @@ func TestUpsertCommentCreateNotResentBlindly(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	h.srv.Inject("POST", "/repos/acme/widget/issues/1/comments", fakegithub.Fault{Status: 502, Times: 1})
-	id, err := h.c.UpsertComment(context.Background(), 1, 0, marker, "v1")
+	id, err := h.c.UpsertComment(context.Background(), 1, 0, Sticky{Marker: marker}, "v1")
 	if err != nil {
 		t.Fatalf("UpsertComment: %v", err)
 	}
@@ -337,7 +355,7 @@ func TestUpsertCommentCreatedDespite502(t *testing.T) {
 	}))
 	t.Cleanup(front.Close)
 	c, _ := newClient(t, front.URL)
-	id, err := c.UpsertComment(context.Background(), 1, 0, marker, "v1")
+	id, err := c.UpsertComment(context.Background(), 1, 0, Sticky{Marker: marker}, "v1")
 	if err != nil {
 		t.Fatalf("UpsertComment: %v", err)
 	}

@@ -31,7 +31,7 @@ func TestTypicalCheckRunBudget(t *testing.T) {
 	if _, err := h.c.DownloadArtifact(ctx, a, 1<<20); err != nil {
 		t.Fatalf("DownloadArtifact: %v", err)
 	}
-	if _, err := h.c.UpsertComment(ctx, 1, sticky, marker, "state: CLOSED"); err != nil {
+	if _, err := h.c.UpsertComment(ctx, 1, sticky, Sticky{Marker: marker}, "state: CLOSED"); err != nil {
 		t.Fatalf("UpsertComment: %v", err)
 	}
 	if err := h.c.SetStatus(ctx, head, "success", "CLOSED", ""); err != nil {
@@ -65,21 +65,21 @@ func TestDryRunWritesNothing(t *testing.T) {
 		{"add", func() error { return c.AddLabels(ctx, 1, "loopbreaker:open") }},
 		{"remove", func() error { return c.RemoveLabel(ctx, 2, "loopbreaker:open") }},
 		{"upsert known", func() error {
-			id, err := c.UpsertComment(ctx, 1, sticky, marker, "new")
+			id, err := c.UpsertComment(ctx, 1, sticky, Sticky{Marker: marker}, "new")
 			if err == nil && id != sticky {
 				err = errors.New("wrong id")
 			}
 			return err
 		}},
 		{"upsert found", func() error {
-			id, err := c.UpsertComment(ctx, 1, 0, marker, "new")
+			id, err := c.UpsertComment(ctx, 1, 0, Sticky{Marker: marker}, "new")
 			if err == nil && id != sticky {
 				err = errors.New("wrong id")
 			}
 			return err
 		}},
 		{"upsert new", func() error {
-			id, err := c.UpsertComment(ctx, 2, 0, marker, "new")
+			id, err := c.UpsertComment(ctx, 2, 0, Sticky{Marker: marker}, "new")
 			if err == nil && id != 0 {
 				err = errors.New("got an id for a comment never made")
 			}

@@ -1,0 +1,105 @@
+// Package control decides which pull-request comments and label events may
+// steer the breaker, for the check run (internal/action) and the audit
+// (internal/audit) alike:
+//
+//   - the sticky comment (the one carrying the marker, with the ledger
+//     digest) is loopbreaker's only when a bot wrote it, and never the bot
+//     that opened the pull request: an agent running as a GitHub App is a
+//     bot too, and must not plant a digest of its own;
+//   - /loopbreaker commands and removals of the open label count only from
+//     people (not bots) with write access to the repository.
+//
+// Looking up a person's access is the caller's (it costs an API call, which
+// the audit budgets); WriteAccess judges the answer.
+package control
+
+import (
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+)
+
+// IsBot reports whether an account is a bot: its type says so, or its
+// login has the "[bot]" suffix GitHub gives apps.
+func IsBot(login, userType string) bool {
+	return strings.EqualFold(userType, "Bot") || strings.HasSuffix(strings.ToLower(login), "[bot]")
+}
+
+// MayControl reports whether an account could steer the breaker if it has
+// write access: a person, not a bot, with a login.
+func MayControl(login, userType string) bool {
+	return login != "" && !IsBot(login, userType)
+}
+
+// WriteAccess reports whether a repository permission ("admin", "maintain",
+// "write", "triage", "read", "none") lets its holder control the breaker.
+func WriteAccess(permission string) bool {
+	switch permission {
+	case "admin", "maintain", "write":
+		return true
+	}
+	return false
+}
+
+// Sticky returns loopbreaker's sticky comment among a pull request's
+// comments: the most recently updated one carrying marker written by a bot
+// other than author (the pull request's author; "" when unknown). It
+// returns nil when there is none.
+func Sticky(comments []github.Comment, marker, author string) *github.Comment {
+	var sticky *github.Comment
+	for i := range comments {
+		c := &comments[i]
+		if !strings.Contains(c.Body, marker) || !IsBot(c.Login, c.UserType) {
+			continue
+		}
+		if author != "" && strings.EqualFold(c.Login, author) {
+			continue
+		}
+		if sticky == nil || c.UpdatedAt.After(sticky.UpdatedAt) {
+			sticky = c
+		}
+	}
+	return sticky
+}
+
+// FromCommand turns a trusted person's /loopbreaker command (its verb and
+// text, as the comment parser gives them) into a control at the comment's
+// time; ok is false for a verb that is not a command.
+func FromCommand(verb, text, login string, at time.Time) (c loop.Control, ok bool) {
+	c = loop.Control{At: at.UTC(), Kind: loop.ControlReset}
+	switch verb {
+	case "reset":
+		c.Reason = "reset by " + login
+	case "skip-phase":
+		c.Reason = "phase skipped by " + login
+	case "guide":
+		c.Reason = "guidance from " + login + ": " + text
+	case "abort":
+		c.Kind, c.Reason = loop.ControlForceOpen, "aborted by "+login
+	default:
+		return loop.Control{}, false
+	}
+	return c, true
+}
+
+// LabelRemoval returns the newest removal of label (compared without case,
+// as GitHub compares label names) at or after openedAt among a pull
+// request's label events, oldest first; ok is false when there is none.
+// Whether its actor may reset the breaker is the caller's to check.
+func LabelRemoval(events []github.LabelEvent, label string, openedAt time.Time) (e github.LabelEvent, ok bool) {
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Event == "unlabeled" && strings.EqualFold(e.Label, label) && !e.At.Before(openedAt) {
+			return e, true
+		}
+	}
+	return github.LabelEvent{}, false
+}
+
+// LabelReset is the reset a trusted person's removal of the open label
+// makes.
+func LabelReset(e github.LabelEvent, label string) loop.Control {
+	return loop.Control{At: e.At.UTC(), Kind: loop.ControlReset, Reason: "the " + label + " label was removed by " + e.Actor}
+}

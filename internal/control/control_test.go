@@ -1,0 +1,140 @@
+package control
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestIsBotAndMayControl(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		login, typ string
+		bot, may   bool
+	}{
+		{"github-actions[bot]", "Bot", true, false},
+		{"Copilot", "Bot", true, false},
+		{"devin-ai-integration[BOT]", "", true, false},
+		{"renovate[bot]", "User", true, false},
+		{"alice", "User", false, true},
+		{"alice", "", false, true},
+		{"", "User", false, false},
+	}
+	for _, tt := range tests {
+		if got := IsBot(tt.login, tt.typ); got != tt.bot {
+			t.Errorf("IsBot(%q, %q) = %v, want %v", tt.login, tt.typ, got, tt.bot)
+		}
+		if got := MayControl(tt.login, tt.typ); got != tt.may {
+			t.Errorf("MayControl(%q, %q) = %v, want %v", tt.login, tt.typ, got, tt.may)
+		}
+	}
+	for perm, want := range map[string]bool{"admin": true, "maintain": true, "write": true, "triage": false, "read": false, "none": false, "": false, "WRITE": false} {
+		if got := WriteAccess(perm); got != want {
+			t.Errorf("WriteAccess(%q) = %v, want %v", perm, got, want)
+		}
+	}
+}
+
+func TestSticky(t *testing.T) {
+	t.Parallel()
+	const marker = "<!-- loopbreaker -->"
+	c := func(id int64, login, typ, body string, updated time.Duration) github.Comment {
+		return github.Comment{ID: id, Login: login, UserType: typ, Body: body, CreatedAt: t0, UpdatedAt: t0.Add(updated)}
+	}
+	tests := []struct {
+		name     string
+		comments []github.Comment
+		author   string
+		want     int64 // 0: none
+	}{
+		{"none", []github.Comment{c(1, "github-actions[bot]", "Bot", "no marker", 0)}, "", 0},
+		{"the most recently updated bot comment", []github.Comment{
+			c(1, "github-actions[bot]", "Bot", marker+" a", 2*time.Hour),
+			c(2, "github-actions[bot]", "Bot", marker+" b", time.Hour),
+		}, "", 1},
+		{"a person's marker is not the sticky", []github.Comment{
+			c(1, "github-actions[bot]", "Bot", marker, 0),
+			c(2, "mallory", "User", marker, time.Hour),
+		}, "", 1},
+		{"the author's bot is not the sticky", []github.Comment{
+			c(1, "github-actions[bot]", "Bot", marker, 0),
+			c(2, "Copilot", "Bot", marker, time.Hour),
+		}, "copilot", 1},
+		{"only the author's bot: none", []github.Comment{
+			c(2, "agent[bot]", "Bot", marker, time.Hour),
+		}, "agent[bot]", 0},
+		{"author unknown: any bot", []github.Comment{
+			c(2, "agent[bot]", "Bot", marker, time.Hour),
+		}, "", 2},
+	}
+	for _, tt := range tests {
+		got := Sticky(tt.comments, marker, tt.author)
+		var id int64
+		if got != nil {
+			id = got.ID
+		}
+		if id != tt.want {
+			t.Errorf("%s: got comment %d, want %d", tt.name, id, tt.want)
+		}
+	}
+}
+
+func TestFromCommand(t *testing.T) {
+	t.Parallel()
+	at := t0.In(time.FixedZone("x", 3600))
+	tests := []struct {
+		verb, text string
+		want       loop.Control
+		ok         bool
+	}{
+		{"reset", "", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "reset by alice"}, true},
+		{"skip-phase", "", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "phase skipped by alice"}, true},
+		{"guide", "try the parser", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "guidance from alice: try the parser"}, true},
+		{"abort", "", loop.Control{At: t0, Kind: loop.ControlForceOpen, Reason: "aborted by alice"}, true},
+		{"explode", "", loop.Control{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := FromCommand(tt.verb, tt.text, "alice", at)
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v, want %v", tt.verb, ok, tt.ok)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.verb, diff)
+		}
+	}
+}
+
+func TestLabelRemoval(t *testing.T) {
+	t.Parallel()
+	ev := func(event, label, actor string, at time.Duration) github.LabelEvent {
+		return github.LabelEvent{Event: event, Label: label, Actor: actor, ActorType: "User", At: t0.Add(at)}
+	}
+	events := []github.LabelEvent{
+		ev("unlabeled", "loopbreaker:open", "early", -time.Hour),
+		ev("labeled", "loopbreaker:open", "github-actions[bot]", 0),
+		ev("unlabeled", "LoopBreaker:Open", "alice", time.Hour),
+		ev("unlabeled", "loopbreaker:open", "bob", 2*time.Hour),
+		ev("unlabeled", "other", "carol", 3*time.Hour),
+	}
+	got, ok := LabelRemoval(events, "loopbreaker:open", t0)
+	if !ok || got.Actor != "bob" {
+		t.Errorf("got %+v %v, want bob's removal, the newest after opening", got, ok)
+	}
+	if _, ok := LabelRemoval(events[:2], "loopbreaker:open", t0); ok {
+		t.Error("a removal before the breaker opened counted")
+	}
+	alice, ok := LabelRemoval(events[:3], "loopbreaker:open", t0)
+	if !ok || alice.Actor != "alice" {
+		t.Errorf("label names differing in case: got %+v %v", alice, ok)
+	}
+	c := LabelReset(alice, "loopbreaker:open")
+	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("LabelReset (-want +got):\n%s", diff)
+	}
+}
