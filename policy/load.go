@@ -5,10 +5,10 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"io"
 	"os"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -243,7 +243,7 @@ func tomlError(err error, data []byte) string {
 	return strings.TrimPrefix(err.Error(), "toml: ")
 }
 
-var lastKeyRE = regexp.MustCompile(`^toml: line \d+ \(last key "([^"]*)"\): `)
+var lastKeyRE = lazyre.New(`^toml: line \d+ \(last key "([^"]*)"\): `)
 
 // keyFault turns a decoding error into a fault at its key, without a line.
 func keyFault(err error) error {
@@ -251,7 +251,7 @@ func keyFault(err error) error {
 	if errors.As(err, &pe) && pe.LastKey != "" {
 		return &fieldError{key: pe.LastKey, msg: fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)}
 	}
-	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := lastKeyRE().FindStringSubmatch(err.Error()); m != nil {
 		return &fieldError{key: m[1], msg: fmt.Sprintf("key %q: %s", m[1], strings.TrimPrefix(err.Error(), m[0]))}
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "toml: "))

@@ -6,8 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -87,11 +87,11 @@ type Command struct {
 	At    time.Time
 }
 
-var commandRE = regexp.MustCompile(`(?m)^\s*/loopbreaker\s+(reset|skip-phase|abort|guide)\b[ \t]*([^\r\n]*)`)
+var commandRE = lazyre.New(`(?m)^\s*/loopbreaker\s+(reset|skip-phase|abort|guide)\b[ \t]*([^\r\n]*)`)
 
 // ParseCommand returns the first /loopbreaker command in a comment body.
 func ParseCommand(body string) (Command, bool) {
-	m := commandRE.FindStringSubmatch(body)
+	m := commandRE().FindStringSubmatch(body)
 	if m == nil {
 		return Command{}, false
 	}

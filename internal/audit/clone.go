@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -26,7 +26,7 @@ const RefPrefix = "refs/loopbreaker/pull/"
 // fetchBatch is how many pull request refs one fetch asks for.
 const fetchBatch = 50
 
-var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var fullHash = lazyre.New(`^[0-9a-f]{40}$`)
 
 // Clone is a local clone of the audited repository. Pull request heads
 // (refs/pull/N/head, which GitHub keeps for forks too) are fetched into it
@@ -152,7 +152,7 @@ func isGitDir(dir string) bool {
 
 // hasCommit reports whether the clone holds commit h.
 func (c *Clone) hasCommit(h string) bool {
-	if !fullHash.MatchString(h) {
+	if !fullHash().MatchString(h) {
 		return false
 	}
 	_, err := c.repo.CommitObject(plumbing.NewHash(h))
@@ -274,7 +274,7 @@ func (c *Clone) head(number int) (string, error) {
 // viewAt points the view's HEAD at hash and returns its directory, which
 // gitlog.Open reads like any repository.
 func (c *Clone) viewAt(hash string) (string, error) {
-	if !fullHash.MatchString(hash) {
+	if !fullHash().MatchString(hash) {
 		return "", fmt.Errorf("view: %q is not a commit hash", hash)
 	}
 	if c.view == "" {
@@ -296,7 +296,7 @@ func (c *Clone) viewAt(hash string) (string, error) {
 
 // redact removes credentials a transport error might echo from a URL.
 func redact(s string) string {
-	return userinfo.ReplaceAllString(s, "://")
+	return userinfo().ReplaceAllString(s, "://")
 }
 
-var userinfo = regexp.MustCompile(`://[^/@\s]+@`)
+var userinfo = lazyre.New(`://[^/@\s]+@`)

@@ -2,7 +2,7 @@ package evidence
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -44,7 +44,7 @@ func GitOptions(p *policy.Policy, base string, extraProtected ...string) (gitlog
 	return o, nil
 }
 
-var completionRE = regexp.MustCompile(`(?i)\b(all tasks (are )?(done|complete|completed)|task (is )?complete|implementation (is )?complete|project (is )?complete|everything (is )?done)\b`)
+var completionRE = lazyre.New(`(?i)\b(all tasks (are )?(done|complete|completed)|task (is )?complete|implementation (is )?complete|project (is )?complete|everything (is )?done)\b`)
 
 // FromCommit turns one commit into an iteration. before is the checked-task
 // count before the commit (nil when unknown); tasks matches the task files.
@@ -59,7 +59,7 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 			it.ProgressPercent = &p
 		}
 	}
-	if completionRE.MatchString(c.Subject) {
+	if completionRE().MatchString(c.Subject) {
 		it.CompletionClaimed = true
 	}
 	if c.Tasks != nil {

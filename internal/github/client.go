@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,14 +105,14 @@ type Client struct {
 	selfKnown    bool
 }
 
-var namePart = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
+var namePart = lazyre.New(`^[A-Za-z0-9_.-]{1,100}$`)
 
 // New returns a Client for the repository Owner/Repo. It makes no request.
 func New(o Options) (*Client, error) {
 	if o.Owner == "" || o.Repo == "" {
 		return nil, fmt.Errorf("github client: owner and repository are required (got %q/%q)", o.Owner, o.Repo)
 	}
-	if !namePart.MatchString(o.Owner) || !namePart.MatchString(o.Repo) || o.Repo == "." || o.Repo == ".." {
+	if !namePart().MatchString(o.Owner) || !namePart().MatchString(o.Repo) || o.Repo == "." || o.Repo == ".." {
 		return nil, fmt.Errorf("github client: %q/%q is not a repository name", o.Owner, o.Repo)
 	}
 	if o.BaseURL == "" {
@@ -461,6 +461,6 @@ func timeOf(ts *gh.Timestamp) time.Time {
 }
 
 // loginPattern is a GitHub login, bots included ("name[bot]").
-var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+var loginPattern = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -283,7 +283,7 @@ func fitComment(marker, body string) string {
 // maintain, write, triage, read or none (also when GitHub answers 404, for
 // a login that is not a collaborator or does not exist).
 func (c *Client) Permission(ctx context.Context, login string) (string, error) {
-	if !loginPattern.MatchString(login) {
+	if !loginPattern().MatchString(login) {
 		return "", fmt.Errorf("permission: %q is not a GitHub login", bounded(login, 60))
 	}
 	call := "GET " + c.path("/collaborators/%s/permission", login)

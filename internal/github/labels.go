@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -15,7 +15,7 @@ import (
 // defaultLabelColor is GitHub's grey, used when EnsureLabel gets no colour.
 const defaultLabelColor = "ededed"
 
-var hexColor = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
+var hexColor = lazyre.New(`^[0-9a-fA-F]{6}$`)
 
 // LabelEvent is one labeled or unlabeled event of an issue or pull request.
 type LabelEvent struct {
@@ -53,7 +53,7 @@ func (c *Client) EnsureLabel(ctx context.Context, name, color, description strin
 	if color == "" {
 		color = defaultLabelColor
 	}
-	if !hexColor.MatchString(color) {
+	if !hexColor().MatchString(color) {
 		return fmt.Errorf("ensure label %q: colour %q is not six hex digits", name, color)
 	}
 	description = bounded(description, 100)

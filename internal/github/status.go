@@ -3,8 +3,8 @@ package github
 import (
 	"context"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
-	"regexp"
 
 	gh "github.com/google/go-github/v60/github"
 )
@@ -19,13 +19,13 @@ const (
 	maxCheckSummary      = 65535
 )
 
-var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+var shaPattern = lazyre.New(`^[0-9a-fA-F]{7,64}$`)
 
 // SetStatus sets the commit status "loopbreaker" of sha: state is success,
 // failure, pending or error; description is cut to 140 characters;
 // targetURL may be empty.
 func (c *Client) SetStatus(ctx context.Context, sha, state, description, targetURL string) error {
-	if !shaPattern.MatchString(sha) {
+	if !shaPattern().MatchString(sha) {
 		return fmt.Errorf("set status: %q is not a commit hash", bounded(sha, 80))
 	}
 	switch state {
@@ -61,7 +61,7 @@ func (c *Client) SetStatus(ctx context.Context, sha, state, description, targetU
 // action_required), an output title and a markdown summary cut to 65,535
 // characters with a note.
 func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, summary string) error {
-	if !shaPattern.MatchString(sha) {
+	if !shaPattern().MatchString(sha) {
 		return fmt.Errorf("create check run: %q is not a commit hash", bounded(sha, 80))
 	}
 	switch conclusion {

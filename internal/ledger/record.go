@@ -3,8 +3,8 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -70,8 +70,8 @@ type Tasks struct {
 }
 
 var (
-	hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	hexHash   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	hexCommit = lazyre.New(`^[0-9a-f]{40}$`)
+	hexHash   = lazyre.New(`^[0-9a-f]{64}$`)
 )
 
 // Validate checks a record against the schema and its bounds.
@@ -92,7 +92,7 @@ func (r *Record) Validate() error {
 	if r.RunAttempt < 0 {
 		bad("run_attempt %d is negative", r.RunAttempt)
 	}
-	if r.Commit != "" && !hexCommit.MatchString(r.Commit) {
+	if r.Commit != "" && !hexCommit().MatchString(r.Commit) {
 		bad("commit %q is not a full lowercase 40-hex hash", clip(r.Commit))
 	}
 	if r.At.IsZero() {
@@ -119,7 +119,7 @@ func (r *Record) Validate() error {
 		bad("errors has %d entries (at most %d)", len(r.Errors), MaxErrors)
 	}
 	for i, e := range r.Errors {
-		if !hexHash.MatchString(e.Hash) {
+		if !hexHash().MatchString(e.Hash) {
 			bad("errors[%d].hash is not a lowercase 64-hex SHA-256", i)
 		}
 		if len(e.Sample) > MaxSample {

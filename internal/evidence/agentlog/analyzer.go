@@ -215,7 +215,7 @@ func (a *analyzer) textLine(raw string, src source, u *unitState) {
 			return // a frame or source line
 		}
 		u.traceback = false
-		if tracebackEndRe.MatchString(t) {
+		if tracebackEndRe().MatchString(t) {
 			a.addError(t)
 			return
 		}

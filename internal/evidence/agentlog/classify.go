@@ -1,7 +1,7 @@
 package agentlog
 
 import (
-	"regexp"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"strings"
 	"unicode"
 )
@@ -20,32 +20,32 @@ func IsErrorLine(line string) bool {
 
 var (
 	// stampPrefixRe matches a timestamp that starts a log line.
-	stampPrefixRe = regexp.MustCompile(`^(?:\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)\s+`)
+	stampPrefixRe = lazyre.New(`^(?:\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)\s+`)
 
 	// exceptionRe matches an exception as it is printed: an optionally dotted
 	// class name ending in Error or Exception, then ":" or the end of the
 	// line (ValueError: bad, java.io.IOException: x, Error [ERR_X]: y).
-	exceptionRe = regexp.MustCompile(`^(?:Uncaught |Unhandled (?:[Ee]xception\. )?)?(?:[A-Za-z_$][\w$]*\.)*[\w$]*(?:Error|Exception)(?: \[[A-Z0-9_]+\])?(?::\s|:$|$)`)
+	exceptionRe = lazyre.New(`^(?:Uncaught |Unhandled (?:[Ee]xception\. )?)?(?:[A-Za-z_$][\w$]*\.)*[\w$]*(?:Error|Exception)(?: \[[A-Z0-9_]+\])?(?::\s|:$|$)`)
 
 	// tracebackEndRe matches the line that ends a Python traceback: an
 	// exception name, optionally dotted, optionally followed by ": message".
-	tracebackEndRe = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::.*)?$`)
+	tracebackEndRe = lazyre.New(`^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::.*)?$`)
 
 	// locErrorRe matches "file:line[:col]: [fatal] error" and
 	// "file(line,col): error" diagnostics (gcc, clang, javac, tsc, MSBuild).
-	locErrorRe = regexp.MustCompile(`^(?:[A-Za-z]:)?[^\s:()\[\]]+(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)*\):?) *(?:- *)?(?:fatal )?(?i:error)\b`)
+	locErrorRe = lazyre.New(`^(?:[A-Za-z]:)?[^\s:()\[\]]+(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)*\):?) *(?:- *)?(?:fatal )?(?i:error)\b`)
 	// goDiagRe matches a Go compiler or vet diagnostic: file.go:line:col: msg.
-	goDiagRe = regexp.MustCompile(`^(?:vet: )?(?:[A-Za-z]:)?[^\s:()]*\.go:\d+:\d+: \S`)
+	goDiagRe = lazyre.New(`^(?:vet: )?(?:[A-Za-z]:)?[^\s:()]*\.go:\d+:\d+: \S`)
 	// goTestLogRe matches a Go test's failure message: x_test.go:12: msg.
-	goTestLogRe = regexp.MustCompile(`^[^\s:()]*_test\.go:\d+: \S`)
+	goTestLogRe = lazyre.New(`^[^\s:()]*_test\.go:\d+: \S`)
 	// eslintRe matches an eslint stylish line: "12:5  error  msg  rule".
-	eslintRe = regexp.MustCompile(`^\d+:\d+ +error +\S`)
+	eslintRe = lazyre.New(`^\d+:\d+ +error +\S`)
 	// codeErrorRe matches "error TS2322:" and "error CS1002:".
-	codeErrorRe = regexp.MustCompile(`^error [A-Z]{1,4}\d+\b`)
+	codeErrorRe = lazyre.New(`^error [A-Z]{1,4}\d+\b`)
 	// makeRe matches make's "make: *** [target] Error 2".
-	makeRe = regexp.MustCompile(`^g?make(?:\[\d+\])?: \*\*\* .*\bError \d+`)
+	makeRe = lazyre.New(`^g?make(?:\[\d+\])?: \*\*\* .*\bError \d+`)
 	// tapRe matches a failing TAP test point.
-	tapRe = regexp.MustCompile(`^not ok \d+\b`)
+	tapRe = lazyre.New(`^not ok \d+\b`)
 )
 
 // tracebackHeader starts a Python traceback.
@@ -75,7 +75,7 @@ func isErrorLine(s string) bool {
 		if strings.HasPrefix(s, "error:") || strings.HasPrefix(s, "error[") {
 			return true
 		}
-		if strings.HasPrefix(s, "error ") && (codeErrorRe.MatchString(s) || isUpper(s[6])) {
+		if strings.HasPrefix(s, "error ") && (codeErrorRe().MatchString(s) || isUpper(s[6])) {
 			// "error TS2322: ..." and yarn's "error Command failed ...".
 			return true
 		}
@@ -102,7 +102,7 @@ func isErrorLine(s string) bool {
 			return true
 		}
 	case 'n':
-		if strings.HasPrefix(s, "npm ERR!") || strings.HasPrefix(s, "npm error ") || tapRe.MatchString(s) {
+		if strings.HasPrefix(s, "npm ERR!") || strings.HasPrefix(s, "npm error ") || tapRe().MatchString(s) {
 			return true
 		}
 	case 'p':
@@ -126,17 +126,17 @@ func isErrorLine(s string) bool {
 			return true
 		}
 	case 'm', 'g':
-		if strings.Contains(s, "***") && makeRe.MatchString(s) {
+		if strings.Contains(s, "***") && makeRe().MatchString(s) {
 			return true
 		}
 	}
-	if (strings.Contains(s, "Error") || strings.Contains(s, "Exception")) && exceptionRe.MatchString(s) {
+	if (strings.Contains(s, "Error") || strings.Contains(s, "Exception")) && exceptionRe().MatchString(s) {
 		return true
 	}
-	if strings.Contains(s, ".go:") && (goDiagRe.MatchString(s) || goTestLogRe.MatchString(s)) {
+	if strings.Contains(s, ".go:") && (goDiagRe().MatchString(s) || goTestLogRe().MatchString(s)) {
 		return true
 	}
-	if strings.Contains(s, "rror") && (locErrorRe.MatchString(s) || eslintRe.MatchString(s)) {
+	if strings.Contains(s, "rror") && (locErrorRe().MatchString(s) || eslintRe().MatchString(s)) {
 		return true
 	}
 	return false
@@ -156,7 +156,7 @@ func stripLogPrefix(s string) string {
 				t = strings.TrimLeft(s[end+1:], " \t")
 			}
 		case len(s) > 0 && '0' <= s[0] && s[0] <= '9':
-			if m := stampPrefixRe.FindStringIndex(s); m != nil {
+			if m := stampPrefixRe().FindStringIndex(s); m != nil {
 				t = s[m[1]:]
 			}
 		}
@@ -251,7 +251,7 @@ func isDenial(lower string) bool {
 
 // claimRe matches a claim of being done, in lower case, at the start of
 // the text; isCompletion applies it at the word starts before a keyword.
-var claimRe = regexp.MustCompile(`^(?:` +
+var claimRe = lazyre.New(`^(?:` +
 	`all (?:the |of the )?(?:tasks|items|work items|todos) (?:are |have been )?(?:now )?(?:complete|completed|done|finished)\b` +
 	`|(?:the )?task (?:is )?(?:now )?complete\b` +
 	`|i'?m (?:all )?(?:done|finished)\b` +
@@ -313,7 +313,7 @@ func isCompletion(lower string) bool {
 				if p > 0 && isWordByte(lower[p-1]) {
 					continue // the keyword inside a longer word (tests_status)
 				}
-				if claimRe.MatchString(lower[p:]) && !hedged(lower[:p]) {
+				if claimRe().MatchString(lower[p:]) && !hedged(lower[:p]) {
 					return true
 				}
 			}
@@ -374,7 +374,7 @@ var questionPhrases = []string{
 }
 
 // youRe finds the user addressed as "you".
-var youRe = regexp.MustCompile(`\byou(?:r|rs|'d|'ll|'re|'ve)?\b`)
+var youRe = lazyre.New(`\byou(?:r|rs|'d|'ll|'re|'ve)?\b`)
 
 // isQuestion reports whether a lower-cased line asks the user something.
 func isQuestion(lower string) bool {
@@ -392,7 +392,7 @@ func isQuestion(lower string) bool {
 	if !strings.HasSuffix(strings.TrimRight(lower, " *_`\"')]"), "?") {
 		return false
 	}
-	return youRe.MatchString(lower) ||
+	return youRe().MatchString(lower) ||
 		strings.HasPrefix(lower, "should we ") || strings.HasPrefix(lower, "shall we ") ||
 		strings.HasPrefix(lower, "can i ") || strings.HasPrefix(lower, "may i ")
 }

@@ -3,6 +3,7 @@ package signature
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -68,54 +69,54 @@ func cutUTF8(s string, n int) string {
 var (
 	// ansiRe matches ANSI escape sequences: CSI (colours, cursor), OSC
 	// (titles, hyperlinks) and two-byte escapes.
-	ansiRe = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
+	ansiRe = lazyre.New(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
 
 	// tmpRe matches a path under a temporary directory. Group 1 is the
 	// character before it, group 2 the path. The path ends at whitespace,
 	// quotes, brackets or a colon (so "x.go:12:5" keeps its line numbers out).
-	tmpRe = regexp.MustCompile(`(^|[\s"'(=\[,<>` + "`" + `])((?:(?:/private)?(?:/tmp|/var/tmp|/var/folders|/dev/shm)|/home/runner/work/_temp|(?i:[a-z]:[\\/](?:users[\\/][^\\/\s"']+[\\/]appdata[\\/]local[\\/]temp|windows[\\/]temp|a[\\/]_temp)))[\\/][^\s"'()<>\[\]{},;:` + "`" + `]*)`)
+	tmpRe = lazyre.New(`(^|[\s"'(=\[,<>` + "`" + `])((?:(?:/private)?(?:/tmp|/var/tmp|/var/folders|/dev/shm)|/home/runner/work/_temp|(?i:[a-z]:[\\/](?:users[\\/][^\\/\s"']+[\\/]appdata[\\/]local[\\/]temp|windows[\\/]temp|a[\\/]_temp)))[\\/][^\s"'()<>\[\]{},;:` + "`" + `]*)`)
 
-	uuidRe = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	uuidRe = lazyre.New(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 
 	// datetimeRe matches RFC 3339 and common "date time" stamps.
-	datetimeRe = regexp.MustCompile(`\b\d{4}[-/]\d{2}[-/]\d{2}[T _]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}\b| ?UTC\b)?`)
+	datetimeRe = lazyre.New(`\b\d{4}[-/]\d{2}[-/]\d{2}[T _]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}\b| ?UTC\b)?`)
 	// weekdayRe matches "Mon Jan  2" and "Monday, January 2".
-	weekdayRe = regexp.MustCompile(`\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? +(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* +\d{1,2}\b`)
+	weekdayRe = lazyre.New(`\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? +(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* +\d{1,2}\b`)
 	// monthDayRe matches a syslog "Jan  2 15:04:05" stamp.
-	monthDayRe = regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} +(\d{1,2}:\d{2}:\d{2})`)
-	dateRe     = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+	monthDayRe = lazyre.New(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} +(\d{1,2}:\d{2}:\d{2})`)
+	dateRe     = lazyre.New(`\b\d{4}-\d{2}-\d{2}\b`)
 	// timeRe matches a clock time not glued to a preceding number or colon
 	// (so "x.go:12:5" is not a time). Group 1 is the preceding character.
-	timeRe = regexp.MustCompile(`(^|[^\d:.])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`)
+	timeRe = lazyre.New(`(^|[^\d:.])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b`)
 
 	// regAddrRe matches registers and addresses in Go signal reports and
 	// program-counter offsets in stack frames, whatever their length.
-	regAddrRe = regexp.MustCompile(`(\b(?:addr|pc|sp|fp|lr)=|\+)0x[0-9a-fA-F]+\b`)
+	regAddrRe = lazyre.New(`(\b(?:addr|pc|sp|fp|lr)=|\+)0x[0-9a-fA-F]+\b`)
 	// hexRe matches hex numbers long enough to be addresses.
-	hexRe = regexp.MustCompile(`\b0x[0-9a-fA-F]{4,}\b`)
+	hexRe = lazyre.New(`\b0x[0-9a-fA-F]{4,}\b`)
 	// javaHashRe matches Java identity hash codes (Object@1b6d3586).
-	javaHashRe = regexp.MustCompile(`([A-Za-z_$][\w$]*)@[0-9a-f]{5,8}\b`)
+	javaHashRe = lazyre.New(`([A-Za-z_$][\w$]*)@[0-9a-f]{5,8}\b`)
 
-	goroutineRe = regexp.MustCompile(`\bgoroutine \d+\b`)
-	goMachineRe = regexp.MustCompile(`\b(m|mp|gp)=\d+\b`)
+	goroutineRe = lazyre.New(`\bgoroutine \d+\b`)
+	goMachineRe = lazyre.New(`\b(m|mp|gp)=\d+\b`)
 
-	durationWordRe = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)? ?(?:nanoseconds?|microseconds?|milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b`)
-	durationRe     = regexp.MustCompile(`\b(?:\d+(?:\.\d+)?(?:ns|us|µs|μs|ms|s|m|h))+\b`)
+	durationWordRe = lazyre.New(`(?i)\b\d+(?:\.\d+)? ?(?:nanoseconds?|microseconds?|milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b`)
+	durationRe     = lazyre.New(`\b(?:\d+(?:\.\d+)?(?:ns|us|µs|μs|ms|s|m|h))+\b`)
 	// durationSpacedRe matches "5.123 s" and "5000 ms" (jest, Surefire).
-	durationSpacedRe = regexp.MustCompile(`\b\d+(?:\.\d+)? (?:ns|us|µs|μs|ms|s)\b`)
-	sizeRe           = regexp.MustCompile(`\b(?:\d+(?:\.\d+)? ?(?:bytes?|[KMGTP]i?B|kB)|\d+(?:\.\d+)?B)\b`)
+	durationSpacedRe = lazyre.New(`\b\d+(?:\.\d+)? (?:ns|us|µs|μs|ms|s)\b`)
+	sizeRe           = lazyre.New(`\b(?:\d+(?:\.\d+)? ?(?:bytes?|[KMGTP]i?B|kB)|\d+(?:\.\d+)?B)\b`)
 
 	// lineColRe matches ":12:5" after a file extension (file.go:12:5,
 	// Y.java:42, a.js:10:3). Group 1 is the extension, group 2 the numbers.
-	lineColRe = regexp.MustCompile(`(\.[A-Za-z][A-Za-z0-9_]{0,11})((?::\d+){1,3})`)
+	lineColRe = lazyre.New(`(\.[A-Za-z][A-Za-z0-9_]{0,11})((?::\d+){1,3})`)
 	// parenPosRe matches "(12,5)" after a file extension (tsc, MSBuild).
-	parenPosRe = regexp.MustCompile(`(\.[A-Za-z][A-Za-z0-9_]{0,11})\((\d+(?:,\d+){0,3})\)`)
+	parenPosRe = lazyre.New(`(\.[A-Za-z][A-Za-z0-9_]{0,11})\((\d+(?:,\d+){0,3})\)`)
 	// bracketPosRe matches ":[12,5]" after a file extension (javac via Maven).
-	bracketPosRe = regexp.MustCompile(`(\.[A-Za-z][A-Za-z0-9_]{0,11}):\[(\d+(?:,\d+){0,3})\]`)
+	bracketPosRe = lazyre.New(`(\.[A-Za-z][A-Za-z0-9_]{0,11}):\[(\d+(?:,\d+){0,3})\]`)
 	// lineWordRe matches "line 42", "column: 5", "col 3".
-	lineWordRe = regexp.MustCompile(`(?i)\b(line|column|col)(\s*:\s*|\s+)\d+\b`)
+	lineWordRe = lazyre.New(`(?i)\b(line|column|col)(\s*:\s*|\s+)\d+\b`)
 
-	digitsRe = regexp.MustCompile(`\d+`)
+	digitsRe = lazyre.New(`\d+`)
 )
 
 // Normalize returns line with its volatile parts replaced by fixed tokens.
@@ -130,60 +131,60 @@ func Normalize(line string) string {
 	s := cutUTF8(line, MaxInput)
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiRe.ReplaceAllString(s, "")
+		s = ansiRe().ReplaceAllString(s, "")
 	}
 	s = dropControls(s)
 	s = strings.Join(strings.Fields(s), " ")
 
 	if strings.Contains(s, "tmp") || strings.Contains(s, "emp") ||
 		strings.Contains(s, "/var/folders/") || strings.Contains(s, "/dev/shm/") {
-		s = replaceSubmatch(tmpRe, s, func(m []string) string { return m[1] + tmpName(m[2]) })
+		s = replaceSubmatch(tmpRe(), s, func(m []string) string { return m[1] + tmpName(m[2]) })
 	}
 	if strings.IndexFunc(s, isDigit) < 0 {
 		return s // every other volatile part holds a digit
 	}
 	if strings.Count(s, "-") >= 4 {
-		s = uuidRe.ReplaceAllString(s, tokUUID)
+		s = uuidRe().ReplaceAllString(s, tokUUID)
 	}
-	s = datetimeRe.ReplaceAllString(s, tokTimestamp)
-	s = weekdayRe.ReplaceAllString(s, tokDate)
-	s = monthDayRe.ReplaceAllString(s, tokDate+" "+tokTime)
-	s = dateRe.ReplaceAllString(s, tokDate)
+	s = datetimeRe().ReplaceAllString(s, tokTimestamp)
+	s = weekdayRe().ReplaceAllString(s, tokDate)
+	s = monthDayRe().ReplaceAllString(s, tokDate+" "+tokTime)
+	s = dateRe().ReplaceAllString(s, tokDate)
 	if strings.IndexByte(s, ':') >= 0 {
-		s = replaceSubmatch(timeRe, s, func(m []string) string { return m[1] + tokTime })
+		s = replaceSubmatch(timeRe(), s, func(m []string) string { return m[1] + tokTime })
 	}
 
 	if strings.Contains(s, "0x") {
-		s = regAddrRe.ReplaceAllString(s, "${1}"+tokAddr)
-		s = hexRe.ReplaceAllString(s, tokAddr)
+		s = regAddrRe().ReplaceAllString(s, "${1}"+tokAddr)
+		s = hexRe().ReplaceAllString(s, tokAddr)
 	}
 	if strings.IndexByte(s, '@') >= 0 {
-		s = javaHashRe.ReplaceAllString(s, "${1}@HASH")
+		s = javaHashRe().ReplaceAllString(s, "${1}@HASH")
 	}
 	if strings.Contains(s, "goroutine ") {
-		s = goroutineRe.ReplaceAllString(s, "goroutine "+tokNumber)
+		s = goroutineRe().ReplaceAllString(s, "goroutine "+tokNumber)
 	}
 	if strings.IndexByte(s, '=') >= 0 {
-		s = goMachineRe.ReplaceAllString(s, "${1}="+tokNumber)
+		s = goMachineRe().ReplaceAllString(s, "${1}="+tokNumber)
 	}
 
-	s = durationWordRe.ReplaceAllString(s, tokDuration)
-	s = durationRe.ReplaceAllString(s, tokDuration)
-	s = durationSpacedRe.ReplaceAllString(s, tokDuration)
-	s = sizeRe.ReplaceAllString(s, tokSize)
+	s = durationWordRe().ReplaceAllString(s, tokDuration)
+	s = durationRe().ReplaceAllString(s, tokDuration)
+	s = durationSpacedRe().ReplaceAllString(s, tokDuration)
+	s = sizeRe().ReplaceAllString(s, tokSize)
 
 	if strings.IndexByte(s, '.') >= 0 {
-		s = replaceSubmatch(lineColRe, s, func(m []string) string {
-			return m[1] + digitsRe.ReplaceAllString(m[2], tokNumber)
+		s = replaceSubmatch(lineColRe(), s, func(m []string) string {
+			return m[1] + digitsRe().ReplaceAllString(m[2], tokNumber)
 		})
-		s = replaceSubmatch(parenPosRe, s, func(m []string) string {
-			return m[1] + "(" + digitsRe.ReplaceAllString(m[2], tokNumber) + ")"
+		s = replaceSubmatch(parenPosRe(), s, func(m []string) string {
+			return m[1] + "(" + digitsRe().ReplaceAllString(m[2], tokNumber) + ")"
 		})
-		s = replaceSubmatch(bracketPosRe, s, func(m []string) string {
-			return m[1] + ":[" + digitsRe.ReplaceAllString(m[2], tokNumber) + "]"
+		s = replaceSubmatch(bracketPosRe(), s, func(m []string) string {
+			return m[1] + ":[" + digitsRe().ReplaceAllString(m[2], tokNumber) + "]"
 		})
 	}
-	return lineWordRe.ReplaceAllString(s, "${1}${2}"+tokNumber)
+	return lineWordRe().ReplaceAllString(s, "${1}${2}"+tokNumber)
 }
 
 // dropControls removes C0 and C1 control characters other than whitespace
