@@ -144,6 +144,41 @@ func ledgerCase(name string, mk func(t *testing.T, dir string), code int, want .
 	}}
 }
 
+// packCase checks a loop whose objects are all in one pack that damage
+// rewrites: exit 2 naming the repository, never a panic or a verdict.
+func packCase(name string, damage func([]byte) []byte, want ...string) badCase {
+	return badCase{name: name, code: 2, want: want, setup: func(t *testing.T, dir string) ([]string, []string) {
+		steps := []map[string]string{{"main.go": "package main\n"}}
+		for i := range 6 {
+			steps = append(steps, map[string]string{"main.go": fmt.Sprintf("package main\n\n// step %d\n%s", i, strings.Repeat("// filler line\n", 40))})
+		}
+		repo := commitLoop(t, steps)
+		g, err := git.PlainOpen(repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.RepackObjects(&git.RepackConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		packs, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "pack", "*.pack"))
+		if len(packs) != 1 {
+			t.Fatalf("%d packs after the repack, want 1", len(packs))
+		}
+		loose, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "??"))
+		for _, d := range loose {
+			os.RemoveAll(d)
+		}
+		data, err := os.ReadFile(packs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(packs[0], damage(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"check", "--repo", repo, "--base", "HEAD~5"}, nil
+	}}
+}
+
 // eventCase runs the action mode with an event payload from mk.
 func eventCase(name string, mk func(t *testing.T, path string), extra []string, code int, want ...string) badCase {
 	return badCase{name: name, code: code, want: want, setup: func(t *testing.T, dir string) ([]string, []string) {
@@ -309,6 +344,16 @@ func badCases() []badCase {
 			repo := commitLoop(t, []map[string]string{{"main.go": "package main\n"}, {"main.go": "package main\n\nfunc main() {}\n"}})
 			return []string{"check", "--repo", repo, "--base", "HEAD~1", "--ledger", write(t, filepath.Join(dir, "led.json"), "[]")}, nil
 		}},
+		// A clone's pack damaged on disk: the object readers refuse it, go-git
+		// reports the object it cannot read.
+		packCase("git pack with flipped bytes", func(data []byte) []byte {
+			for i := 12; i < len(data)-20; i++ { // every object, not the header or checksum
+				data[i] ^= 0x5a
+			}
+			return data
+		}, "HEAD: read commit "),
+		packCase("git pack truncated", func(data []byte) []byte { return data[:len(data)*2/3] },
+			"damaged pack: pack-", "index does not belong to the pack"),
 		// Commit times are the agent's to write.
 		{name: "commit dated before its parent", code: 1, want: []string{"dated 2001-01-01T00:00:00Z, before the iteration it follows", "OPEN"},
 			setup: func(t *testing.T, dir string) ([]string, []string) {

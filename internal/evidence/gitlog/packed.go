@@ -32,9 +32,10 @@ import (
 // The returned objects never alias the mapping: an object's content is
 // always inflated into memory of its own, so it stays valid after Close.
 type packObjects struct {
-	dir    string  // the objects/pack directory; "" disables
-	opened bool    // the packs were listed and mapped
-	packs  []*pack // in the order of their names
+	dir    string   // the objects/pack directory; "" disables
+	opened bool     // the packs were listed and mapped
+	packs  []*pack  // in the order of their names
+	bad    []string // packs refused at open, with the reason
 	zr     io.ReadCloser
 	src    bytes.Reader
 	cache  *baseCache
@@ -107,9 +108,12 @@ func (p *packObjects) open() {
 			continue
 		}
 		base := filepath.Join(p.dir, strings.TrimSuffix(name, ".idx"))
-		if pk, err := openPack(base+".idx", base+".pack"); err == nil {
-			p.packs = append(p.packs, pk)
+		pk, err := openPack(base+".idx", base+".pack")
+		if err != nil {
+			p.bad = append(p.bad, err.Error())
+			continue
 		}
+		p.packs = append(p.packs, pk)
 	}
 }
 
@@ -121,6 +125,15 @@ func (p *packObjects) sharing(cacheBytes int) *packObjects {
 		p.open()
 	}
 	return &packObjects{dir: p.dir, opened: true, packs: p.packs, cache: newBaseCache(cacheBytes)}
+}
+
+// damage says which packs were refused and why ("" when none was): the
+// likely cause of an object go-git then cannot find.
+func (p *packObjects) damage() string {
+	if len(p.bad) == 0 {
+		return ""
+	}
+	return "damaged pack: " + strings.Join(p.bad, "; ")
 }
 
 // Close unmaps the packs.
@@ -150,7 +163,7 @@ func openPack(idxPath, packPath string) (*pack, error) {
 	}}
 	if err := pk.check(); err != nil {
 		_ = pk.release()
-		return nil, fmt.Errorf("%s: %w", idxPath, err)
+		return nil, fmt.Errorf("%s: %w", filepath.Base(packPath), err)
 	}
 	return pk, nil
 }

@@ -177,6 +177,9 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 	}()
 	ph, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
+		if d := r.packs.damage(); d != "" {
+			err = fmt.Errorf("%v; %s", err, d)
+		}
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
 	}
 	return *ph, nil
@@ -262,6 +265,12 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 // objectError names the repository and the object, and says what to do
 // about a missing object in a shallow clone.
 func (r *Repo) objectError(kind string, h plumbing.Hash, err error) error {
+	if d := r.packs.damage(); d != "" {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			err = ErrUnknownRevision
+		}
+		return fmt.Errorf("read %s %s in %s: %w (%s)", kind, h, r.dir, err, d)
+	}
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if r.IsShallow() {
 			return fmt.Errorf("read %s %s in %s: %w (shallow clone: fetch the full history, e.g. fetch-depth: 0)", kind, h, r.dir, ErrUnknownRevision)
