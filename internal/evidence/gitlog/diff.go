@@ -229,7 +229,8 @@ func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
 // readBlob reads at most limit bytes of a blob, streaming.
 func (r *Repo) readBlob(obj plumbing.EncodedObject, limit int64) ([]byte, error) {
 	if raw, ok := obj.(*rawObject); ok {
-		return raw.data[:min(int64(len(raw.data)), limit)], nil // read-only
+		n := min(int64(len(raw.data)), limit)
+		return raw.data[:n:n], nil // read-only
 	}
 	rd, err := obj.Reader()
 	if err != nil {

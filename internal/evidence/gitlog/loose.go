@@ -221,7 +221,8 @@ func (l *looseObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, b
 }
 
 // rawObject is an object read whole into memory, named by the hash it was
-// looked up by (as git names a loose object by its file name).
+// looked up by (as git names a loose object by its file name). Its data is
+// read-only: a packed object's may be shared with the delta-base cache.
 type rawObject struct {
 	hash plumbing.Hash
 	typ  plumbing.ObjectType

@@ -238,10 +238,12 @@ func (pk *pack) find(h plumbing.Hash) (off uint64, ok bool) {
 	if v&0x80000000 == 0 {
 		return uint64(v), true
 	}
-	at := pk.large + 8*int(v&0x7fffffff)
-	if at+8 > len(pk.idx)-2*hashLen {
+	// The slot is checked before it is multiplied (int may be 32 bits).
+	slot := int64(v & 0x7fffffff)
+	if slot >= int64(len(pk.idx)-2*hashLen-pk.large)/8 {
 		return 0, false // a damaged index: go-git reports it
 	}
+	at := pk.large + 8*int(slot)
 	return binary.BigEndian.Uint64(pk.idx[at:]), true
 }
 
@@ -375,6 +377,9 @@ func (p *packObjects) object(pk *pack, off uint64, max int64) (int, []byte, erro
 	var data []byte
 	for {
 		if c, ok := p.cache.get(pk, off); ok {
+			if int64(len(c.data)) > max {
+				return 0, nil, errPackFallback
+			}
 			typ, data = c.typ, c.data
 			break
 		}
@@ -527,7 +532,9 @@ func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64)
 	if err != nil || !wanted(objectTypes[typ], want) {
 		return nil, false
 	}
-	return &rawObject{hash: h, typ: objectTypes[typ], data: data}, true
+	// The content may be a cached delta base: callers only read it, and
+	// the full slice expression keeps an append from writing into it.
+	return &rawObject{hash: h, typ: objectTypes[typ], data: data[:len(data):len(data)]}, true
 }
 
 // size returns the size of packed object h of type want without reading a

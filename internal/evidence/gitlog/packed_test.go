@@ -173,7 +173,7 @@ func packBytes(entries []packEntry, largeOffsets bool) (packData, idxData []byte
 	}
 	for k, i := range order {
 		if largeOffsets {
-			binary.Write(&idx, binary.BigEndian, uint32(0x80000000|k))
+			binary.Write(&idx, binary.BigEndian, 0x80000000|uint32(k))
 		} else {
 			binary.Write(&idx, binary.BigEndian, uint32(bp.offsets[i]))
 		}
@@ -549,4 +549,30 @@ func FuzzPackReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPackReaderLargeOffsetOutOfRange: an index entry pointing past the
+// 8-byte offset table (a slot number that would overflow a 32-bit int when
+// multiplied) is not found, never a panic or another object.
+func TestPackReaderLargeOffsetOutOfRange(t *testing.T) {
+	t.Parallel()
+	entries := sampleEntries()
+	for _, slot := range []uint32{uint32(len(entries)), 0x10000000, 0x20000000, 0x7fffffff} {
+		data, idx, bp := packBytes(entries, true)
+		// Point the first name's offset at the slot.
+		binary.BigEndian.PutUint32(idx[idxNames+24*len(entries):], 0x80000000|slot)
+		pk := &pack{name: "test.pack", idx: idx, data: data, release: func() error { return nil }}
+		if err := pk.check(); err != nil {
+			t.Fatal(err)
+		}
+		first := bp.names[0]
+		for _, n := range bp.names {
+			if bytes.Compare(n[:], first[:]) < 0 {
+				first = n
+			}
+		}
+		if off, ok := pk.find(first); ok {
+			t.Errorf("slot %#x: found at offset %d", slot, off)
+		}
+	}
 }

@@ -44,8 +44,8 @@ type fetch struct {
 }
 
 // prefetchWindow bounds the bytes of blobs read ahead and not yet taken
-// (a use the walk does not take, such as a task file's content it already
-// counted, holds its bytes until the walk ends).
+// (a use the walk neither takes nor drops holds its bytes until the walk
+// ends; then the walk reads what is left itself).
 const prefetchWindow = 32 << 20
 
 // prefetchCacheBytes bounds the prefetcher's own delta-base cache.
@@ -140,6 +140,28 @@ func (p *prefetcher) take(h plumbing.Hash) (plumbing.EncodedObject, bool) {
 		p.changed.Broadcast()
 	}
 	return f.obj, f.obj != nil
+}
+
+// drop gives up one queued use of h without reading it: the walk found
+// what it needed elsewhere (a task file's counts, remembered by content).
+func (p *prefetcher) drop(h plumbing.Hash) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, ok := p.fetches[h]
+	if !ok || f.reading {
+		return
+	}
+	if f.uses--; f.uses > 0 {
+		return
+	}
+	delete(p.fetches, h)
+	if f.obj != nil {
+		p.held -= int(f.obj.Size())
+		p.changed.Broadcast()
+	}
 }
 
 // run reads the queued blobs in order until closed.

@@ -157,3 +157,30 @@ func TestPrefetcherClaims(t *testing.T) {
 	}
 	nilPrefetcher.close()
 }
+
+// TestPrefetcherDrop: a dropped use is one fewer to take, and dropping the
+// last frees the bytes it held.
+func TestPrefetcherDrop(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	r.write("a", "aaaa").commit("one blob\n")
+	a := r.files["a"].hash
+	p := newPrefetcher(r.open(), 1<<20)
+	go p.run()
+	defer p.close()
+	p.add(a, a, a)
+	waitFor(p, func() bool { return p.fetches[a].done })
+	p.drop(a)
+	if _, ok := p.take(a); !ok {
+		t.Fatal("a use left after one drop was not taken")
+	}
+	p.drop(a)
+	if _, ok := p.take(a); ok {
+		t.Error("taken more often than queued less dropped")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != 0 || len(p.fetches) != 0 {
+		t.Errorf("held %d bytes in %d fetches after every use was taken or dropped", p.held, len(p.fetches))
+	}
+}

@@ -229,7 +229,12 @@ func (r *Repo) raw(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbi
 
 // rawSize returns the size of object h of type want from this package's
 // readers; ok is false when go-git should be asked.
-func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (int64, bool) {
+func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (n int64, ok bool) {
+	defer func() {
+		if recover() != nil { // as in readRaw
+			n, ok = 0, false
+		}
+	}()
 	if n, ok := r.loose.size(h, want); ok {
 		return n, true
 	}

@@ -26,8 +26,15 @@ func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 
 // readRaw reads object h of type want (plumbing.AnyObject: any type) and
 // at most max bytes, loose first, then packed; ok is false when go-git
-// should read it.
-func readRaw(loose *looseObjects, packs *packObjects, h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool) {
+// should read it. A fault in these readers that slipped past their checks
+// (a panic) is taken as "cannot read": go-git reads the object or reports
+// it, and the prefetcher's goroutine cannot take the process down.
+func readRaw(loose *looseObjects, packs *packObjects, h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool) {
+	defer func() {
+		if recover() != nil {
+			obj, ok = nil, false
+		}
+	}()
 	if obj, ok := loose.read(h, want, max); ok {
 		return obj, true
 	}
