@@ -453,7 +453,7 @@ func runBounded(env []string, args ...string) (int, string, int64, error) {
 	var rss int64
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss << 10 // kilobytes on Linux
+			rss = int64(ru.Maxrss) << 10 // kilobytes on Linux
 		}
 	}
 	if ctx.Err() != nil {

@@ -86,7 +86,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d.Iteration != sf.Breaker.Iteration+1 && sf.Breaker.Iteration < 1<<40 {
+		if d.Iteration != sf.Breaker.Iteration+1 && int64(sf.Breaker.Iteration) < 1<<40 {
 			t.Fatalf("got iteration %d after %d", d.Iteration, sf.Breaker.Iteration)
 		}
 		if _, err := json.Marshal(&File{Version: Version, Kind: Kind, Breaker: b.Snapshot()}); err != nil {
