@@ -181,10 +181,20 @@ func Run(cfg Config) (*Result, error) {
 
 	// Commit times are the agent's to write: one dated before the
 	// iteration it follows is taken at that iteration's time (and noted)
-	// rather than failing the whole run with no decision.
+	// rather than failing the whole run with no decision, and one dated
+	// after this run is taken at this run's time, so that a future date
+	// cannot make a cooldown look over.
 	var last time.Time
-	backdated := 0
+	backdated, future := 0, 0
+	now := cfg.Now.UTC()
 	for i := range its {
+		if !now.IsZero() && its[i].At.After(now) {
+			if future++; future == 1 {
+				res.Notes = append(res.Notes, fmt.Sprintf("iteration %d (commit %s) is dated %s, after this run; its time was taken as %s",
+					i+1, short(its[i].Commit), its[i].At.UTC().Format(time.RFC3339), now.Format(time.RFC3339)))
+			}
+			its[i].At = now
+		}
 		if its[i].At.Before(last) {
 			if backdated++; backdated == 1 {
 				res.Notes = append(res.Notes, fmt.Sprintf("iteration %d (commit %s) is dated %s, before the iteration it follows; its time was taken as %s",
@@ -208,6 +218,9 @@ func Run(cfg Config) (*Result, error) {
 	}
 	if backdated > 1 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d iterations in all were dated before the iteration they follow", backdated))
+	}
+	if future > 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d iterations in all were dated after this run", future))
 	}
 	applied, err := apply(time.Time{}, true)
 	if err != nil {

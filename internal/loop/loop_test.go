@@ -126,3 +126,44 @@ func TestUnknownControlIsAnError(t *testing.T) {
 		t.Errorf("no policy: got no error")
 	}
 }
+
+// TestFutureDatedCommitCannotEndACooldown: commit dates are the agent's to
+// write. A commit with a real change dated a day ahead would make ralph's
+// 30-minute cooldown look over and be taken as a probe; it is taken at
+// this run's time instead, inside the cooldown, and stays ignored while
+// OPEN.
+func TestFutureDatedCommitCannotEndACooldown(t *testing.T) {
+	t.Parallel()
+	dir, base := stuckRepo(t, 5)
+	p, err := policy.Builtin("ralph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(61 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Final()
+	if d.State != breaker.Open || d.OpenedAt == nil {
+		t.Fatalf("the stuck loop is %s under ralph, want OPEN: %s", d.State, states(res.Decisions))
+	}
+	now := d.OpenedAt.Add(10 * time.Minute) // well inside the cooldown
+	r, _ := git.PlainOpen(dir)
+	wt, _ := r.Worktree()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	wt.Add("main.go")
+	sig := &object.Signature{Name: "a", Email: "a@example.com", When: now.Add(24 * time.Hour)}
+	if _, err := wt.Commit("fix it, honestly", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Run(Config{Repo: dir, Base: base, Policy: p, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Final(); d.State != breaker.Open {
+		t.Errorf("got %s after a commit dated a day ahead, want OPEN: the cooldown was cut short (%s)", d.State, states(res.Decisions))
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "after this run; its time was taken as "+now.UTC().Format(time.RFC3339)) {
+		t.Errorf("no note on the future date: %q", res.Notes)
+	}
+}
