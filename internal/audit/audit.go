@@ -52,6 +52,7 @@ type auditor struct {
 	refused string          // why writes stopped (a read-only token)
 	apiUsed bool            // some commits came from the API (noted once)
 	arts    *artifactIndex
+	feed    labelFeed // the repository's label events, shared (events.go)
 	tmp     string
 }
 
@@ -548,16 +549,9 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *PullR
 // the breaker opened: a reset. Removal by a bot (loopbreaker's own token
 // included) or by someone without write access is not.
 func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt time.Time, pr *PullResult) (loop.Control, bool, error) {
-	if err := a.afford(ctx, 1); err != nil {
+	events, ok, err := a.labelEvents(ctx, p, openedAt, pr)
+	if err != nil || !ok {
 		return loop.Control{}, false, err
-	}
-	events, err := a.c.LabelEvents(ctx, p.Number)
-	if err != nil {
-		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
-			return loop.Control{}, false, err
-		}
-		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
-		return loop.Control{}, false, nil
 	}
 	e, ok := control.LabelRemoval(events, a.o.Labels.Open, openedAt)
 	if !ok {

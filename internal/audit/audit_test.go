@@ -61,10 +61,11 @@ func TestAuditEveryPullOverSeveralPages(t *testing.T) {
 	// 3 pages, 250 commit lists and 250 comment lists, one artifact
 	// listing; the 200 that progressed only through their commits have
 	// their file list read (the benefit of the doubt decides their
-	// verdict); the 50 stuck ones lack the open label, so their label
-	// events are read (a person may have removed it), then the label is
-	// looked up, created and added.
-	if got, want := res.Operations.Used, 3+250+250+1+200+50+2+50; got != want {
+	// verdict); the 50 stuck ones lack the open label, so the removals
+	// since they opened are looked for (a person may have removed it): one
+	// page of the repository's label events answers for all 50. Then the
+	// label is looked up, created and added.
+	if got, want := res.Operations.Used, 3+250+250+1+200+1+2+50; got != want {
 		t.Errorf("got %d calls, want %d", got, want)
 	}
 	if res.Operations.Used != e.fake.Calls() {
@@ -770,5 +771,69 @@ func TestSummaryEscapesAgentText(t *testing.T) {
 	}
 	if txt := res.Text(); strings.Contains(txt, "\n## heading") {
 		t.Errorf("text report breaks lines on agent text:\n%s", txt)
+	}
+}
+
+// TestLabelFeedServesEveryPullRequest: the removals since a breaker opened
+// come from one page of the repository's label events for all the pull
+// requests that need them; where that page does not reach back far enough
+// (a busy repository) or cannot be read, each asks for its own, and the
+// answers are the same.
+func TestLabelFeedServesEveryPullRequest(t *testing.T) {
+	t.Parallel()
+	setup := func(t *testing.T, busy bool) *env {
+		e := newEnv(t)
+		e.fake.SetPermission(owner, repo, "maintainer", "write")
+		for n := 1; n <= 3; n++ {
+			p := e.pull(n, 1)
+			e.stickyComment(n, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
+		}
+		// #2: a maintainer removed the open label after it opened.
+		e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", testLabels.Open, "maintainer", "User", t0.Add(6*time.Hour))
+		if busy {
+			for i := range 150 { // newer events of other issues fill the first page
+				e.fake.AddLabelEvent(owner, repo, 900+i%7, "labeled", "triage", "someone", "User", t0.Add(7*time.Hour+time.Duration(i)*time.Minute))
+			}
+		}
+		return e
+	}
+	const feed, perPR = "/repos/octo/loop/issues/events", "/repos/octo/loop/issues/%d/events"
+	perPRCalls := func(e *env) int {
+		n := 0
+		for pr := 1; pr <= 3; pr++ {
+			n += e.fake.CallsTo("GET", fmt.Sprintf(perPR, pr))
+		}
+		return n
+	}
+	check := func(t *testing.T, res *Result) {
+		t.Helper()
+		for n, want := range map[int]string{1: "OPEN", 2: "CLOSED", 3: "OPEN"} {
+			if got := stateOf(res, n); got != want {
+				t.Errorf("#%d: got %s, want %s", n, got, want)
+			}
+		}
+	}
+	cases := []struct {
+		name        string
+		busy, fails bool
+		feed, perPR int // -1: any
+	}{
+		{"one page for all", false, false, 1, 0},
+		{"busy repository", true, false, 1, 3}, // the page does not reach back
+		{"feed refused", false, true, -1, 3},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			t.Parallel()
+			e := setup(t, c.busy)
+			if c.fails {
+				e.fake.Inject("GET", feed, fakegithub.Fault{Status: 500})
+			}
+			check(t, e.run())
+			f, p := e.fake.CallsTo("GET", feed), perPRCalls(e)
+			if (c.feed >= 0 && f != c.feed) || p != c.perPR {
+				t.Errorf("got %d feed pages and %d per-PR reads, want %d and %d", f, p, c.feed, c.perPR)
+			}
+		})
 	}
 }

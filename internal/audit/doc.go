@@ -16,7 +16,9 @@
 // Labels, comments and issue events are read for two things only: the
 // controls of people with write access (a /loopbreaker command, the removal
 // of the open label, the force-open label) and the digest in loopbreaker's
-// own sticky comment. Nothing loopbreaker writes — a label, a comment edit,
+// own sticky comment. The removals come from the repository's label events,
+// read a page at a time for the whole run (events.go), or from a pull
+// request's own events where those pages do not reach back far enough. Nothing loopbreaker writes — a label, a comment edit,
 // the updated_at it bumps — is ever an iteration or progress.
 //
 // From the API (no clone) an iteration's diff is not known file by file:

@@ -28,6 +28,7 @@ type Client interface {
 	AddLabels(ctx context.Context, number int, labels ...string) error
 	RemoveLabel(ctx context.Context, number int, label string) error
 	LabelEvents(ctx context.Context, number int) ([]github.LabelEvent, error)
+	RepoLabelEvents(ctx context.Context, page int) ([]github.LabelEvent, int, error)
 	Permission(ctx context.Context, login string) (string, error)
 	Calls() int
 	RateRemaining() (remaining, limit int, known bool)

@@ -19,6 +19,8 @@ var hexColor = lazyre.New(`^[0-9a-fA-F]{6}$`)
 
 // LabelEvent is one labeled or unlabeled event of an issue or pull request.
 type LabelEvent struct {
+	// Number is the issue or pull request it happened on.
+	Number int
 	// Event is "labeled" or "unlabeled".
 	Event string
 	// Label is the label's name.
@@ -161,6 +163,7 @@ func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, err
 			continue
 		}
 		out = append(out, LabelEvent{
+			Number:    number,
 			Event:     e.GetEvent(),
 			Label:     e.GetLabel().GetName(),
 			Actor:     e.GetActor().GetLogin(),
@@ -169,6 +172,38 @@ func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, err
 		})
 	}
 	return out, err
+}
+
+// RepoLabelEvents returns one page (100, newest first) of the label events
+// of every issue and pull request in the repository, and the next page (0
+// on the last): one call. An audit reads a few pages for all its pull
+// requests instead of one call per pull request.
+func (c *Client) RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, int, error) {
+	page = max(page, 1)
+	call := "GET " + c.path("/issues/events")
+	events, resp, err := c.gh.Issues.ListRepositoryEvents(ctx, c.owner, c.repo, &gh.ListOptions{Page: page, PerPage: perPage})
+	if err != nil {
+		return nil, 0, c.fail(call, err)
+	}
+	var out []LabelEvent
+	for _, e := range events {
+		if e == nil || e.Issue == nil || (e.GetEvent() != "labeled" && e.GetEvent() != "unlabeled") {
+			continue
+		}
+		out = append(out, LabelEvent{
+			Number:    e.GetIssue().GetNumber(),
+			Event:     e.GetEvent(),
+			Label:     e.GetLabel().GetName(),
+			Actor:     e.GetActor().GetLogin(),
+			ActorType: e.GetActor().GetType(),
+			At:        e.GetCreatedAt().Time,
+		})
+	}
+	next := 0
+	if resp != nil && resp.NextPage > page {
+		next = resp.NextPage
+	}
+	return out, next, nil
 }
 
 func quoteList(items []string) string {

@@ -144,7 +144,7 @@ func TestLabelEventsPaginate(t *testing.T) {
 		}
 		when := at.Add(time.Duration(i) * time.Minute)
 		h.srv.AddLabelEvent(owner, repo, 1, ev, "loopbreaker:open", who, typ, when)
-		want = append(want, LabelEvent{Event: ev, Label: "loopbreaker:open", Actor: who, ActorType: typ, At: when})
+		want = append(want, LabelEvent{Number: 1, Event: ev, Label: "loopbreaker:open", Actor: who, ActorType: typ, At: when})
 	}
 	got, err := h.c.LabelEvents(context.Background(), 1)
 	if err != nil {
@@ -155,5 +155,38 @@ func TestLabelEventsPaginate(t *testing.T) {
 	}
 	if got, want := h.c.Calls(), 2; got != want {
 		t.Errorf("got %d calls, want %d", got, want)
+	}
+}
+
+// TestRepoLabelEvents: the repository's label events of every issue,
+// newest first, a page per call, each with its number; other events are
+// left out.
+func TestRepoLabelEvents(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 130 {
+		h.srv.AddLabelEvent(owner, repo, 1+i%3, "unlabeled", "loopbreaker:open", "alice", "User", at.Add(time.Duration(i)*time.Minute))
+	}
+	h.srv.AddLabelEvent(owner, repo, 2, "closed", "", "alice", "User", at.Add(200*time.Minute))
+	var got []LabelEvent
+	page, calls := 1, 0
+	for page != 0 {
+		events, next, err := h.c.RepoLabelEvents(context.Background(), page)
+		if err != nil {
+			t.Fatalf("RepoLabelEvents page %d: %v", page, err)
+		}
+		calls++
+		got = append(got, events...)
+		page = next
+	}
+	if calls != 2 || len(got) != 130 {
+		t.Fatalf("got %d events in %d calls, want 130 in 2", len(got), calls)
+	}
+	for i, e := range got {
+		want := 1 + (129-i)%3
+		if e.Number != want || !e.At.Equal(at.Add(time.Duration(129-i)*time.Minute)) {
+			t.Fatalf("event %d: #%d at %s, want #%d, newest first", i, e.Number, e.At, want)
+		}
 	}
 }

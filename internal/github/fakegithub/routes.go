@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	s.handle("DELETE "+repo+"/issues/{n}/labels", s.clearIssueLabels)
 	s.handle("DELETE "+repo+"/issues/{n}/labels/{name}", s.removeIssueLabel)
 	s.handle("GET "+repo+"/issues/{n}/events", s.listIssueEvents)
+	s.handle("GET "+repo+"/issues/events", s.listRepoIssueEvents)
 	s.handle("GET "+repo+"/issues/{n}/comments", s.listComments)
 	s.handle("POST "+repo+"/issues/{n}/comments", s.createComment)
 	// /issues/comments/{id} would clash with /issues/{n}/labels in the
@@ -613,6 +614,39 @@ func (s *Server) listIssueEvents(c *call) {
 	out := []any{}
 	for _, e := range is.events[start:end] {
 		out = append(out, c.eventJSON(rp, e))
+	}
+	c.writeJSON(http.StatusOK, out)
+}
+
+// listRepoIssueEvents lists the events of every issue of the repository,
+// newest first, as GitHub does, each with its issue.
+func (s *Server) listRepoIssueEvents(c *call) {
+	rp := c.repo()
+	if rp == nil {
+		return
+	}
+	type numbered struct {
+		e  *event
+		is *issue
+	}
+	var all []numbered
+	for _, is := range rp.issues {
+		for _, e := range is.events {
+			all = append(all, numbered{e, is})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].e.CreatedAt.Equal(all[j].e.CreatedAt) {
+			return all[i].e.CreatedAt.After(all[j].e.CreatedAt)
+		}
+		return all[i].e.ID > all[j].e.ID
+	})
+	start, end := c.paginate(len(all))
+	out := []any{}
+	for _, n := range all[start:end] {
+		ev := c.eventJSON(rp, n.e)
+		ev["issue"] = obj{"number": n.is.number, "state": "open"}
+		out = append(out, ev)
 	}
 	c.writeJSON(http.StatusOK, out)
 }

@@ -1,0 +1,93 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/github"
+)
+
+// labelFeed is the repository's label events (every issue's, newest
+// first), read one page at a time for all the pull requests of a run. A
+// pull request found OPEN without its open label needs the removals since
+// it opened, to tell a person's reset from a label never added; one page of
+// the feed usually answers that for every such pull request at once,
+// where asking each would cost a call each.
+//
+// The feed never reads more pages than pull requests have asked, and once
+// it fails to reach back far enough for one (a busy repository, a breaker
+// that opened long ago) it is left for the rest of the run: each pull
+// request then asks for its own events, as before.
+type labelFeed struct {
+	events    []github.LabelEvent // newest first
+	next      int                 // the next page; 0 when all are read
+	pages     int
+	asked     int
+	abandoned bool
+}
+
+// covers reports whether the feed holds every event at or after since.
+func (f *labelFeed) covers(since time.Time) bool {
+	if f.pages == 0 {
+		return false
+	}
+	if f.next == 0 {
+		return true
+	}
+	n := len(f.events)
+	return n > 0 && f.events[n-1].At.Before(since)
+}
+
+// of returns the feed's events of pull request number, oldest first.
+func (f *labelFeed) of(number int) []github.LabelEvent {
+	var out []github.LabelEvent
+	for i := len(f.events) - 1; i >= 0; i-- {
+		if f.events[i].Number == number {
+			out = append(out, f.events[i])
+		}
+	}
+	return out
+}
+
+// labelEvents returns the label events of pull request p from the feed
+// when it reaches back to since, else from a call of its own. ok is false
+// when they could not be read (noted on pr).
+func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, pr *PullResult) (events []github.LabelEvent, ok bool, err error) {
+	f := &a.feed
+	f.asked++
+	for !f.abandoned && !f.covers(since) && f.pages < f.asked && (f.pages == 0 || f.next != 0) {
+		if err := a.afford(ctx, 1); err != nil {
+			return nil, false, err
+		}
+		before := a.used()
+		list, next, err := a.c.RepoLabelEvents(ctx, max(f.next, 1))
+		a.shared += a.used() - before
+		if err != nil {
+			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+				return nil, false, err
+			}
+			f.abandoned = true // each pull request asks for its own
+			break
+		}
+		f.pages++
+		f.events = append(f.events, list...)
+		f.next = next
+	}
+	if !f.abandoned && f.covers(since) {
+		return f.of(p.Number), true, nil
+	}
+	f.abandoned = true
+	if err := a.afford(ctx, 1); err != nil {
+		return nil, false, err
+	}
+	events, err = a.c.LabelEvents(ctx, p.Number)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return nil, false, err
+		}
+		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
+		return nil, false, nil
+	}
+	return events, true, nil
+}
