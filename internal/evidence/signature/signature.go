@@ -71,10 +71,11 @@ var (
 	// (titles, hyperlinks) and two-byte escapes.
 	ansiRe = lazyre.New(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
 
-	// tmpRe matches a path under a temporary directory. Group 1 is the
+	// tmpRe matches a path under a temporary directory (the system's, or an
+	// Actions runner's _temp, hosted or self-hosted). Group 1 is the
 	// character before it, group 2 the path. The path ends at whitespace,
 	// quotes, brackets or a colon (so "x.go:12:5" keeps its line numbers out).
-	tmpRe = lazyre.New(`(^|[\s"'(=\[,<>` + "`" + `])((?:(?:/private)?(?:/tmp|/var/tmp|/var/folders|/dev/shm)|/home/runner/work/_temp|(?i:[a-z]:[\\/](?:users[\\/][^\\/\s"']+[\\/]appdata[\\/]local[\\/]temp|windows[\\/]temp|a[\\/]_temp)))[\\/][^\s"'()<>\[\]{},;:` + "`" + `]*)`)
+	tmpRe = lazyre.New(`(^|[\s"'(=\[,<>` + "`" + `])((?:(?:/private)?(?:/tmp|/var/tmp|/var/folders|/dev/shm)|/home/[^/\s"']+/(?:actions-runner/_work|work)/_temp|(?i:[a-z]:[\\/](?:users[\\/][^\\/\s"']+[\\/]appdata[\\/]local[\\/]temp|windows[\\/]temp|a[\\/]_temp)))[\\/][^\s"'()<>\[\]{},;:` + "`" + `]*)`)
 
 	uuidRe = lazyre.New(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 
