@@ -275,6 +275,21 @@ func (r *testRepo) removeObject(h plumbing.Hash) {
 	}
 }
 
+// goGitOnly makes repo read every object through go-git, as this package
+// did before it had readers of its own: the baseline they must agree with.
+func goGitOnly(t testing.TB, repo *Repo) *Repo {
+	t.Helper()
+	if fast, ok := repo.st.(*objectStorer); ok {
+		g, err := git.Open(fast.Storage, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo.st, repo.git = fast.Storage, g
+	}
+	repo.loose, repo.packs, repo.prefetch = newLooseObjects(""), newPackObjects(""), prefetchOff
+	return repo
+}
+
 // open opens the built repository with the package under test.
 func (r *testRepo) open() *Repo {
 	r.t.Helper()

@@ -204,10 +204,7 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok := r.pre.take(h); ok {
 		return obj, nil
 	}
-	if obj, ok := r.raw(h, plumbing.BlobObject, DefaultMaxFileBytes); ok {
-		return obj, nil
-	}
-	obj, err := r.st.EncodedObject(plumbing.BlobObject, h)
+	obj, err := r.st.EncodedObject(plumbing.BlobObject, h) // this package's readers first
 	if err != nil {
 		return nil, r.objectError("blob", h, err)
 	}

@@ -65,7 +65,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), fast.loose.has(base))
 	}
 	slow := r.open()
-	slow.loose = newLooseObjects("") // everything through go-git
+	goGitOnly(t, slow)
 	if diff := cmp.Diff(read(slow), loose); diff != "" {
 		t.Errorf("loose here vs through go-git (-go-git +here):\n%s", diff)
 	}
@@ -128,7 +128,7 @@ func TestLooseObjectFaults(t *testing.T) {
 			}
 			h, err := repo.History(defaultOpts(t, base.String()))
 			slow := r.open()
-			slow.loose = newLooseObjects("")
+			goGitOnly(t, slow)
 			hs, errs := slow.History(defaultOpts(t, base.String()))
 			if (err == nil) != (errs == nil) || (err != nil && !strings.Contains(err.Error(), name)) {
 				t.Errorf("History over a damaged object: got error %v, want go-git's %v, naming %s", err, errs, name)
@@ -209,7 +209,7 @@ func TestLooseObjectLinkNotFollowed(t *testing.T) {
 	}
 	h, err := repo.History(defaultOpts(t, base.String()))
 	slow := r.open()
-	slow.loose = newLooseObjects("")
+	goGitOnly(t, slow)
 	hs, errs := slow.History(defaultOpts(t, base.String()))
 	if (err == nil) != (errs == nil) {
 		t.Fatalf("got error %v, want go-git's %v", err, errs)

@@ -116,7 +116,8 @@ func Open(dir string) (*Repo, error) {
 			return nil, fmt.Errorf("open repository %s: %w", dir, err)
 		}
 		r.git, r.st = g2, fast
-		r.closer = func() error { return errors.Join(r.packs.Close(), st.Close()) }
+		packs := r.packs
+		r.closer = func() error { return errors.Join(packs.Close(), st.Close()) }
 	}
 	shallow, err := r.st.Shallow()
 	if err != nil {
@@ -203,13 +204,7 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	if c, ok := r.commits[h]; ok {
 		return c, nil
 	}
-	var c *object.Commit
-	var err error
-	if obj, ok := r.raw(h, plumbing.CommitObject, DefaultMaxFileBytes); ok {
-		c, err = object.DecodeCommit(r.st, obj)
-	} else {
-		c, err = object.GetCommit(r.st, h)
-	}
+	c, err := object.GetCommit(r.st, h) // this package's readers first (objectStorer)
 	if err != nil {
 		return nil, r.objectError("commit", h, err)
 	}
@@ -218,13 +213,6 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	}
 	r.commits[h] = c
 	return c, nil
-}
-
-// raw reads object h of type want and at most max bytes with this
-// package's readers (loose, then packed); ok is false when go-git should
-// read it.
-func (r *Repo) raw(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool) {
-	return readRaw(r.loose, r.packs, h, want, max)
 }
 
 // rawSize returns the size of object h of type want from this package's
@@ -249,12 +237,9 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if t, ok := r.trees[h]; ok {
 		return t, nil
 	}
-	obj, ok := r.raw(h, plumbing.TreeObject, DefaultMaxFileBytes)
-	if !ok {
-		var err error
-		if obj, err = r.st.EncodedObject(plumbing.TreeObject, h); err != nil {
-			return nil, r.objectError("tree", h, err)
-		}
+	obj, err := r.st.EncodedObject(plumbing.TreeObject, h) // this package's readers first
+	if err != nil {
+		return nil, r.objectError("tree", h, err)
 	}
 	t, err := decodeTree(obj)
 	if err != nil {
