@@ -56,7 +56,7 @@ func (f *labelFeed) of(number int) []github.LabelEvent {
 func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, pr *PullResult) (events []github.LabelEvent, ok bool, err error) {
 	f := &a.feed
 	f.asked++
-	for !f.abandoned && !f.covers(since) && f.pages < f.asked && (f.pages == 0 || f.next != 0) {
+	for !f.abandoned && !f.covers(since) && f.pages < f.asked { // covers holds once every page is read
 		if err := a.afford(ctx, 1); err != nil {
 			return nil, false, err
 		}
