@@ -10,10 +10,8 @@ failures=0
 
 # expect WANT STATUS: classify stdin's log, which ended with exit STATUS.
 expect() {
-  local want=$1 status=$2 log
-  log="$dir/log"
+  local want=$1 status=$2 log=$dir/log got
   cat >"$log"
-  local got
   got=$(bash scripts/fuzz.sh --classify "$log" "$status")
   if [ "$got" != "$want" ]; then
     echo "fuzz_classify_test: case $case: got $got, want $want" >&2
@@ -115,6 +113,12 @@ case=fuzz-passes
 run 0 1 ok
 case=deadline-then-pass
 run 0 3 deadline ok ok
+# the second call replays the corpus: the target's tests, no fuzzing
+replay=$(sed -n 2p "$dir/args")
+if [[ "$replay" != *"-run ^FuzzTAP\$"* || "$replay" == *-fuzz* ]]; then
+  echo "fuzz_classify_test: run $case: the second call is not a replay: go $replay" >&2
+  failures=$((failures + 1))
+fi
 case=deadline-twice-replay-clean
 run 0 3 deadline ok deadline
 grep -q 'FuzzTAP *deadline' "$dir/out" || {
