@@ -235,12 +235,18 @@ func tomlError(err error, data []byte) string {
 		if st := pe.Position.Start; st > 0 && st <= len(data) {
 			line = 1 + bytes.Count(data[:st], []byte("\n"))
 		}
-		if pe.LastKey != "" {
+		if pe.LastKey != "" && !namesKey(pe) {
 			return fmt.Sprintf("line %d: key %q: %s", line, pe.LastKey, pe.Message)
 		}
 		return fmt.Sprintf("line %d: %s", line, pe.Message)
 	}
 	return strings.TrimPrefix(err.Error(), "toml: ")
+}
+
+// namesKey reports a decoding fault whose message already starts with its
+// key (a named setting's unknown value).
+func namesKey(pe toml.ParseError) bool {
+	return strings.HasPrefix(pe.Message, pe.LastKey+" = ")
 }
 
 var lastKeyRE = lazyre.New(`^toml: line \d+ \(last key "([^"]*)"\): `)
@@ -249,6 +255,9 @@ var lastKeyRE = lazyre.New(`^toml: line \d+ \(last key "([^"]*)"\): `)
 func keyFault(err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) && pe.LastKey != "" {
+		if namesKey(pe) {
+			return &fieldError{key: pe.LastKey, msg: pe.Message}
+		}
 		return &fieldError{key: pe.LastKey, msg: fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)}
 	}
 	if m := lastKeyRE().FindStringSubmatch(err.Error()); m != nil {
@@ -304,7 +313,7 @@ func stripSpaces(s string) string {
 // Clone returns a deep copy.
 func (p *Policy) Clone() *Policy {
 	c := *p
-	c.Progress.Signals = append([]string(nil), p.Progress.Signals...)
+	c.Progress.Signals = append([]Signal(nil), p.Progress.Signals...)
 	c.Progress.IgnorePaths = append([]string(nil), p.Progress.IgnorePaths...)
 	c.Progress.TestPaths = append([]string(nil), p.Progress.TestPaths...)
 	c.Progress.DocPaths = append([]string(nil), p.Progress.DocPaths...)
@@ -352,7 +361,10 @@ func cloneValue(v any) any {
 
 // normalize makes nil lists empty so that printing and loading agree.
 func (p *Policy) normalize() {
-	for _, s := range []*[]string{&p.Progress.Signals, &p.Progress.IgnorePaths, &p.Progress.TestPaths,
+	if p.Progress.Signals == nil {
+		p.Progress.Signals = []Signal{}
+	}
+	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.TestPaths,
 		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests,
 		&p.Rules.ProtectedPath.ProtectedPaths, &p.Escalation.ModelProgression} {
 		if *s == nil {

@@ -245,12 +245,12 @@ no_progress_threshold = 2
 		t.Errorf("got same_error_threshold %d, want default's %d", got, want)
 	}
 	// From ralph.
-	if p.Breaker.Cooldown.D != 30*time.Minute || p.Rules.SameError.SameErrorMode != "any" {
+	if p.Breaker.Cooldown.D != 30*time.Minute || p.Rules.SameError.SameErrorMode != SameErrorAny {
 		t.Errorf("got cooldown %v mode %q, want ralph's 30m and any", p.Breaker.Cooldown, p.Rules.SameError.SameErrorMode)
 	}
 
 	green := p.WithPhase("GREEN")
-	if diff := cmp.Diff([]string{SignalTests}, green.Progress.Signals); diff != "" {
+	if diff := cmp.Diff([]Signal{SignalTests}, green.Progress.Signals); diff != "" {
 		t.Errorf("GREEN lost default's progress rule (-want +got):\n%s", diff)
 	}
 	if green.Rules.NoProgress.NoProgressThreshold != 4 {
@@ -320,7 +320,7 @@ func TestLoadFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if p.Name != "team" || p.Rules.MaxIterations.MaxIterations != 50 || p.Rules.Score.ScoreAction != "open" {
+	if p.Name != "team" || p.Rules.MaxIterations.MaxIterations != 50 || p.Rules.Score.ScoreAction != ScoreOpen {
 		t.Errorf("got %q max %d score %q, want team, 50, open", p.Name, p.Rules.MaxIterations.MaxIterations, p.Rules.Score.ScoreAction)
 	}
 

@@ -18,8 +18,8 @@ type Policy struct {
 	// Description says in one line what the policy is for.
 	Description string `toml:"description"`
 	// OnShallow says what to do when git history is cut by a shallow clone:
-	// "decide" on what is visible, or "fail".
-	OnShallow string `toml:"on_shallow"`
+	// decide on what is visible, or fail.
+	OnShallow OnShallow `toml:"on_shallow"`
 
 	Breaker    Breaker    `toml:"breaker"`
 	Progress   Progress   `toml:"progress"`
@@ -56,7 +56,7 @@ type Breaker struct {
 type Progress struct {
 	// Signals lists the progress signals that count (any one holding is
 	// progress). See SignalNames.
-	Signals []string `toml:"signals"`
+	Signals []Signal `toml:"signals"`
 	// StagnationPercent is the smallest rise of a reported progress
 	// percentage that counts as progress.
 	StagnationPercent float64 `toml:"stagnation_percent"`
@@ -102,9 +102,9 @@ type NoProgress struct {
 
 // SameError opens when one error signature keeps coming back.
 type SameError struct {
-	Enabled            bool   `toml:"enabled"`
-	SameErrorThreshold int    `toml:"same_error_threshold"`
-	SameErrorMode      string `toml:"same_error_mode"` // consecutive | total | any
+	Enabled            bool          `toml:"enabled"`
+	SameErrorThreshold int           `toml:"same_error_threshold"`
+	SameErrorMode      SameErrorMode `toml:"same_error_mode"`
 }
 
 // OutputDecline opens when the agent's output volume collapses.
@@ -124,10 +124,10 @@ type MaxIterations struct {
 
 // Score is seed 003's progress score over a window.
 type Score struct {
-	Enabled     bool    `toml:"enabled"`
-	ScoreWindow int     `toml:"score_window"`
-	ScoreAction string  `toml:"score_action"` // watch | open
-	Weights     Weights `toml:"weights"`
+	Enabled     bool        `toml:"enabled"`
+	ScoreWindow int         `toml:"score_window"`
+	ScoreAction ScoreAction `toml:"score_action"`
+	Weights     Weights     `toml:"weights"`
 }
 
 // Weights are the score items; positive items count per item, penalties
@@ -164,14 +164,14 @@ type Circular struct {
 
 // ProtectedPath guards the loop's own configuration and plans.
 type ProtectedPath struct {
-	Enabled        bool     `toml:"enabled"`
-	ProtectedPaths []string `toml:"protected_paths"`
-	ProtectedMode  string   `toml:"protected_mode"` // delete | deny | warn
+	Enabled        bool          `toml:"enabled"`
+	ProtectedPaths []string      `toml:"protected_paths"`
+	ProtectedMode  ProtectedMode `toml:"protected_mode"`
 }
 
 // CompletionClaim handles "done" claimed while tests fail or tasks remain.
 type CompletionClaim struct {
-	CompletionClaim string `toml:"completion_claim"` // off | warn | trip
+	CompletionClaim ClaimMode `toml:"completion_claim"`
 }
 
 // Rate caps iterations in any rolling hour.
@@ -223,25 +223,8 @@ func (d Duration) String() string {
 	return string(b)
 }
 
-// Signal names accepted in progress.signals.
-const (
-	SignalFiles      = "files"       // meaningful files changed (not a return to an earlier tree)
-	SignalTests      = "tests"       // more tests pass, or fewer fail with the same total
-	SignalTestsAdded = "tests_added" // more tests exist than before (RED phase)
-	SignalTasks      = "tasks"       // checked tasks rose above their high-water mark
-	SignalErrors     = "errors"      // an error signature present before is gone
-	SignalPercent    = "percent"     // reported percentage rose by stagnation_percent
-	SignalRefactor   = "refactor"    // meaningful change without new failures
-	SignalDocs       = "docs"        // documentation files changed
-	SignalClaims     = "claims"      // the agent claimed completion or files modified (ralph)
-)
-
-// SignalNames lists every progress signal, in documentation order.
-var SignalNames = []string{SignalFiles, SignalTests, SignalTestsAdded, SignalTasks, SignalErrors,
-	SignalPercent, SignalRefactor, SignalDocs, SignalClaims}
-
 // HasSignal reports whether the policy counts the named progress signal.
-func (p *Policy) HasSignal(name string) bool {
+func (p *Policy) HasSignal(name Signal) bool {
 	for _, s := range p.Progress.Signals {
 		if s == name {
 			return true

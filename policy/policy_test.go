@@ -101,22 +101,22 @@ func TestDefaultMatchesSpec(t *testing.T) {
 		{"half_open_after", r.NoProgress.HalfOpenAfter, 2},
 		{"no_progress_threshold", r.NoProgress.NoProgressThreshold, 3},
 		{"same_error_threshold", r.SameError.SameErrorThreshold, 5},
-		{"same_error_mode", r.SameError.SameErrorMode, "consecutive"},
+		{"same_error_mode", r.SameError.SameErrorMode, SameErrorConsecutive},
 		{"output_decline_percent", r.OutputDecline.OutputDeclinePercent, 70.0},
 		{"output_window", r.OutputDecline.OutputWindow, 3},
 		{"max_iterations", r.MaxIterations.MaxIterations, 20},
 		{"warning_iterations", r.MaxIterations.WarningIterations, 8},
 		{"critical_iterations", r.MaxIterations.CriticalIterations, 15},
 		{"score_window", r.Score.ScoreWindow, 3},
-		{"score_action", r.Score.ScoreAction, "watch"},
+		{"score_action", r.Score.ScoreAction, ScoreWatch},
 		{"weights", r.Score.Weights, Weights{TestFixed: 3, TaskCompleted: 5, FileChanged: 1, ErrorResolved: 2, SameError: -2, NoChange: -3, Revert: -1}},
 		{"permission_denied_threshold", r.PermissionDenied.PermissionDeniedThreshold, 3},
 		{"test_only_percent", r.TestOnly.TestOnlyPercent, 80.0},
 		{"test_only_window", r.TestOnly.TestOnlyWindow, 3},
 		{"circular_threshold", r.Circular.CircularThreshold, 2},
 		{"circular_window", r.Circular.CircularWindow, 6},
-		{"protected_mode", r.ProtectedPath.ProtectedMode, "delete"},
-		{"completion_claim", r.CompletionClaim.CompletionClaim, "warn"},
+		{"protected_mode", r.ProtectedPath.ProtectedMode, ProtectedDelete},
+		{"completion_claim", r.CompletionClaim.CompletionClaim, ClaimWarn},
 		{"max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 100},
 		{"cooldown", p.Breaker.Cooldown, Duration{}},
 		{"cooldown_multiplier", p.Breaker.CooldownMultiplier, 2.0},
@@ -167,13 +167,13 @@ func TestBuiltinsMatchSpec(t *testing.T) {
 		if got, want := p.Breaker.Cooldown, (Duration{D: 30 * time.Minute, Set: true}); got != want {
 			t.Errorf("got cooldown %v, want %v", got, want)
 		}
-		if diff := cmp.Diff([]string{SignalFiles, SignalClaims}, p.Progress.Signals); diff != "" {
+		if diff := cmp.Diff([]Signal{SignalFiles, SignalClaims}, p.Progress.Signals); diff != "" {
 			t.Errorf("signals mismatch (-want +got):\n%s", diff)
 		}
 		if !p.Progress.QuestionsHold || p.Progress.MaxHeld != 0 {
 			t.Errorf("got questions_hold %v max_held %d, want true and 0 (unbounded)", p.Progress.QuestionsHold, p.Progress.MaxHeld)
 		}
-		if r.SameError.SameErrorMode != "any" {
+		if r.SameError.SameErrorMode != SameErrorAny {
 			t.Errorf("got same_error_mode %q, want any", r.SameError.SameErrorMode)
 		}
 		if r.PermissionDenied.PermissionDeniedThreshold != 2 {
@@ -182,7 +182,7 @@ func TestBuiltinsMatchSpec(t *testing.T) {
 		off := map[string]bool{
 			RuleScore: r.Score.Enabled, RuleOutputDecline: r.OutputDecline.Enabled, RuleCircular: r.Circular.Enabled,
 			RuleTestOnly: r.TestOnly.Enabled, RuleProtectedPath: r.ProtectedPath.Enabled,
-			RuleCompletionClaim: r.CompletionClaim.CompletionClaim != "off", RuleRate: r.Rate.Enabled,
+			RuleCompletionClaim: r.CompletionClaim.CompletionClaim != ClaimOff, RuleRate: r.Rate.Enabled,
 			RuleMaxIterations: r.MaxIterations.Enabled,
 		}
 		for rule, on := range off {
@@ -201,10 +201,10 @@ func TestBuiltinsMatchSpec(t *testing.T) {
 		if b.Cooldown.D != 30*time.Minute || !b.Cooldown.Set || b.CooldownMultiplier != 2 || b.CooldownMax.D != 8*time.Hour {
 			t.Errorf("got cooldown %v x%v max %v, want 30m x2 max 8h", b.Cooldown, b.CooldownMultiplier, b.CooldownMax)
 		}
-		if p.Rules.Score.ScoreAction != "open" {
+		if p.Rules.Score.ScoreAction != ScoreOpen {
 			t.Errorf("got score_action %q, want open", p.Rules.Score.ScoreAction)
 		}
-		if p.Rules.ProtectedPath.ProtectedMode != "deny" {
+		if p.Rules.ProtectedPath.ProtectedMode != ProtectedDeny {
 			t.Errorf("got protected_mode %q, want deny", p.Rules.ProtectedPath.ProtectedMode)
 		}
 	})
@@ -212,12 +212,12 @@ func TestBuiltinsMatchSpec(t *testing.T) {
 		t.Parallel()
 		p := mustBuiltin(t, "tdd")
 		want := map[string]struct {
-			signal    string
+			signal    Signal
 			threshold int
 		}{"RED": {SignalTestsAdded, 3}, "GREEN": {SignalTests, 2}, "REFACTOR": {SignalRefactor, 5}, "DOCUMENT": {SignalDocs, 3}}
 		for ph, w := range want {
 			q := p.WithPhase(ph)
-			if diff := cmp.Diff([]string{w.signal}, q.Progress.Signals); diff != "" {
+			if diff := cmp.Diff([]Signal{w.signal}, q.Progress.Signals); diff != "" {
 				t.Errorf("%s signals mismatch (-want +got):\n%s", ph, diff)
 			}
 			if got := q.Rules.NoProgress.NoProgressThreshold; got != w.threshold {

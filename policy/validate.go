@@ -15,7 +15,7 @@ func (p *Policy) Validate() error {
 	if strings.TrimSpace(p.Name) == "" {
 		v.fail("name", "name is empty: give the policy a name")
 	}
-	v.oneOf("on_shallow", p.OnShallow, "decide", "fail")
+	onShallowNames.check(v, p.OnShallow)
 
 	b := p.Breaker
 	v.floatRange("breaker.cooldown_multiplier", b.CooldownMultiplier, 1, 100)
@@ -26,10 +26,10 @@ func (p *Policy) Validate() error {
 
 	pr := p.Progress
 	if len(pr.Signals) == 0 {
-		v.fail("progress.signals", "progress.signals is empty: name at least one of "+strings.Join(SignalNames, ", "))
+		v.fail("progress.signals", "progress.signals is empty: name at least one of "+signalNames.list())
 	}
 	for _, s := range pr.Signals {
-		v.oneOf("progress.signals", s, SignalNames...)
+		signalNames.check(v, s)
 	}
 	v.floatRange("progress.stagnation_percent", pr.StagnationPercent, 0, 100)
 	v.intRange("progress.max_held", pr.MaxHeld, 0, 1000)
@@ -42,7 +42,7 @@ func (p *Policy) Validate() error {
 	v.intRange("rules.no_progress.half_open_after", r.NoProgress.HalfOpenAfter, 1, 1000)
 	v.intRange("rules.no_progress.no_progress_threshold", r.NoProgress.NoProgressThreshold, 1, 1000)
 	v.intRange("rules.same_error.same_error_threshold", r.SameError.SameErrorThreshold, 1, 1000)
-	v.oneOf("rules.same_error.same_error_mode", r.SameError.SameErrorMode, "consecutive", "total", "any")
+	sameErrorModeNames.check(v, r.SameError.SameErrorMode)
 	v.floatRange("rules.output_decline.output_decline_percent", r.OutputDecline.OutputDeclinePercent, 1, 100)
 	v.intRange("rules.output_decline.output_window", r.OutputDecline.OutputWindow, 1, 100)
 	v.intRange("rules.max_iterations.max_iterations", r.MaxIterations.MaxIterations, 1, 100000)
@@ -52,7 +52,7 @@ func (p *Policy) Validate() error {
 		v.fail("rules.max_iterations.warning_iterations", fmt.Sprintf("rules.max_iterations.warning_iterations = %d is above critical_iterations = %d", w, c))
 	}
 	v.intRange("rules.score.score_window", r.Score.ScoreWindow, 1, 1000)
-	v.oneOf("rules.score.score_action", r.Score.ScoreAction, "watch", "open")
+	scoreActionNames.check(v, r.Score.ScoreAction)
 	w := r.Score.Weights
 	for _, it := range []struct {
 		key      string
@@ -71,8 +71,8 @@ func (p *Policy) Validate() error {
 	v.intRange("rules.circular.circular_threshold", r.Circular.CircularThreshold, 1, 1000)
 	v.intRange("rules.circular.circular_window", r.Circular.CircularWindow, 1, 1000)
 	v.patterns("rules.protected_path.protected_paths", r.ProtectedPath.ProtectedPaths)
-	v.oneOf("rules.protected_path.protected_mode", r.ProtectedPath.ProtectedMode, "delete", "deny", "warn")
-	v.oneOf("rules.completion_claim.completion_claim", r.CompletionClaim.CompletionClaim, "off", "warn", "trip")
+	protectedModeNames.check(v, r.ProtectedPath.ProtectedMode)
+	claimModeNames.check(v, r.CompletionClaim.CompletionClaim)
 	v.intRange("rules.rate.max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 1, 100000)
 	for _, m := range p.Escalation.ModelProgression {
 		if strings.TrimSpace(m) == "" {
@@ -92,11 +92,7 @@ func (e *fieldError) Error() string { return e.msg }
 
 type validator struct{ err error }
 
-func (v *validator) fail(key, msg string) {
-	if v.err == nil {
-		v.err = &fieldError{key: key, msg: msg}
-	}
-}
+func (v *validator) fail(key, msg string) { v.failWith(&fieldError{key: key, msg: msg}) }
 
 func (v *validator) intRange(key string, val, min, max int) {
 	if val < min || val > max {
@@ -110,13 +106,11 @@ func (v *validator) floatRange(key string, val, min, max float64) {
 	}
 }
 
-func (v *validator) oneOf(key, val string, allowed ...string) {
-	for _, a := range allowed {
-		if val == a {
-			return
-		}
+// failWith keeps the first fault.
+func (v *validator) failWith(err error) {
+	if v.err == nil {
+		v.err = err
 	}
-	v.fail(key, fmt.Sprintf("%s = %q is not allowed: want one of %s", key, val, strings.Join(allowed, ", ")))
 }
 
 // patterns checks a path list with the matcher that will use it.

@@ -10,6 +10,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // source is where one pull request's iterations come from: the clone or
@@ -43,7 +44,7 @@ type gitSource struct {
 
 // openGit reads a pull request's history from the clone, through a view
 // whose HEAD is the fetched head.
-func openGit(c *Clone, p *github.AuditPull, base gitlog.Options, onShallow string) (*gitSource, error) {
+func openGit(c *Clone, p *github.AuditPull, base gitlog.Options, onShallow policy.OnShallow) (*gitSource, error) {
 	head, err := c.head(p.Number)
 	if err != nil {
 		return nil, err
@@ -76,7 +77,7 @@ func openGit(c *Clone, p *github.AuditPull, base gitlog.Options, onShallow strin
 		repo.Close()
 		return nil, err
 	}
-	if s.h.Shallow && onShallow == "fail" {
+	if s.h.Shallow && onShallow == policy.OnShallowFail {
 		repo.Close()
 		return nil, fmt.Errorf("the clone is shallow and the policy has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0)")
 	}

@@ -133,7 +133,7 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 			held = claimed
 		}
 		if held {
-			m.signals = append(m.signals, sig)
+			m.signals = append(m.signals, sig.String())
 		}
 	}
 	m.progress = len(m.signals) > 0 && !m.vetoed
@@ -363,20 +363,20 @@ func evaluate(pol *policy.Policy, s *Snapshot, it *Iteration, m measured) []firi
 	if r.ProtectedPath.Enabled && it.Change != nil {
 		del, mod := it.Change.ProtectedDeleted, it.Change.ProtectedModified
 		switch r.ProtectedPath.ProtectedMode {
-		case "delete":
+		case policy.ProtectedDelete:
 			if len(del) > 0 {
 				add(policy.RuleProtectedPath, kindTrip, "deleted protected path %s", quoteList(del))
 			}
 			if len(mod) > 0 {
 				add(policy.RuleProtectedPath, kindWarn, "modified protected path %s", quoteList(mod))
 			}
-		case "deny":
+		case policy.ProtectedDeny:
 			if len(del) > 0 {
 				add(policy.RuleProtectedPath, kindTrip, "deleted protected path %s", quoteList(del))
 			} else if len(mod) > 0 {
 				add(policy.RuleProtectedPath, kindTrip, "modified protected path %s", quoteList(mod))
 			}
-		case "warn":
+		case policy.ProtectedWarn:
 			if len(del)+len(mod) > 0 {
 				add(policy.RuleProtectedPath, kindWarn, "touched protected path %s", quoteList(append(append([]string{}, del...), mod...)))
 			}
@@ -390,17 +390,17 @@ func evaluate(pol *policy.Policy, s *Snapshot, it *Iteration, m measured) []firi
 	if r.SameError.Enabled && m.primary != nil {
 		n := r.SameError.SameErrorThreshold
 		switch r.SameError.SameErrorMode {
-		case "consecutive":
+		case policy.SameErrorConsecutive:
 			if s.PrimaryStreak >= n {
 				add(policy.RuleSameError, kindTrip, "same error in %d consecutive iterations: %s", s.PrimaryStreak, m.primary.Sample)
 			}
-		case "total":
+		case policy.SameErrorTotal:
 			for _, ec := range s.SinceProgress {
 				if ec.Hash == m.primary.Hash && ec.Count >= n {
 					add(policy.RuleSameError, kindTrip, "same error %d times since the last progress: %s", ec.Count, m.primary.Sample)
 				}
 			}
-		case "any":
+		case policy.SameErrorAny:
 			if s.ErrorStreak >= n {
 				add(policy.RuleSameError, kindTrip, "errors in %d consecutive iterations, the last: %s", s.ErrorStreak, m.primary.Sample)
 			}
@@ -443,7 +443,7 @@ func evaluate(pol *policy.Policy, s *Snapshot, it *Iteration, m measured) []firi
 		}
 	}
 
-	if mode := r.CompletionClaim.CompletionClaim; mode != "off" && it.CompletionClaimed {
+	if mode := r.CompletionClaim.CompletionClaim; mode != policy.ClaimOff && it.CompletionClaimed {
 		var why string
 		switch {
 		case it.Tests != nil && it.Tests.BuildFailed:
@@ -455,7 +455,7 @@ func evaluate(pol *policy.Policy, s *Snapshot, it *Iteration, m measured) []firi
 		}
 		if why != "" {
 			kind := kindWarn
-			if mode == "trip" {
+			if mode == policy.ClaimTrip {
 				kind = kindTrip
 			}
 			add(policy.RuleCompletionClaim, kind, "the agent claims completion while %s", why)
@@ -479,7 +479,7 @@ func evaluate(pol *policy.Policy, s *Snapshot, it *Iteration, m measured) []firi
 		}
 		if sum < 0 {
 			kind := kindWatch
-			if r.Score.ScoreAction == "open" {
+			if r.Score.ScoreAction == policy.ScoreOpen {
 				kind = kindTrip
 			}
 			add(policy.RuleScore, kind, "progress score %d over the last %d iterations", sum, r.Score.ScoreWindow)

@@ -183,7 +183,7 @@ func TestRuleCounting(t *testing.T) {
 			name: "same_error total: 5 since the last progress, not in a row",
 			policy: pol(t, "default", quiet, func(p *policy.Policy) {
 				p.Rules.SameError.SameErrorMode = "total"
-				p.Progress.Signals = []string{policy.SignalTests}
+				p.Progress.Signals = []policy.Signal{policy.SignalTests}
 			}),
 			steps: []step{{withErr(1, "E"), C, ""}, {withErr(1, "F"), C, ""}, {withErr(1, "E"), C, ""},
 				{withErr(1), C, ""}, {withErr(1, "E"), C, ""}, {withErr(1, "F"), C, ""}, {withErr(1, "E"), C, ""},
@@ -562,7 +562,7 @@ func TestProtectedModes(t *testing.T) {
 		return it
 	}
 	tests := []struct {
-		mode    string
+		mode    policy.ProtectedMode
 		it      func(time.Time) breaker.Iteration
 		state   breaker.State
 		warning string

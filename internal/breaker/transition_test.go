@@ -286,9 +286,9 @@ var outcomes = []outcome{
 	},
 }
 
-func sameErrorOutcome(mode, reason string) outcome {
+func sameErrorOutcome(mode policy.SameErrorMode, reason string) outcome {
 	return outcome{
-		name: "same_error_" + mode,
+		name: "same_error_" + mode.String(),
 		tweak: func(p *policy.Policy, _ int) {
 			p.Rules.SameError.SameErrorMode, p.Rules.SameError.SameErrorThreshold = mode, 1
 		},

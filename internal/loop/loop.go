@@ -101,7 +101,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.Notes = append(res.Notes, h.Notes...)
-	if h.Shallow && eff.OnShallow == "fail" {
+	if h.Shallow && eff.OnShallow == policy.OnShallowFail {
 		return nil, fmt.Errorf("repository %s is a shallow clone and policy %s has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0) or deepen it", cfg.Repo, eff.Name)
 	}
 	b, err := breaker.New(cfg.Policy, breaker.Options{Profile: cfg.Profile, Phase: cfg.Phase, BaseTree: h.BaseTree})
