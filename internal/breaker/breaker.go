@@ -393,34 +393,52 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 	}
 	s.LastPhase = phase
 	pol := b.effective(phase)
-
-	// A run for a commit older than the last transition (a re-run of an
-	// old job) is never a probe.
-	rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
-	if s.State == Open {
-		if !s.ForcedOpen && b.cooldownDue(it.At) && !rerun {
-			b.startProbe(it.At)
-		} else {
-			s.IgnoredOpen++
-			s.LastScore, s.LastProgressFlag = 0, false
-			s.LastWarnings = []string{fmt.Sprintf("iteration %d ran while the breaker was OPEN (%d ignored so far)", s.Iteration, s.IgnoredOpen)}
-			b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: Open,
-				Risk: "HIGH", IgnoredOpen: true})
-			return b.decision(pol, nil), nil
-		}
-	} else if s.Probing && rerun {
-		s.LastScore, s.LastProgressFlag = 0, false
-		s.LastWarnings = []string{fmt.Sprintf("iteration %d re-ran a commit older than the last transition: not counted as a probe", s.Iteration)}
-		b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State, Risk: b.risk(pol)})
+	if b.passOver(pol, &it, phase) {
 		return b.decision(pol, nil), nil
 	}
 
 	m := measure(pol, s, &it)
-	b.advance(pol, &it, m)
-	firings := evaluate(pol, s, &it, m)
+	b.advance(pol, &it, &m)
+	trip, watch := b.sortFirings(evaluate(pol, s, &it, &m))
+	b.settle(&it, &m, trip, watch)
+	b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State,
+		Progress: m.progress, Signals: m.signals, Score: m.score, TasksCompleted: m.tasksNew,
+		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol)})
+	return b.decision(pol, &m), nil
+}
 
+// passOver handles an iteration that is not measured: one that ran while
+// the breaker was OPEN (unless the cooldown is due, when it becomes the
+// probe), and a re-run of a commit older than the last transition while
+// probing, which is never a probe. It reports whether the iteration was
+// passed over.
+func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool {
+	s := &b.s
+	rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
+	switch {
+	case s.State == Open && !s.ForcedOpen && b.cooldownDue(it.At) && !rerun:
+		b.startProbe(it.At)
+		return false
+	case s.State == Open:
+		s.IgnoredOpen++
+		s.LastScore, s.LastProgressFlag = 0, false
+		s.LastWarnings = []string{fmt.Sprintf("iteration %d ran while the breaker was OPEN (%d ignored so far)", s.Iteration, s.IgnoredOpen)}
+		b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: Open,
+			Risk: "HIGH", IgnoredOpen: true})
+		return true
+	case s.Probing && rerun:
+		s.LastScore, s.LastProgressFlag = 0, false
+		s.LastWarnings = []string{fmt.Sprintf("iteration %d re-ran a commit older than the last transition: not counted as a probe", s.Iteration)}
+		b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State, Risk: b.risk(pol)})
+		return true
+	}
+	return false
+}
+
+// sortFirings returns the first trip and the first watch in trigger
+// order, and keeps the warnings for the decision.
+func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing) {
 	var warnings []string
-	var trip, watch *firing
 	for i := range firings {
 		f := &firings[i]
 		switch f.kind {
@@ -436,8 +454,14 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 			warnings = append(warnings, f.reason)
 		}
 	}
-	s.LastWarnings = warnings
+	b.s.LastWarnings = warnings
+	return trip, watch
+}
 
+// settle makes the transition the iteration calls for: a probe closes or
+// re-opens, a trip opens, progress closes, a watch half-opens.
+func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing) {
+	s := &b.s
 	switch {
 	case s.Probing && trip != nil:
 		b.open(it.At, trip.rule, "probe failed: "+trip.reason, true)
@@ -462,11 +486,6 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 			s.Trigger, s.Reason = watch.rule, watch.reason
 		}
 	}
-
-	b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State,
-		Progress: m.progress, Signals: m.signals, Score: m.score, TasksCompleted: m.tasksNew,
-		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol)})
-	return b.decision(pol, &m), nil
 }
 
 func changedFiles(c *Change) []string {

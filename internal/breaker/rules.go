@@ -1,0 +1,353 @@
+package breaker
+
+import (
+	"fmt"
+
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// firingKind is what a firing rule asks for.
+type firingKind int
+
+const (
+	kindWarn  firingKind = iota // a warning in the decision
+	kindWatch                   // move CLOSED to HALF_OPEN
+	kindTrip                    // open the breaker
+)
+
+// firing is one rule's verdict on an iteration.
+type firing struct {
+	rule   string
+	kind   firingKind
+	reason string
+}
+
+// rule is one trip rule of SPEC §3: the trigger name it reports, the
+// policy keys that tune it, whether the policy switches it on, and its
+// check, which judges the state after the iteration was counted.
+type rule struct {
+	name  string
+	keys  []string // dotted TOML keys
+	on    func(r *policy.Rules) bool
+	check func(c *ruleCheck)
+}
+
+// rules are the trip rules in SPEC §10's trigger priority (specific causes
+// before generic caps): when several fire in one iteration, the first trip
+// is the trigger reported.
+var rules = []rule{
+	{
+		name:  policy.RuleProtectedPath,
+		keys:  []string{"rules.protected_path.enabled", "rules.protected_path.protected_paths", "rules.protected_path.protected_mode"},
+		on:    func(r *policy.Rules) bool { return r.ProtectedPath.Enabled },
+		check: checkProtectedPath,
+	},
+	{
+		name:  policy.RulePermissionDenied,
+		keys:  []string{"rules.permission_denied.enabled", "rules.permission_denied.permission_denied_threshold"},
+		on:    func(r *policy.Rules) bool { return r.PermissionDenied.Enabled },
+		check: checkPermissionDenied,
+	},
+	{
+		name:  policy.RuleSameError,
+		keys:  []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
+		on:    func(r *policy.Rules) bool { return r.SameError.Enabled },
+		check: checkSameError,
+	},
+	{
+		name:  policy.RuleCircular,
+		keys:  []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
+		on:    func(r *policy.Rules) bool { return r.Circular.Enabled },
+		check: checkCircular,
+	},
+	{
+		name:  policy.RuleTestOnly,
+		keys:  []string{"rules.test_only.enabled", "rules.test_only.test_only_percent", "rules.test_only.test_only_window"},
+		on:    func(r *policy.Rules) bool { return r.TestOnly.Enabled },
+		check: checkTestOnly,
+	},
+	{
+		name:  policy.RuleOutputDecline,
+		keys:  []string{"rules.output_decline.enabled", "rules.output_decline.output_decline_percent", "rules.output_decline.output_window"},
+		on:    func(r *policy.Rules) bool { return r.OutputDecline.Enabled },
+		check: checkOutputDecline,
+	},
+	{
+		name:  policy.RuleCompletionClaim,
+		keys:  []string{"rules.completion_claim.completion_claim"},
+		on:    func(r *policy.Rules) bool { return r.CompletionClaim.CompletionClaim != policy.ClaimOff },
+		check: checkCompletionClaim,
+	},
+	{
+		name:  policy.RuleNoProgress,
+		keys:  []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
+		on:    func(r *policy.Rules) bool { return r.NoProgress.Enabled },
+		check: checkNoProgress,
+	},
+	{
+		name:  policy.RuleScore,
+		keys:  []string{"rules.score.enabled", "rules.score.score_window", "rules.score.score_action"},
+		on:    func(r *policy.Rules) bool { return r.Score.Enabled },
+		check: checkScore,
+	},
+	{
+		name:  policy.RuleRate,
+		keys:  []string{"rules.rate.enabled", "rules.rate.max_iterations_per_hour"},
+		on:    func(r *policy.Rules) bool { return r.Rate.Enabled },
+		check: checkRate,
+	},
+	{
+		name: policy.RuleMaxIterations,
+		keys: []string{"rules.max_iterations.enabled", "rules.max_iterations.max_iterations",
+			"rules.max_iterations.warning_iterations", "rules.max_iterations.critical_iterations"},
+		on:    func(r *policy.Rules) bool { return r.MaxIterations.Enabled },
+		check: checkMaxIterations,
+	},
+}
+
+// ruleCheck is what a rule's check reads, and where it adds its firings.
+type ruleCheck struct {
+	r    *policy.Rules
+	s    *Snapshot
+	it   *Iteration
+	m    *measured
+	rule string // the rule being checked
+	out  []firing
+}
+
+// fire adds a firing of the rule being checked.
+func (c *ruleCheck) fire(kind firingKind, format string, args ...any) {
+	c.out = append(c.out, firing{rule: c.rule, kind: kind, reason: fmt.Sprintf(format, args...)})
+}
+
+// evaluate walks the rule table: every rule the policy switches on, in
+// trigger order.
+func evaluate(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) []firing {
+	c := &ruleCheck{r: &pol.Rules, s: s, it: it, m: m}
+	for i := range rules {
+		if r := &rules[i]; r.on(c.r) {
+			c.rule = r.name
+			r.check(c)
+		}
+	}
+	return c.out
+}
+
+func checkProtectedPath(c *ruleCheck) {
+	if c.it.Change == nil {
+		return
+	}
+	del, mod := c.it.Change.ProtectedDeleted, c.it.Change.ProtectedModified
+	switch c.r.ProtectedPath.ProtectedMode {
+	case policy.ProtectedDelete:
+		if len(del) > 0 {
+			c.fire(kindTrip, "deleted protected path %s", quoteList(del))
+		}
+		if len(mod) > 0 {
+			c.fire(kindWarn, "modified protected path %s", quoteList(mod))
+		}
+	case policy.ProtectedDeny:
+		if len(del) > 0 {
+			c.fire(kindTrip, "deleted protected path %s", quoteList(del))
+		} else if len(mod) > 0 {
+			c.fire(kindTrip, "modified protected path %s", quoteList(mod))
+		}
+	case policy.ProtectedWarn:
+		if len(del)+len(mod) > 0 {
+			c.fire(kindWarn, "touched protected path %s", quoteList(append(append([]string{}, del...), mod...)))
+		}
+	}
+}
+
+func checkPermissionDenied(c *ruleCheck) {
+	if n := c.s.DenialStreak; n >= c.r.PermissionDenied.PermissionDeniedThreshold {
+		c.fire(kindTrip, "tool permission denials in %d consecutive iterations", n)
+	}
+}
+
+func checkSameError(c *ruleCheck) {
+	primary := c.m.primary
+	if primary == nil {
+		return
+	}
+	n := c.r.SameError.SameErrorThreshold
+	switch c.r.SameError.SameErrorMode {
+	case policy.SameErrorConsecutive:
+		if c.s.PrimaryStreak >= n {
+			c.fire(kindTrip, "same error in %d consecutive iterations: %s", c.s.PrimaryStreak, primary.Sample)
+		}
+	case policy.SameErrorTotal:
+		for _, ec := range c.s.SinceProgress {
+			if ec.Hash == primary.Hash && ec.Count >= n {
+				c.fire(kindTrip, "same error %d times since the last progress: %s", ec.Count, primary.Sample)
+			}
+		}
+	case policy.SameErrorAny:
+		if c.s.ErrorStreak >= n {
+			c.fire(kindTrip, "errors in %d consecutive iterations, the last: %s", c.s.ErrorStreak, primary.Sample)
+		}
+	}
+}
+
+func checkCircular(c *ruleCheck) {
+	cr := c.r.Circular
+	n := 0
+	for _, e := range tail(c.s.Window, cr.CircularWindow) {
+		if e.Returned {
+			n++
+		}
+	}
+	if n >= cr.CircularThreshold {
+		c.fire(kindTrip, "the tree returned to an earlier state %d times in the last %d iterations: the agent is alternating or reverting itself", n, cr.CircularWindow)
+	}
+}
+
+func checkTestOnly(c *ruleCheck) {
+	to := c.r.TestOnly
+	if len(c.s.Window) < to.TestOnlyWindow {
+		return
+	}
+	lines, testLines, fixed := 0, 0, 0
+	for _, e := range tail(c.s.Window, to.TestOnlyWindow) {
+		lines += e.Lines
+		testLines += e.TestLines
+		fixed += e.Fixed
+	}
+	if lines == 0 || fixed > 0 {
+		return
+	}
+	if share := float64(testLines) * 100 / float64(lines); share > to.TestOnlyPercent {
+		c.fire(kindTrip, "%.0f%% of the lines changed in the last %d iterations are in test files and no failing test was fixed", share, to.TestOnlyWindow)
+	}
+}
+
+func checkOutputDecline(c *ruleCheck) {
+	od := c.r.OutputDecline
+	recent, base, ok := outputMeans(c.s, od.OutputWindow)
+	if !ok || base <= 0 {
+		return
+	}
+	if decline := (base - recent) * 100 / base; decline >= od.OutputDeclinePercent {
+		c.fire(kindTrip, "agent output fell %.0f%% (%.0f lines per iteration against a baseline of %.0f)", decline, recent, base)
+	}
+}
+
+func checkCompletionClaim(c *ruleCheck) {
+	it := c.it
+	if !it.CompletionClaimed {
+		return
+	}
+	var why string
+	switch {
+	case it.Tests != nil && it.Tests.BuildFailed:
+		why = "the build fails"
+	case it.Tests != nil && it.Tests.Failed > 0:
+		why = fmt.Sprintf("%d tests fail", it.Tests.Failed)
+	case it.Tasks != nil && it.Tasks.Done < it.Tasks.Total:
+		why = fmt.Sprintf("%d of %d tasks remain", it.Tasks.Total-it.Tasks.Done, it.Tasks.Total)
+	default:
+		return
+	}
+	kind := kindWarn
+	if c.r.CompletionClaim.CompletionClaim == policy.ClaimTrip {
+		kind = kindTrip
+	}
+	c.fire(kind, "the agent claims completion while %s", why)
+}
+
+func checkNoProgress(c *ruleCheck) {
+	np, n := c.r.NoProgress, c.s.ConsecutiveNoProgress
+	switch {
+	case n >= np.NoProgressThreshold:
+		c.fire(kindTrip, "no progress in %d consecutive iterations", n)
+	case n >= np.HalfOpenAfter:
+		c.fire(kindWatch, "no progress in %d consecutive iterations", n)
+	}
+}
+
+func checkScore(c *ruleCheck) {
+	sc := c.r.Score
+	if len(c.s.Window) < sc.ScoreWindow {
+		return
+	}
+	sum := 0
+	for _, e := range tail(c.s.Window, sc.ScoreWindow) {
+		sum += e.Score
+	}
+	if sum >= 0 {
+		return
+	}
+	kind := kindWatch
+	if sc.ScoreAction == policy.ScoreOpen {
+		kind = kindTrip
+	}
+	c.fire(kind, "progress score %d over the last %d iterations", sum, sc.ScoreWindow)
+}
+
+func checkRate(c *ruleCheck) {
+	if most := c.r.Rate.MaxIterationsPerHour; len(c.s.Hour) > most {
+		c.fire(kindTrip, "%d iterations within one hour (at most %d)", len(c.s.Hour), most)
+	}
+}
+
+func checkMaxIterations(c *ruleCheck) {
+	mi, n := c.r.MaxIterations, c.s.SinceReset
+	switch {
+	case n >= mi.MaxIterations:
+		c.fire(kindTrip, "iteration %d reached max_iterations (%d) since the last reset", n, mi.MaxIterations)
+	case mi.CriticalIterations > 0 && n >= mi.CriticalIterations:
+		c.fire(kindWarn, "critical: iteration %d of at most %d", n, mi.MaxIterations)
+	case mi.WarningIterations > 0 && n >= mi.WarningIterations:
+		c.fire(kindWarn, "warning: iteration %d of at most %d", n, mi.MaxIterations)
+	}
+}
+
+// outputMeans returns the mean output of the last n iterations with output
+// and of the ones before them (needs n recent and 2 earlier).
+func outputMeans(s *Snapshot, n int) (recent, base float64, ok bool) {
+	var withOut []int
+	for _, e := range s.Window {
+		if e.HasOutput {
+			withOut = append(withOut, e.Output)
+		}
+	}
+	if len(withOut) < n {
+		return 0, 0, false
+	}
+	var rs int64
+	for _, v := range withOut[len(withOut)-n:] {
+		rs += int64(v)
+	}
+	bs, bc := s.OutputBase.Sum, s.OutputBase.Count
+	for _, v := range withOut[:len(withOut)-n] {
+		bs += int64(v)
+		bc++
+	}
+	if bc < 2 {
+		return 0, 0, false
+	}
+	return float64(rs) / float64(n), float64(bs) / float64(bc), true
+}
+
+func tail(w []Entry, n int) []Entry {
+	if len(w) <= n {
+		return w
+	}
+	return w[len(w)-n:]
+}
+
+func quoteList(paths []string) string {
+	const most = 5
+	out := ""
+	for i, p := range paths {
+		if i == most {
+			out += fmt.Sprintf(" and %d more", len(paths)-most)
+			break
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%q", p)
+	}
+	return out
+}

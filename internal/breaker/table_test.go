@@ -1,0 +1,86 @@
+package breaker
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// TestRuleTableIsSpecOrder: the table is walked in SPEC §10's trigger
+// priority, which is written out here as the SPEC lists it.
+func TestRuleTableIsSpecOrder(t *testing.T) {
+	t.Parallel()
+	want := []string{"protected_path", "permission_denied", "same_error", "circular", "test_only", "output_decline",
+		"completion_claim", "no_progress", "score", "rate", "max_iterations"}
+	var got []string
+	for _, r := range rules {
+		got = append(got, r.name)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rule table order (-spec +table):\n%s", diff)
+	}
+	if diff := cmp.Diff(policy.RuleOrder, got); diff != "" {
+		t.Errorf("rule table and policy.RuleOrder differ (-policy +table):\n%s", diff)
+	}
+}
+
+// TestRuleKeysArePolicyKeys: every key a rule names is a key of the
+// effective default policy, in the rule's own table.
+func TestRuleKeysArePolicyKeys(t *testing.T) {
+	t.Parallel()
+	p, err := policy.Builtin("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(buf.String(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		if len(r.keys) == 0 {
+			t.Errorf("%s: names no policy key", r.name)
+		}
+		for _, key := range r.keys {
+			if !strings.HasPrefix(key, "rules."+r.name+".") {
+				t.Errorf("%s: key %s is outside the rule's table rules.%s", r.name, key, r.name)
+			}
+			var v any = doc
+			for _, part := range strings.Split(key, ".") {
+				m, _ := v.(map[string]any)
+				v = m[part]
+			}
+			if v == nil {
+				t.Errorf("%s: key %s is not in the policy", r.name, key)
+			}
+		}
+	}
+}
+
+// TestRuleSwitches: every rule is on in default; ralph turns off exactly
+// the rules SPEC §10 says ralph's breaker does not have.
+func TestRuleSwitches(t *testing.T) {
+	t.Parallel()
+	ralphOff := map[string]bool{"score": true, "output_decline": true, "circular": true, "test_only": true,
+		"protected_path": true, "completion_claim": true, "rate": true, "max_iterations": true}
+	for _, name := range []string{"default", "ralph"} {
+		p, err := policy.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rules {
+			want := name == "default" || !ralphOff[r.name]
+			if got := r.on(&p.Rules); got != want {
+				t.Errorf("%s: rule %s on = %v, want %v", name, r.name, got, want)
+			}
+		}
+	}
+}
