@@ -364,8 +364,9 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*PullResul
 		if err != nil {
 			return nil, nil, err
 		}
-		ds, err := fold(a.o.Policy, a.o.Profile, src.baseTree(), its, controls, a.o.Now, a.o.DryRun)
-		return ds, notes, err
+		f, err := loop.Fold(loop.FoldInput{Policy: a.o.Policy, Profile: a.o.Profile, BaseTree: src.baseTree(),
+			Iterations: its, Controls: controls, Now: a.o.Now, DryRun: a.o.DryRun})
+		return f.Decisions, append(notes, f.Notes...), err
 	}
 	ds, notes, err := decide()
 	if err != nil {

@@ -6,8 +6,9 @@
 // local clone (refs/pull/N/head fetched with go-git, no git binary) or,
 // failing that, from the API's commit list — and the ledger of earlier
 // runs (the sticky comment's digest, else the newest matching record
-// artifact), folds them through the breaker with the resets and holds that
-// trusted people made, labels the stuck pull requests, clears the labels
+// artifact), folds them with the resets and holds that trusted people made
+// through loop.Fold (the fold check uses, dates normalised alike), labels
+// the stuck pull requests, clears the labels
 // where progress resumed, and returns one Result for the report.
 //
 // # Evidence

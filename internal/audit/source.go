@@ -258,12 +258,10 @@ func (s *apiSource) iterations(l *ledger.Ledger) ([]breaker.Iteration, []string,
 	var its []breaker.Iteration
 	if l == nil || len(l.Records) == 0 {
 		prevTree := ""
-		var last time.Time
 		for i := range s.list {
 			c := &s.list[i]
 			it := s.commitIteration(c, prevTree, i == newestChange)
-			it.At, it.CommitAt = notBefore(c.At, last), c.At.UTC()
-			last = it.At
+			it.At, it.CommitAt = c.At.UTC(), c.At.UTC()
 			prevTree = c.Tree
 			its = append(its, it)
 		}
@@ -300,14 +298,6 @@ func (s *apiSource) iterations(l *ledger.Ledger) ([]breaker.Iteration, []string,
 		its = append(its, it)
 	}
 	return its, notes, nil
-}
-
-func notBefore(t, last time.Time) time.Time {
-	t = t.UTC()
-	if t.Before(last) {
-		return last
-	}
-	return t
 }
 
 // ---- the file list

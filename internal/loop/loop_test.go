@@ -119,7 +119,7 @@ func TestUnknownControlIsAnError(t *testing.T) {
 	t.Parallel()
 	dir, base := stuckRepo(t, 1)
 	p, _ := policy.Builtin("default")
-	if _, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(time.Hour), Controls: []Control{{At: t0, Kind: "loosen"}}}); err == nil || !strings.Contains(err.Error(), "loosen") {
+	if _, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(time.Hour), Controls: []Control{{At: t0, Kind: 7}}}); err == nil || !strings.Contains(err.Error(), "unknown control ControlKind(7)") {
 		t.Errorf("got %v, want an error naming the control", err)
 	}
 	if _, err := Run(Config{Repo: dir, Policy: nil}); err == nil {
