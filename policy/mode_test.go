@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,22 +82,10 @@ func TestNamedSettingsRoundTrip(t *testing.T) {
 			t.Fatalf("%s: printed policy does not load: %v", name, err)
 		}
 		if q.Rules.Score.ScoreAction != p.Rules.Score.ScoreAction || q.Rules.CompletionClaim != p.Rules.CompletionClaim ||
-			!equalSignals(q.Progress.Signals, p.Progress.Signals) {
+			!slices.Equal(q.Progress.Signals, p.Progress.Signals) {
 			t.Errorf("%s: named settings changed on the way back", name)
 		}
 	}
-}
-
-func equalSignals(a, b []Signal) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestNamedSettingsValidate: a policy changed in code to a value no file

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func TestFoldNormalisesDates(t *testing.T) {
 	now := t0.Add(time.Hour)
 	f := mustFold(t, FoldInput{Iterations: its, Now: now})
 	want := []time.Time{t0.Add(10 * time.Minute), t0.Add(10 * time.Minute), t0.Add(10 * time.Minute), t0.Add(20 * time.Minute), now, now}
-	if got := times(f.Decisions); !equalTimes(got, want) {
+	if got := times(f.Decisions); !slices.EqualFunc(got, want, time.Time.Equal) {
 		t.Errorf("got decision times %v, want %v", got, want)
 	}
 	for i := range its {
@@ -84,18 +85,6 @@ func TestFoldNormalisesDates(t *testing.T) {
 	if f := mustFold(t, FoldInput{Iterations: its}); len(f.Notes) != 0 || !f.Decisions[1].At.Equal(t0.Add(10*time.Hour)) {
 		t.Errorf("no run time: got notes %q and times %v", f.Notes, times(f.Decisions))
 	}
-}
-
-func equalTimes(a, b []time.Time) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestFoldControls: a control applies before the first iteration at or
