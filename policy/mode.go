@@ -32,7 +32,13 @@ func (v OnShallow) String() string { return string(v) }
 func (v OnShallow) MarshalText() ([]byte, error) { return onShallowNames.marshal(v) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (v *OnShallow) UnmarshalText(b []byte) error { return onShallowNames.unmarshal(b, v) }
+func (v *OnShallow) UnmarshalText(b []byte) error {
+	x, err := ParseOnShallow(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
 
 // Signal is a progress signal: one kind of evidence that an iteration made
 // progress (key progress.signals).
@@ -67,7 +73,13 @@ func (v Signal) String() string { return string(v) }
 func (v Signal) MarshalText() ([]byte, error) { return signalNames.marshal(v) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (v *Signal) UnmarshalText(b []byte) error { return signalNames.unmarshal(b, v) }
+func (v *Signal) UnmarshalText(b []byte) error {
+	x, err := ParseSignal(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
 
 // SameErrorMode says how the same_error rule counts an error signature
 // (key rules.same_error.same_error_mode).
@@ -93,7 +105,13 @@ func (v SameErrorMode) String() string { return string(v) }
 func (v SameErrorMode) MarshalText() ([]byte, error) { return sameErrorModeNames.marshal(v) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (v *SameErrorMode) UnmarshalText(b []byte) error { return sameErrorModeNames.unmarshal(b, v) }
+func (v *SameErrorMode) UnmarshalText(b []byte) error {
+	x, err := ParseSameErrorMode(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
 
 // ScoreAction is what a negative score window does (key
 // rules.score.score_action).
@@ -117,7 +135,13 @@ func (v ScoreAction) String() string { return string(v) }
 func (v ScoreAction) MarshalText() ([]byte, error) { return scoreActionNames.marshal(v) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (v *ScoreAction) UnmarshalText(b []byte) error { return scoreActionNames.unmarshal(b, v) }
+func (v *ScoreAction) UnmarshalText(b []byte) error {
+	x, err := ParseScoreAction(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
 
 // ProtectedMode says which touches of a protected path trip the breaker
 // (key rules.protected_path.protected_mode).
@@ -143,7 +167,13 @@ func (v ProtectedMode) String() string { return string(v) }
 func (v ProtectedMode) MarshalText() ([]byte, error) { return protectedModeNames.marshal(v) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (v *ProtectedMode) UnmarshalText(b []byte) error { return protectedModeNames.unmarshal(b, v) }
+func (v *ProtectedMode) UnmarshalText(b []byte) error {
+	x, err := ParseProtectedMode(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
 
 // ClaimMode is what a completion claim made while tests fail or tasks
 // remain does (key rules.completion_claim.completion_claim).
@@ -168,7 +198,13 @@ func (v ClaimMode) String() string { return string(v) }
 func (v ClaimMode) MarshalText() ([]byte, error) { return claimModeNames.marshal(v) }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (v *ClaimMode) UnmarshalText(b []byte) error { return claimModeNames.unmarshal(b, v) }
+func (v *ClaimMode) UnmarshalText(b []byte) error {
+	x, err := ParseClaimMode(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
 
 // enum is the allowed names of one setting, in documentation order, and
 // the dotted key it is set with.
@@ -202,15 +238,6 @@ func (e enum[T]) marshal(v T) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(v), nil
-}
-
-func (e enum[T]) unmarshal(b []byte, v *T) error {
-	x, err := e.parse(string(b))
-	if err != nil {
-		return err
-	}
-	*v = x
-	return nil
 }
 
 // check reports a value no load could produce (a policy built or changed
