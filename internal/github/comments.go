@@ -12,7 +12,8 @@ import (
 )
 
 // MaxCommentLength is the longest comment body GitHub accepts, in
-// characters; UpsertComment truncates longer bodies with a note.
+// characters; UpsertComment refuses longer bodies (the caller sizes what it
+// posts).
 const MaxCommentLength = 65536
 
 // Comment is an issue or pull-request comment.
@@ -167,8 +168,8 @@ func (c *Client) selfLogin(ctx context.Context) (string, error) {
 // this same pull request) it edits that comment: one call, falling back to
 // a search when it is gone (404). Otherwise it edits the comment
 // FindComment finds, or creates one when there is none: it never creates a
-// second. The body gets marker prepended when it lacks it, and a body over
-// MaxCommentLength characters is truncated with a note. In dry-run mode it
+// second. The body gets marker prepended when it lacks it; a body over
+// MaxCommentLength characters is refused before any call. In dry-run mode it
 // returns the id it would edit, 0 for a comment it would create.
 func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (id int64, err error) {
 	marker := sticky.Marker
@@ -178,7 +179,10 @@ func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, s
 	if strings.TrimSpace(marker) == "" {
 		return 0, fmt.Errorf("upsert comment on #%d: marker is empty", number)
 	}
-	body = fitComment(marker, body)
+	body, err = fitComment(number, marker, body)
+	if err != nil {
+		return 0, err
+	}
 	if knownID > 0 {
 		if c.opts.DryRun {
 			c.plan("edit comment %d on #%d (%d characters)", knownID, number, utf8.RuneCountInString(body))
@@ -255,28 +259,17 @@ func (c *Client) editComment(ctx context.Context, id int64, body string) (int64,
 	return id, nil
 }
 
-// fitComment makes body carry marker and fit in MaxCommentLength
-// characters, keeping the marker when it cuts.
-func fitComment(marker, body string) string {
+// fitComment makes body carry marker and refuses a body longer than
+// MaxCommentLength characters: cutting it here would cut the digest it
+// ends with.
+func fitComment(number int, marker, body string) (string, error) {
 	if !strings.Contains(body, marker) {
 		body = marker + "\n" + body
 	}
-	n := utf8.RuneCountInString(body)
-	if n <= MaxCommentLength {
-		return body
+	if n := runeLen(body); n > MaxCommentLength {
+		return "", fmt.Errorf("upsert comment on #%d: the body has %d characters, more than the %d GitHub allows", number, n, MaxCommentLength)
 	}
-	note := fmt.Sprintf("\n\n… (truncated: %d of %d characters shown; GitHub allows %d)\n", 0, n, MaxCommentLength)
-	keep := MaxCommentLength - utf8.RuneCountInString(note) - 10
-	head := cutRunes(body, keep)
-	tail := ""
-	if !strings.Contains(head, marker) {
-		tail = marker + "\n"
-		keep -= utf8.RuneCountInString(tail)
-		head = cutRunes(body, keep)
-	}
-	shown := utf8.RuneCountInString(head)
-	note = fmt.Sprintf("\n\n… (truncated: %d of %d characters shown; GitHub allows %d)\n", shown, n, MaxCommentLength)
-	return head + note + tail
+	return body, nil
 }
 
 // Permission returns login's permission on the repository: admin,

@@ -227,22 +227,18 @@ func TestUpsertCommentKnownIDGone(t *testing.T) {
 	}
 }
 
-func TestUpsertCommentTruncates(t *testing.T) {
+func TestUpsertCommentRefusesTooLong(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	body := strings.Repeat("é", 70000) + "\n" + marker
-	if _, err := h.c.UpsertComment(context.Background(), 1, 0, Sticky{Marker: marker}, body); err != nil {
-		t.Fatalf("UpsertComment: %v", err)
+	body := strings.Repeat("é", MaxCommentLength-len(marker)) + "\n" + marker
+	if _, err := h.c.UpsertComment(context.Background(), 1, 0, Sticky{Marker: marker}, body); err == nil || !strings.Contains(err.Error(), "#1") {
+		t.Fatalf("a body of %d characters: got %v, want a refusal naming the pull request", utf8.RuneCountInString(body), err)
 	}
-	s := stickies(h.srv)
-	if len(s) != 1 {
-		t.Fatalf("got %d sticky comments, want 1", len(s))
+	if n := h.c.Calls(); n != 0 {
+		t.Errorf("the refused comment made %d calls, want 0", n)
 	}
-	if n := utf8.RuneCountInString(s[0].Body); n > MaxCommentLength {
-		t.Errorf("got %d characters, want at most %d", n, MaxCommentLength)
-	}
-	if !strings.Contains(s[0].Body, "truncated") {
-		t.Errorf("got no truncation note in %q", s[0].Body[len(s[0].Body)-200:])
+	if s := stickies(h.srv); len(s) != 0 {
+		t.Errorf("got %d sticky comments, want none", len(s))
 	}
 }
 
@@ -251,33 +247,28 @@ func TestFitComment(t *testing.T) {
 	long := strings.Repeat("x", MaxCommentLength+5)
 	tests := []struct {
 		name, body string
-		wantExact  string // when set, the whole result
+		want       string // "" when refused
 	}{
-		{name: "marker added", body: "hello", wantExact: marker + "\nhello"},
-		{name: "marker kept", body: "a " + marker + " b", wantExact: "a " + marker + " b"},
-		{name: "exact limit untouched", body: marker + strings.Repeat("y", MaxCommentLength-len(marker))},
+		{name: "marker added", body: "hello", want: marker + "\nhello"},
+		{name: "marker kept", body: "a " + marker + " b", want: "a " + marker + " b"},
+		{name: "exact limit untouched", body: marker + strings.Repeat("y", MaxCommentLength-len(marker)), want: marker + strings.Repeat("y", MaxCommentLength-len(marker))},
+		{name: "multibyte at the limit", body: marker + strings.Repeat("日", MaxCommentLength-len(marker)), want: marker + strings.Repeat("日", MaxCommentLength-len(marker))},
+		{name: "the added marker passes the limit", body: strings.Repeat("y", MaxCommentLength-len(marker))},
 		{name: "long, marker first", body: marker + long},
-		{name: "long, marker last", body: long + marker},
 		{name: "long multibyte", body: strings.Repeat("日本", MaxCommentLength)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := fitComment(marker, tt.body)
-			if tt.wantExact != "" && got != tt.wantExact {
-				t.Errorf("got %q, want %q", got, tt.wantExact)
+			got, err := fitComment(3, marker, tt.body)
+			if tt.want == "" {
+				if err == nil || !strings.Contains(err.Error(), "65536") {
+					t.Errorf("got %d characters and %v, want a refusal naming the limit", utf8.RuneCountInString(got), err)
+				}
+				return
 			}
-			if n := utf8.RuneCountInString(got); n > MaxCommentLength {
-				t.Errorf("got %d characters, want at most %d", n, MaxCommentLength)
-			}
-			if !strings.Contains(got, marker) {
-				t.Errorf("got a body without the marker")
-			}
-			if !utf8.ValidString(got) {
-				t.Errorf("got invalid UTF-8")
-			}
-			if cut := utf8.RuneCountInString(tt.body) > MaxCommentLength; cut != strings.Contains(got, "(truncated:") {
-				t.Errorf("got truncation note %v, want %v", !cut, cut)
+			if err != nil || got != tt.want {
+				t.Errorf("got %.40q… (%v), want %.40q…", got, err, tt.want)
 			}
 		})
 	}

@@ -56,7 +56,7 @@ func TestFileAt(t *testing.T) {
 	}
 }
 
-func TestOpenPullsPages(t *testing.T) {
+func TestListPullsPages(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	h.srv.SetPageSize(30)
@@ -71,16 +71,17 @@ func TestOpenPullsPages(t *testing.T) {
 	seen := map[int]Pull{}
 	page, pages := 1, 0
 	for page != 0 {
-		pulls, next, err := h.c.OpenPulls(ctx, page, 0)
+		pp, err := h.c.ListPulls(ctx, PullQuery{Page: page})
 		if err != nil {
-			t.Fatalf("OpenPulls(%d): %v", page, err)
+			t.Fatalf("ListPulls(page %d): %v", page, err)
 		}
+		pulls, next := pp.Pulls, pp.Next
 		pages++
 		if pages > 10 {
 			t.Fatalf("got more than 10 pages")
 		}
 		for _, p := range pulls {
-			seen[p.Number] = p
+			seen[p.Number] = p.Pull
 		}
 		page = next
 	}
@@ -97,8 +98,8 @@ func TestOpenPullsPages(t *testing.T) {
 	}
 
 	// A small page size stops where the caller asks.
-	pulls, next, err := h.c.OpenPulls(ctx, 2, 10)
-	if err != nil || len(pulls) != 10 || next != 3 {
-		t.Errorf("OpenPulls(2, 10): got %d pulls, next %d, %v, want 10, 3, nil", len(pulls), next, err)
+	pp, err := h.c.ListPulls(ctx, PullQuery{Page: 2, PerPage: 10})
+	if err != nil || len(pp.Pulls) != 10 || pp.Next != 3 {
+		t.Errorf("ListPulls(page 2 of 10): got %d pulls, next %d, %v, want 10, 3, nil", len(pp.Pulls), pp.Next, err)
 	}
 }

@@ -128,25 +128,6 @@ func (c *Client) RemoveLabel(ctx context.Context, number int, label string) erro
 	return err
 }
 
-// IssueLabels returns the names of the labels on issue or pull request
-// number.
-func (c *Client) IssueLabels(ctx context.Context, number int) ([]string, error) {
-	if err := validNumber(number); err != nil {
-		return nil, fmt.Errorf("issue labels: %w", err)
-	}
-	call := "GET " + c.path("/issues/%d/labels", number)
-	labels, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*gh.Label, *gh.Response, error) {
-		return c.gh.Issues.ListLabelsByIssue(ctx, c.owner, c.repo, number, &o)
-	})
-	names := make([]string, 0, len(labels))
-	for _, l := range labels {
-		if l != nil {
-			names = append(names, l.GetName())
-		}
-	}
-	return names, err
-}
-
 // LabelEvents returns the labeled and unlabeled events of issue or pull
 // request number, oldest first as GitHub lists them (all pages).
 func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {

@@ -1,7 +1,6 @@
 package github
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -58,33 +57,4 @@ func pullOf(p *gh.PullRequest) Pull {
 		}
 	}
 	return out
-}
-
-// OpenPulls returns one page of open pull requests, newest first: page
-// counts from 1 (0 means 1), perPage is at most 100 (0 means 100). next
-// is the following page, 0 on the last, so that a caller can stop when
-// its call budget is spent.
-func (c *Client) OpenPulls(ctx context.Context, page, perPage int) (pulls []Pull, next int, err error) {
-	page = max(page, 1)
-	if perPage <= 0 || perPage > 100 {
-		perPage = 100
-	}
-	call := "GET " + c.path("/pulls")
-	list, resp, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &gh.PullRequestListOptions{
-		State:       "open",
-		ListOptions: gh.ListOptions{Page: page, PerPage: perPage},
-	})
-	if err != nil {
-		return nil, 0, c.fail(call, err)
-	}
-	pulls = make([]Pull, 0, len(list))
-	for _, p := range list {
-		if p != nil {
-			pulls = append(pulls, pullOf(p))
-		}
-	}
-	if resp != nil && resp.NextPage > page {
-		next = resp.NextPage
-	}
-	return pulls, next, nil
 }

@@ -58,8 +58,8 @@ func (c *Client) SetStatus(ctx context.Context, sha, state, description, targetU
 
 // CreateCheckRun creates a completed check run "loopbreaker" on sha with
 // conclusion (success, failure, neutral, cancelled, skipped, timed_out or
-// action_required), an output title and a markdown summary cut to 65,535
-// characters with a note.
+// action_required), an output title and a markdown summary of at most
+// 65,535 characters (a longer one is refused before any call).
 func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, summary string) error {
 	if !shaPattern().MatchString(sha) {
 		return fmt.Errorf("create check run: %q is not a commit hash", bounded(sha, 80))
@@ -73,7 +73,9 @@ func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, sum
 		title = StatusContext
 	}
 	title = bounded(title, maxCheckTitle)
-	summary = fitSummary(summary)
+	if n := runeLen(summary); n > maxCheckSummary {
+		return fmt.Errorf("create check run on %s: the summary has %d characters, more than the %d GitHub allows", sha, n, maxCheckSummary)
+	}
 	if c.opts.DryRun {
 		c.plan("create check run %q on %s: %s, %q", StatusContext, sha, conclusion, title)
 		return nil
@@ -91,14 +93,4 @@ func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, sum
 		},
 	})
 	return c.fail(call, err)
-}
-
-// fitSummary cuts a check-run summary to maxCheckSummary characters,
-// ending in a note when cut.
-func fitSummary(s string) string {
-	const note = "\n\n… (truncated to fit GitHub's limit of 65535 characters)\n"
-	if len(s) <= maxCheckSummary || runeLen(s) <= maxCheckSummary {
-		return s
-	}
-	return cutRunes(s, maxCheckSummary-runeLen(note)) + note
 }

@@ -51,7 +51,13 @@ func TestSetStatusRejectsBadInput(t *testing.T) {
 func TestCreateCheckRun(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	summary := strings.Repeat("s", 70000)
+	summary := strings.Repeat("é", 65535)
+	if err := h.c.CreateCheckRun(context.Background(), head, "failure", "OPEN: same error 5 times", summary+"s"); err == nil || !strings.Contains(err.Error(), "65536 characters") {
+		t.Errorf("a summary of 65,536 characters: got %v, want a refusal naming its length", err)
+	}
+	if n := h.srv.Calls(); n != 0 {
+		t.Errorf("the refused check run made %d calls, want 0", n)
+	}
 	if err := h.c.CreateCheckRun(context.Background(), head, "failure", "OPEN: same error 5 times", summary); err != nil {
 		t.Fatalf("CreateCheckRun: %v", err)
 	}
@@ -63,8 +69,8 @@ func TestCreateCheckRun(t *testing.T) {
 	if r.Name != "loopbreaker" || r.Status != "completed" || r.Conclusion != "failure" || r.Title != "OPEN: same error 5 times" {
 		t.Errorf("got %+v, want loopbreaker completed failure with the title", r)
 	}
-	if n := utf8.RuneCountInString(r.Summary); n > 65535 || !strings.HasSuffix(r.Summary, "characters)\n") {
-		t.Errorf("got a summary of %d characters ending %q, want at most 65535 ending in the note", n, r.Summary[len(r.Summary)-20:])
+	if r.Summary != summary {
+		t.Errorf("got a summary of %d characters, want the %d sent, uncut", utf8.RuneCountInString(r.Summary), utf8.RuneCountInString(summary))
 	}
 	if err := h.c.CreateCheckRun(context.Background(), head, "maybe", "", ""); err == nil {
 		t.Errorf("conclusion maybe: got no error, want one")

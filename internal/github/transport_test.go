@@ -14,13 +14,16 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 )
 
-const labelsPath = "/repos/acme/widget/issues/1/labels"
+const (
+	labelsPath = "/repos/acme/widget/issues/1/labels"
+	eventsPath = "/repos/acme/widget/issues/1/events"
+)
 
 func TestTransportFaults(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
-		method      string // of the call below: GET IssueLabels or POST AddLabels
+		method      string // of the call below: GET LabelEvents or POST AddLabels
 		fault       fakegithub.Fault
 		edit        func(*Options)
 		wantErr     error // nil = success
@@ -43,7 +46,7 @@ func TestTransportFaults(t *testing.T) {
 		{
 			name: "502 exhausted", method: "GET",
 			fault:   fakegithub.Fault{Status: 502},
-			wantErr: errTransient, wantStatus: 502, wantText: "GET " + labelsPath + ": 502 Bad Gateway",
+			wantErr: errTransient, wantStatus: 502, wantText: "GET " + eventsPath + ": 502 Bad Gateway",
 			wantCalls: 4, wantSleeps: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
 		},
 		{
@@ -95,10 +98,14 @@ func TestTransportFaults(t *testing.T) {
 			if tt.edit != nil {
 				c, sl = newClient(t, h.srv.URL, tt.edit)
 			}
-			h.srv.Inject(tt.method, labelsPath, tt.fault)
+			path := labelsPath
+			if tt.method == "GET" {
+				path = eventsPath
+			}
+			h.srv.Inject(tt.method, path, tt.fault)
 			var err error
 			if tt.method == "GET" {
-				_, err = c.IssueLabels(context.Background(), 1)
+				_, err = c.LabelEvents(context.Background(), 1)
 			} else {
 				err = c.AddLabels(context.Background(), 1, "loopbreaker:open")
 			}
@@ -121,7 +128,7 @@ func TestTransportFaults(t *testing.T) {
 				if ae.Status != tt.wantStatus {
 					t.Errorf("got status %d, want %d", ae.Status, tt.wantStatus)
 				}
-				if !strings.HasPrefix(ae.Error(), tt.method+" "+labelsPath+": ") || !strings.Contains(ae.Error(), tt.wantText) {
+				if !strings.HasPrefix(ae.Error(), tt.method+" "+path+": ") || !strings.Contains(ae.Error(), tt.wantText) {
 					t.Errorf("got %q, want it to name the call and mention %q", ae.Error(), tt.wantText)
 				}
 			}
@@ -153,7 +160,7 @@ func TestPrimaryLimitBlocksLaterCalls(t *testing.T) {
 	h := setup(t)
 	now := time.Now()
 	h.srv.SetRateLimit(5000, 0, now.Add(40*time.Minute))
-	_, err := h.c.IssueLabels(context.Background(), 1)
+	_, err := h.c.LabelEvents(context.Background(), 1)
 	var ae *APIError
 	if !errors.As(err, &ae) || !ae.RateLimited || ae.RetryAfter < 39*time.Minute || ae.RetryAfter > 41*time.Minute {
 		t.Fatalf("got %v, want a rate limit resetting in about 40m", err)
@@ -185,7 +192,7 @@ func TestRateRemainingTracksAnswers(t *testing.T) {
 		t.Errorf("RateRemaining before any call: got known, want unknown")
 	}
 	h.srv.SetRateLimit(100, 50, time.Now().Add(time.Hour))
-	if _, err := h.c.IssueLabels(context.Background(), 1); err != nil {
+	if _, err := h.c.LabelEvents(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	if rem, lim, ok := h.c.RateRemaining(); !ok || rem != 49 || lim != 100 {
@@ -208,7 +215,7 @@ func TestReadOnlyTokenIsForbidden(t *testing.T) {
 		t.Errorf("got %d calls, want 1 (no retry)", got)
 	}
 	// Reads still work.
-	if _, err := h.c.IssueLabels(context.Background(), 1); err != nil {
+	if _, err := h.c.LabelEvents(context.Background(), 1); err != nil {
 		t.Errorf("read with a read-only token: %v", err)
 	}
 }
@@ -217,7 +224,7 @@ func TestBadTokenIsForbidden(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	c := h.again(t, func(o *Options) { o.Token = "wrong" })
-	_, err := c.IssueLabels(context.Background(), 1)
+	_, err := c.LabelEvents(context.Background(), 1)
 	if !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "Bad credentials") {
 		t.Errorf("got %v, want ErrForbidden with Bad credentials", err)
 	}
@@ -226,16 +233,16 @@ func TestBadTokenIsForbidden(t *testing.T) {
 func TestSlowAnswerHonoursDeadline(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	h.srv.Inject("GET", labelsPath, fakegithub.Fault{Delay: time.Minute})
+	h.srv.Inject("GET", eventsPath, fakegithub.Fault{Delay: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := h.c.IssueLabels(ctx, 1)
+	_, err := h.c.LabelEvents(ctx, 1)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want context.DeadlineExceeded", err)
 	}
 	var ae *APIError
-	if !errors.As(err, &ae) || !strings.HasPrefix(ae.Error(), "GET "+labelsPath) {
+	if !errors.As(err, &ae) || !strings.HasPrefix(ae.Error(), "GET "+eventsPath) {
 		t.Errorf("got %v, want an *APIError naming the call", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -282,7 +289,7 @@ func TestNetworkErrorsRetried(t *testing.T) {
 	}
 
 	f.n.Store(10)
-	_, err := c.IssueLabels(context.Background(), 1)
+	_, err := c.LabelEvents(context.Background(), 1)
 	if err == nil || !strings.Contains(err.Error(), "connection reset") || !strings.Contains(err.Error(), "after 4 attempts") {
 		t.Errorf("got %v, want the network error after 4 attempts", err)
 	}
@@ -294,8 +301,8 @@ func TestSleepErrorStopsRetries(t *testing.T) {
 	c, _ := newClient(t, h.srv.URL, func(o *Options) {
 		o.Sleep = func(context.Context, time.Duration) error { return context.Canceled }
 	})
-	h.srv.Inject("GET", labelsPath, fakegithub.Fault{Status: 500})
-	_, err := c.IssueLabels(context.Background(), 1)
+	h.srv.Inject("GET", eventsPath, fakegithub.Fault{Status: 500})
+	_, err := c.LabelEvents(context.Background(), 1)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
@@ -361,9 +368,9 @@ func TestEnterpriseBasePath(t *testing.T) {
 	if err := c.AddLabels(context.Background(), 1, "x"); err != nil {
 		t.Fatalf("AddLabels via /api/v3: %v", err)
 	}
-	h.srv.Inject("GET", labelsPath, fakegithub.Fault{Status: 404})
-	_, err := c.IssueLabels(context.Background(), 1)
-	if err == nil || !strings.HasPrefix(err.Error(), "GET "+labelsPath+": 404") {
+	h.srv.Inject("GET", eventsPath, fakegithub.Fault{Status: 404})
+	_, err := c.LabelEvents(context.Background(), 1)
+	if err == nil || !strings.HasPrefix(err.Error(), "GET "+eventsPath+": 404") {
 		t.Errorf("got %v, want the call named without the base path", err)
 	}
 }
@@ -407,7 +414,7 @@ func TestSecondaryLimitBlocksLaterCalls(t *testing.T) {
 	if !errors.As(err, &ae) || !ae.RateLimited || ae.RetryAfter != 2*time.Minute {
 		t.Fatalf("got %v, want a secondary limit asking for 2m", err)
 	}
-	_, err = h.c.IssueLabels(context.Background(), 1)
+	_, err = h.c.LabelEvents(context.Background(), 1)
 	if !errors.Is(err, ErrRateLimited) || !strings.Contains(err.Error(), "not sent") {
 		t.Errorf("got %v, want the next call refused locally", err)
 	}
@@ -422,12 +429,12 @@ func TestLastCallOfTheLimit(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	h.srv.SetRateLimit(5000, 1, time.Now().Add(time.Hour))
-	if _, err := h.c.IssueLabels(context.Background(), 1); err != nil {
+	if _, err := h.c.LabelEvents(context.Background(), 1); err != nil {
 		t.Fatalf("last call: %v", err)
 	}
-	_, err := h.c.IssueLabels(context.Background(), 1)
+	_, err := h.c.LabelEvents(context.Background(), 1)
 	var ae *APIError
-	if !errors.As(err, &ae) || !ae.RateLimited || ae.RetryAfter <= 0 || !strings.HasPrefix(ae.Error(), "GET "+labelsPath) {
+	if !errors.As(err, &ae) || !ae.RateLimited || ae.RetryAfter <= 0 || !strings.HasPrefix(ae.Error(), "GET "+eventsPath) {
 		t.Errorf("got %v, want a rate limit naming the call with the time left", err)
 	}
 	if got := h.c.Calls(); got != 1 {
