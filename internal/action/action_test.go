@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -158,11 +159,11 @@ func TestOpenFailsLabelsCommentsAndSetsStatus(t *testing.T) {
 	if err := json.Unmarshal([]byte(o["decision"]), &d); err != nil || d["state"] != "OPEN" {
 		t.Errorf("decision output is not the JSON decision: %v", err)
 	}
-	if got := h.fake.IssueLabels("octo", "loop", 7); !contains(got, LabelOpen) {
-		t.Errorf("got labels %v, want %s", got, LabelOpen)
+	if got := h.fake.IssueLabels("octo", "loop", 7); !contains(got, present.LabelOpen) {
+		t.Errorf("got labels %v, want %s", got, present.LabelOpen)
 	}
 	cs := h.fake.Comments("octo", "loop", 7)
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, Marker) || !strings.Contains(cs[0].Body, "no progress") {
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, present.Marker) || !strings.Contains(cs[0].Body, "no progress") {
 		t.Fatalf("got %d comments, want one sticky comment with the reason", len(cs))
 	}
 	st := h.fake.Statuses("octo", "loop", h.loop.head)
@@ -240,7 +241,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 func TestTrustedCommentResets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, stagnant(t), LabelOpen)
+	h := newHarness(t, stagnant(t), present.LabelOpen)
 	h.fake.SetPermission("octo", "loop", "maintainer", "write")
 	h.fake.SetPermission("octo", "loop", "drive-by", "read")
 	h.fake.AddComment("octo", "loop", 7, "drive-by", "User", "/loopbreaker reset", start.Add(2*time.Hour))
@@ -261,13 +262,13 @@ func TestTrustedCommentResets(t *testing.T) {
 func TestLabelRemovedByBotIsNoReset(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t)) // the label is already gone from the PR
-	h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", LabelOpen, "github-actions[bot]", "Bot", start.Add(30*time.Hour))
+	h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "github-actions[bot]", "Bot", start.Add(30*time.Hour))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("label removed by the workflow's token: got exit %d, want %d", code, exitOpen)
 	}
 	h2 := newHarness(t, stagnant(t))
 	h2.fake.SetPermission("octo", "loop", "maintainer", "admin")
-	h2.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", LabelOpen, "maintainer", "User", start.Add(30*time.Hour))
+	h2.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(30*time.Hour))
 	h2.now = start.Add(31 * time.Hour)
 	if code := h2.run(); code != exitContinue {
 		t.Fatalf("label removed by a maintainer: got exit %d, want 0\n%s", code, h2.log.String())
@@ -289,7 +290,7 @@ func TestPolicyComesFromTheBaseBranch(t *testing.T) {
 
 func TestDisabledByLabel(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, stagnant(t), LabelDisabled)
+	h := newHarness(t, stagnant(t), present.LabelDisabled)
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("got exit %d, want 0", code)
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
-	"github.com/loopbreaker/loopbreaker/internal/github"
-	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -88,28 +88,6 @@ func parseDate(v string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// AuditSticky is the sticky comment's format, for the audit to read its
-// digest and commands and to keep the digest when it edits the comment.
-func AuditSticky() audit.Sticky {
-	return audit.Sticky{
-		Marker: Marker,
-		Decode: DecodeDigest,
-		Encode: func(recs []ledger.Record) string {
-			s, _ := EncodeDigest(recs)
-			return s
-		},
-		Command: func(body string) (string, string, bool) {
-			c, ok := ParseCommand(body)
-			return c.Verb, c.Text, ok
-		},
-	}
-}
-
-// AuditLabels are the names of the labels loopbreaker manages.
-func AuditLabels() audit.Labels {
-	return audit.Labels{Open: LabelOpen, HalfOpen: LabelHalfOpen, ForceOpen: LabelForceOpen, Disabled: LabelDisabled}
-}
-
 // audit runs mode: audit over the repository's open pull requests and
 // reports: outputs, the job summary, and a warning annotation (never a
 // silent success) when the run stopped early.
@@ -122,8 +100,7 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 	if ai.Repository != "" && !strings.EqualFold(ai.Repository, r.owner+"/"+r.repo) {
 		owner, repo, _ = strings.Cut(ai.Repository, "/")
 		var err error
-		client, err = github.New(github.Options{Token: in.Token, BaseURL: r.getenv("GITHUB_API_URL"), Owner: owner, Repo: repo,
-			DryRun: in.DryRun, Sleep: r.env.Sleep, Now: r.env.Now, HTTPClient: r.env.HTTPClient})
+		client, err = r.connect(owner, repo)
 		if err != nil {
 			return 0, fmt.Errorf("input repository: %w", err)
 		}
@@ -131,8 +108,7 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 	opts := audit.Options{
 		Owner: owner, Repo: repo, Policy: pol, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")), ProtectPaths: protect,
 		Filters: ai.Filters, Shard: ai.Shard, Budget: ai.Budget, Reserve: ai.Reserve, DryRun: in.DryRun, Now: r.env.Now().UTC(),
-		Labels: AuditLabels(), ManageLabels: in.Labels, OnOpen: without(in.OnOpen, "fail"), OnHalfOpen: in.OnHalfOpen,
-		Sticky: AuditSticky(), MaxArtifactBytes: MaxArtifactBytes,
+		ManageLabels: in.Labels, OnOpen: without(in.OnOpen, "fail"), OnHalfOpen: in.OnHalfOpen, MaxArtifactBytes: MaxArtifactBytes,
 		Log: func(format string, args ...any) { r.gha.Debugf(format, args...) },
 	}
 	if in.UseArtifact {
@@ -151,8 +127,8 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 		return 0, err
 	}
 	r.setOutputs(auditOutputs(res))
-	r.summary(res.Markdown())
-	r.annotateAudit(res)
+	r.summary(present.AuditSummary(res))
+	r.annotate(present.AuditAnnotations(res))
 	if Has(in.OnOpen, "fail") && !in.DryRun && len(res.Tripped()) > 0 {
 		return exitOpen, nil
 	}
@@ -171,7 +147,7 @@ func without(list []string, s string) []string {
 }
 
 // auditOutputs are the action's outputs for an audit.
-func auditOutputs(res *audit.Result) map[string]string {
+func auditOutputs(res *report.Result) map[string]string {
 	js := func(v any) string {
 		data, err := json.Marshal(v)
 		if err != nil {
@@ -190,37 +166,4 @@ func auditOutputs(res *audit.Result) map[string]string {
 		"stopped-early":        strconv.FormatBool(res.StoppedEarly),
 		"report":               js(res),
 	}
-}
-
-// annotateAudit writes the run's annotations: a warning when it stopped
-// early, one for stuck pull requests, and one when writes were refused.
-func (r *run) annotateAudit(res *audit.Result) {
-	if s := res.StopText(); s != "" {
-		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker audit stopped early"}).Warningf("%s %s", render.Clean(s), res.BudgetLine())
-	}
-	if n := res.Tripped(); len(n) > 0 {
-		verb := "are OPEN (stuck)"
-		if res.DryRun {
-			verb = "would be OPEN (dry run)"
-		}
-		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker audit"}).Warningf("%d pull requests %s: %s", len(n), verb, numbers(n))
-	}
-	for _, note := range res.Notes {
-		if strings.HasPrefix(note, "writes were refused") {
-			r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker audit could not write"}).Warningf("%s", render.Clean(note))
-		}
-	}
-	r.gha.Noticef("loopbreaker audit: %s. %s", render.Clean(res.Headline()), res.BudgetLine())
-}
-
-func numbers(ns []int) string {
-	parts := make([]string, 0, min(len(ns), 50))
-	for i, n := range ns {
-		if i == 50 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ns)-i))
-			break
-		}
-		parts = append(parts, "#"+strconv.Itoa(n))
-	}
-	return strings.Join(parts, ", ")
 }

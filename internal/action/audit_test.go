@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // auditRun is the action in mode audit on a schedule event, against the
@@ -58,8 +59,8 @@ func (a *auditRun) stuckPull(n int) {
 	for i := 0; i < 4; i++ {
 		recs = append(recs, ledger.Record{Version: 1, RunID: int64(10 + i), RunAttempt: 1, Commit: head, At: start.Add(time.Duration(i+1) * time.Hour), Errors: []ledger.Error{}})
 	}
-	digest, _ := EncodeDigest(recs)
-	a.fake.AddComment("octo", "loop", n, fakegithub.DefaultLogin, "Bot", Marker+"\n"+digest, start.Add(5*time.Hour))
+	digest, _ := present.EncodeDigest(recs)
+	a.fake.AddComment("octo", "loop", n, fakegithub.DefaultLogin, "Bot", present.Marker+"\n"+digest, start.Add(5*time.Hour))
 }
 
 func (a *auditRun) healthyPull(n int, user string) {
@@ -97,7 +98,7 @@ func TestAuditModeLabelsAndReports(t *testing.T) {
 	a.healthyPull(2, "devin-ai-integration[bot]")
 	a.healthyPull(3, "alice") // not an agent account: skipped
 	a.fake.AddPull("octo", "loop", fakegithub.Pull{Number: 4, User: "Copilot", UserType: "Bot", HeadSHA: fmt.Sprintf("%040x", 4),
-		Labels: []string{LabelHalfOpen}, Commits: []string{fmt.Sprintf("%040x", 4)}, CreatedAt: start, UpdatedAt: start})
+		Labels: []string{present.LabelHalfOpen}, Commits: []string{fmt.Sprintf("%040x", 4)}, CreatedAt: start, UpdatedAt: start})
 	if code := a.run(); code != exitContinue {
 		t.Fatalf("got exit %d, want 0\n%s", code, a.log.String())
 	}
@@ -115,8 +116,8 @@ func TestAuditModeLabelsAndReports(t *testing.T) {
 	if err := json.Unmarshal([]byte(o["report"]), &report); err != nil || report["repository"] != "octo/loop" {
 		t.Errorf("report output is not the JSON report: %v", err)
 	}
-	if l := a.fake.IssueLabels("octo", "loop", 1); !contains(l, LabelOpen) {
-		t.Errorf("#1: got labels %v, want %s", l, LabelOpen)
+	if l := a.fake.IssueLabels("octo", "loop", 1); !contains(l, present.LabelOpen) {
+		t.Errorf("#1: got labels %v, want %s", l, present.LabelOpen)
 	}
 	if l := a.fake.IssueLabels("octo", "loop", 4); len(l) != 0 {
 		t.Errorf("#4 recovered: got labels %v, want none", l)

@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
-	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // runWithTimeout runs the action like harness.run, through an HTTP client
@@ -86,7 +84,7 @@ func faultCases() []faultCase {
 			inject: func(h *harness) {
 				h.fake.Inject("POST", repo+"/issues/7/labels", fakegithub.Fault{Status: 429, RetryAfter: 7, Times: 1})
 			}},
-		{name: "404 removing a label already gone", failStops: false, labels: []string{LabelHalfOpen}, hit: "DELETE " + repo + "/issues/7/labels/",
+		{name: "404 removing a label already gone", failStops: false, labels: []string{present.LabelHalfOpen}, hit: "DELETE " + repo + "/issues/7/labels/",
 			inject: func(h *harness) {
 				h.fake.Inject("DELETE", repo+"/issues/7/labels/", fakegithub.Fault{Status: 404})
 			}},
@@ -174,11 +172,11 @@ func TestFaultsStillDecide(t *testing.T) {
 				if code := h.runWithTimeout(5 * time.Second); code != exitOpen {
 					t.Fatalf("clean run after the fault: got exit %d, want %d\n%s", code, exitOpen, h.log.String())
 				}
-				if cs := h.fake.Comments("octo", "loop", 7); len(cs) != 1 || !strings.Contains(cs[0].Body, Marker) {
+				if cs := h.fake.Comments("octo", "loop", 7); len(cs) != 1 || !strings.Contains(cs[0].Body, present.Marker) {
 					t.Errorf("got %d comments after a clean run, want exactly one sticky comment", len(cs))
 				}
-				if got := h.fake.IssueLabels("octo", "loop", 7); !contains(got, LabelOpen) {
-					t.Errorf("got labels %v after a clean run, want %s", got, LabelOpen)
+				if got := h.fake.IssueLabels("octo", "loop", 7); !contains(got, present.LabelOpen) {
+					t.Errorf("got labels %v after a clean run, want %s", got, present.LabelOpen)
 				}
 			})
 		}
@@ -192,36 +190,4 @@ func containsDuration(list []time.Duration, d time.Duration) bool {
 		}
 	}
 	return false
-}
-
-// TestCommentBodyFitsTheLimit: a decision whose report would be longer
-// than GitHub accepts is cut, and the ledger digest at its end survives.
-func TestCommentBodyFitsTheLimit(t *testing.T) {
-	t.Parallel()
-	var recent []breaker.Step
-	for i := 0; i < breaker.MaxRecent; i++ {
-		var errs []string
-		for j := 0; j < 64; j++ {
-			errs = append(errs, strings.Repeat("é", 1000))
-		}
-		recent = append(recent, breaker.Step{Iteration: i + 1, At: start, Errors: errs, Files: []string{strings.Repeat("f", 4000)}})
-	}
-	reason, trig := strings.Repeat("x", 70000), "same_error"
-	d := breaker.Decision{State: breaker.Open, Iteration: 50, Reason: &reason, Trigger: &trig, Recent: recent}
-	var recs []ledger.Record
-	for i := 1; i <= 30; i++ {
-		recs = append(recs, ledger.Record{Version: 1, RunID: int64(i), RunAttempt: 1, At: start.Add(time.Duration(i) * time.Minute), Errors: []ledger.Error{}})
-	}
-	r := &run{in: &Inputs{}}
-	body := r.commentBody(&loop.Result{Decisions: []breaker.Decision{d}, Records: recs})
-	if n := len([]rune(body)); n > fakegithub.MaxCommentLength {
-		t.Fatalf("comment body is %d characters, want at most %d", n, fakegithub.MaxCommentLength)
-	}
-	if !strings.Contains(body, "(truncated)") {
-		t.Errorf("the cut body does not say it was truncated")
-	}
-	l, err := DecodeDigest(body)
-	if err != nil || len(l.Records) != len(recs) {
-		t.Errorf("digest after the cut: %v, %d records, want all %d", err, len(l.Records), len(recs))
-	}
 }

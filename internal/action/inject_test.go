@@ -20,6 +20,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // hostile is agent text that tries every trick on every path: workflow
@@ -274,7 +275,7 @@ func TestInjectionStickyComment(t *testing.T) {
 	}
 	body := cs[0].Body
 	digest := regexp.MustCompile(`<!-- loopbreaker-digest:v1:[A-Za-z0-9+/=]* -->`)
-	checkMarkdown(t, "comment", body, MaxComment, Marker, digest.FindString(body), "<details><summary>Commands</summary>", "</details>")
+	checkMarkdown(t, "comment", body, present.CommentBudget, present.Marker, digest.FindString(body), "<details><summary>Commands</summary>", "</details>")
 }
 
 func TestInjectionLabelsAndStatus(t *testing.T) {
@@ -282,7 +283,7 @@ func TestInjectionLabelsAndStatus(t *testing.T) {
 	h := hostileLoop(t)
 	runHostile(t, h)
 	for _, l := range h.fake.IssueLabels("octo", "loop", 7) {
-		if l != LabelOpen && l != LabelHalfOpen {
+		if l != present.LabelOpen && l != present.LabelHalfOpen {
 			t.Errorf("got label %q, want only the action's own", l)
 		}
 	}
@@ -319,7 +320,7 @@ func TestInjectionCheckRun(t *testing.T) {
 // decision's reason and from there everywhere; it is escaped the same way.
 func TestInjectionGuideComment(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, stagnant(t), LabelOpen)
+	h := newHarness(t, stagnant(t), present.LabelOpen)
 	h.fake.SetPermission("octo", "loop", "maintainer", "write")
 	h.fake.AddComment("octo", "loop", 7, "maintainer", "User", "/loopbreaker guide "+hostile+strings.Repeat("B", 70000), start.Add(30*time.Hour))
 	h.now = start.Add(31 * time.Hour)
@@ -332,14 +333,6 @@ func TestInjectionGuideComment(t *testing.T) {
 		if k != "decision" && strings.ContainsAny(v, "\n\r\x1b") {
 			t.Errorf("output %s holds a line break or escape: %.100q", k, v)
 		}
-	}
-}
-
-func TestParseCommandKeepsUTF8(t *testing.T) {
-	t.Parallel()
-	c, ok := ParseCommand("/loopbreaker guide " + strings.Repeat("a", 499) + "é and more")
-	if !ok || !utf8.ValidString(c.Text) || len(c.Text) > 500 {
-		t.Errorf("got %q (%d bytes, valid %v), want at most 500 bytes of valid UTF-8", c.Text, len(c.Text), utf8.ValidString(c.Text))
 	}
 }
 

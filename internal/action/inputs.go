@@ -31,14 +31,6 @@ type Inputs struct {
 	Audit *AuditInputs
 }
 
-// Label names the action manages.
-const (
-	LabelOpen      = "loopbreaker:open"
-	LabelHalfOpen  = "loopbreaker:half-open"
-	LabelForceOpen = "loopbreaker:force-open"
-	LabelDisabled  = "loopbreaker:disabled"
-)
-
 // ReadInputs reads and validates the inputs through get (INPUT_* lookup).
 func ReadInputs(get func(string) string) (*Inputs, error) {
 	in := &Inputs{

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit"
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 )
 
 // metadata is what the line reader takes from an action.yml: each input's
@@ -140,7 +140,7 @@ func TestEveryInputReadIsDeclared(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("inputs read but not declared in action.yml: %v", missing)
 	}
-	for name := range auditOutputs(&audit.Result{}) {
+	for name := range auditOutputs(&report.Result{}) {
 		if _, ok := docker.outputs[name]; !ok {
 			t.Errorf("the audit sets output %s, which action.yml does not declare", name)
 		}

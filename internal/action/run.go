@@ -23,6 +23,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -37,6 +38,10 @@ type Env struct {
 	// Sleep waits between API retries; tests pass one that records and
 	// returns at once.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Connect opens the GitHub seam for the repository o names (nil: the
+	// REST client, github.New); tests of the action's logic pass an
+	// in-memory one.
+	Connect func(o github.Options) (github.API, error)
 }
 
 // Exit codes of the action (the domain's, as for the CLI).
@@ -60,7 +65,7 @@ type run struct {
 	ws     string
 	runID  int64
 	try    int
-	client *github.Client
+	client github.API
 	notes  []string
 	sticky *github.Comment
 }
@@ -103,14 +108,14 @@ func (r *run) main(ctx context.Context) (int, error) {
 		r.try = 1
 	}
 
-	if in.Disabled || r.ev.HasLabel(LabelDisabled) {
+	if in.Disabled || r.ev.HasLabel(present.LabelDisabled) {
 		why := "the disabled input is true"
 		if !in.Disabled {
-			why = "the PR has the " + LabelDisabled + " label"
+			why = "the PR has the " + present.LabelDisabled + " label"
 		}
 		r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
 		r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": "null"})
-		r.summary(fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", why))
+		r.summary(present.DisabledSummary(why))
 		return exitContinue, nil
 	}
 
@@ -119,9 +124,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	} else if r.owner == "" || r.repo == "" {
 		r.gha.Warningf("loopbreaker: GITHUB_REPOSITORY is not set: no GitHub side effects")
 	} else {
-		r.client, err = github.New(github.Options{Token: in.Token, BaseURL: r.getenv("GITHUB_API_URL"), Owner: r.owner, Repo: r.repo,
-			DryRun: in.DryRun, Sleep: r.env.Sleep, Now: r.env.Now, HTTPClient: r.env.HTTPClient})
-		if err != nil {
+		if r.client, err = r.connect(r.owner, r.repo); err != nil {
 			return 0, err
 		}
 	}
@@ -149,7 +152,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil {
+	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil {
 		// The open label is gone: a reset if a trusted person removed it.
 		if c, ok := r.labelReset(ctx, *d.OpenedAt); ok {
 			cfg.Controls = append(cfg.Controls, c)
@@ -160,6 +163,16 @@ func (r *run) main(ctx context.Context) (int, error) {
 	}
 	r.notes = append(r.notes, res.Notes...)
 	return r.report(ctx, res)
+}
+
+// connect opens the GitHub seam for owner/repo with the run's token.
+func (r *run) connect(owner, repo string) (github.API, error) {
+	o := github.Options{Token: r.in.Token, BaseURL: r.getenv("GITHUB_API_URL"), Owner: owner, Repo: repo,
+		DryRun: r.in.DryRun, Sleep: r.env.Sleep, Now: r.env.Now, HTTPClient: r.env.HTTPClient}
+	if r.env.Connect != nil {
+		return r.env.Connect(o)
+	}
+	return github.New(o)
 }
 
 // inWorkspace resolves relative paths and globs against the workspace.
@@ -236,8 +249,8 @@ func (r *run) apiError(what string, err error) error {
 // gather fetches the ledger (artifact, else the sticky comment's digest)
 // and the controls of trusted people.
 func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
-	if r.ev.HasLabel(LabelForceOpen) {
-		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: "held open by the " + LabelForceOpen + " label"})
+	if r.ev.HasLabel(present.LabelForceOpen) {
+		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label"})
 	}
 	if r.client == nil {
 		r.notes = append(r.notes, "git-only evidence: no token to read earlier records")
@@ -263,7 +276,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
 			return err
 		}
 		if cfg.Ledger == nil && r.sticky != nil {
-			if l, err := DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
+			if l, err := present.DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
 				cfg.Ledger = l
 				r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(l.Records)))
 			}
@@ -345,22 +358,22 @@ func (r *run) trusted(ctx context.Context, cache map[string]bool, login, userTyp
 // commands finds the sticky comment and turns trusted /loopbreaker
 // commands into controls.
 func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) error {
-	r.sticky = control.Sticky(comments, Marker, r.ev.Author)
+	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
 	cache := map[string]bool{}
 	for i := range comments {
 		c := &comments[i]
-		if strings.Contains(c.Body, Marker) {
+		if strings.Contains(c.Body, present.Marker) {
 			continue
 		}
-		cmd, ok := ParseCommand(c.Body)
+		verb, text, ok := control.ParseCommand(c.Body)
 		if !ok {
 			continue
 		}
 		if !r.trusted(ctx, cache, c.Login, c.UserType) {
-			r.notes = append(r.notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", cmd.Verb, c.Login))
+			r.notes = append(r.notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, c.Login))
 			continue
 		}
-		if ctl, ok := control.FromCommand(cmd.Verb, cmd.Text, c.Login, c.CreatedAt); ok {
+		if ctl, ok := control.FromCommand(verb, text, c.Login, c.CreatedAt); ok {
 			cfg.Controls = append(cfg.Controls, ctl)
 		}
 	}
@@ -376,14 +389,14 @@ func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control,
 		r.apiError("list label events", err)
 		return loop.Control{}, false
 	}
-	e, ok := control.LabelRemoval(events, LabelOpen, openedAt)
+	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
 	if !ok {
 		return loop.Control{}, false
 	}
 	if r.trusted(ctx, map[string]bool{}, e.Actor, e.ActorType) {
-		return control.LabelReset(e, LabelOpen), true
+		return control.LabelReset(e, present.LabelOpen), true
 	}
-	r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", LabelOpen, e.Actor))
+	r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
 	return loop.Control{}, false
 }
 
@@ -405,12 +418,16 @@ func (r *run) report(ctx context.Context, res *loop.Result) (int, error) {
 		}
 	}
 
-	r.annotate(res)
+	r.annotate(present.Annotations(res, r.in.DryRun))
 	if err := r.sideEffects(ctx, res); err != nil {
 		return 0, err
 	}
 	r.setOutputs(outputs(d, recordPath))
-	r.summary(r.summaryText(res))
+	o := present.SummaryOptions{Notes: r.notes}
+	if r.client != nil {
+		o.API, o.Calls, o.Planned = true, r.client.Calls(), r.client.Planned()
+	}
+	r.summary(present.Summary(res, o))
 
 	if d.State == breaker.Open && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
 		return exitOpen, nil
@@ -498,29 +515,21 @@ func (r *run) summary(md string) {
 	}
 }
 
-// annotate writes the log annotations for the decision.
-func (r *run) annotate(res *loop.Result) {
-	d := res.Final()
-	reason := ""
-	if d.Reason != nil {
-		reason = fmt.Sprintf("%s (%s)", render.Clean(*d.Reason), *d.Trigger)
-	}
-	switch d.State {
-	case breaker.Open:
-		verb := "OPEN: stop the loop"
-		if r.in.DryRun {
-			verb = "would be OPEN (dry run)"
+// annotate writes annotations to the log.
+func (r *run) annotate(as []present.Annotation) {
+	for _, a := range as {
+		gha := r.gha
+		if a.Title != "" {
+			gha = gha.WithFieldsMap(map[string]string{"title": a.Title})
 		}
-		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker " + verb}).Errorf("iteration %d: %s", d.Iteration, reason)
-	case breaker.HalfOpen:
-		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker HALF_OPEN: watching"}).Warningf("iteration %d: %s", d.Iteration, reason)
-	default:
-		if n := len(res.Decisions); n > 1 && res.Decisions[n-2].State != breaker.Closed {
-			r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker recovered"}).Noticef("iteration %d: progress resumed; the breaker is CLOSED", d.Iteration)
+		switch a.Level {
+		case present.Error:
+			gha.Errorf("%s", a.Message)
+		case present.Warning:
+			gha.Warningf("%s", a.Message)
+		default:
+			gha.Noticef("%s", a.Message)
 		}
-	}
-	for _, w := range d.Warnings {
-		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker warning"}).Warningf("%s", render.Clean(w))
 	}
 }
 
@@ -536,13 +545,14 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
 		}
 	}
 	if r.ev.Number > 0 {
-		want := (d.State == breaker.Open && Has(r.in.OnOpen, "comment")) || (d.State == breaker.HalfOpen && Has(r.in.OnHalfOpen, "comment"))
+		want := r.posts().Wants(d.State, "comment")
 		if want || r.sticky != nil {
 			var known int64
 			if r.sticky != nil {
 				known = r.sticky.ID
 			}
-			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, github.Sticky{Marker: Marker, Author: r.ev.Author}, r.commentBody(res))
+			body := present.StickyComment(d, res.Records, present.CommentOptions{})
+			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, github.Sticky{Marker: present.Marker, Author: r.ev.Author}, body)
 			if err := r.apiError("update the sticky comment", err); err != nil {
 				return err
 			}
@@ -558,21 +568,12 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
 		sha = r.getenv("GITHUB_SHA")
 	}
 	if sha != "" && r.in.Status != "none" {
-		state, desc := "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
-		if d.State == breaker.Open && !r.in.DryRun {
-			state = "failure"
-		}
-		if d.Reason != nil {
-			desc += ": " + render.Clean(*d.Reason)
-		}
 		var err error
 		if r.in.Status == "check-run" {
-			conclusion := "success"
-			if state == "failure" {
-				conclusion = "failure"
-			}
-			err = r.client.CreateCheckRun(ctx, sha, conclusion, desc, render.MarkdownReport(d, render.Options{}))
+			conclusion, title, summary := present.CheckRun(d, r.in.DryRun)
+			err = r.client.CreateCheckRun(ctx, sha, conclusion, title, summary)
 		} else {
+			state, desc := present.Status(d, r.in.DryRun)
 			err = r.client.SetStatus(ctx, sha, state, desc, r.runURL())
 		}
 		if err := r.apiError("set the commit status", err); err != nil {
@@ -593,83 +594,24 @@ func (r *run) runURL() string {
 // labels moves the PR's loopbreaker labels to match the state, with calls
 // only for labels that change (the event payload lists the current ones).
 func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
-	type want struct {
-		name, color, desc string
-		on                bool
-	}
-	ls := []want{
-		{LabelOpen, "b60205", "loopbreaker: the agent loop is stuck; see the sticky comment", d.State == breaker.Open && Has(r.in.OnOpen, "label")},
-		{LabelHalfOpen, "fbca04", "loopbreaker: stagnation suspected; the loop is watched", d.State == breaker.HalfOpen && Has(r.in.OnHalfOpen, "label")},
-	}
 	var errs []error
-	for _, l := range ls {
-		has := r.ev.HasLabel(l.name)
-		switch {
-		case l.on && !has:
-			if err := r.client.EnsureLabel(ctx, l.name, l.color, l.desc); err != nil {
+	for _, l := range present.Labels() {
+		want := l.State == d.State && r.posts().Wants(l.State, "label")
+		switch has := r.ev.HasLabel(l.Name); {
+		case want && !has:
+			if err := r.client.EnsureLabel(ctx, l.Name, l.Color, l.Description); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			errs = append(errs, r.client.AddLabels(ctx, r.ev.Number, l.name))
-		case !l.on && has:
-			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.name))
+			errs = append(errs, r.client.AddLabels(ctx, r.ev.Number, l.Name))
+		case !want && has:
+			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// commentBody is the sticky comment: the report, the commands, and the
-// ledger digest.
-func (r *run) commentBody(res *loop.Result) string {
-	d := res.Final()
-	var b strings.Builder
-	b.WriteString(Marker + "\n")
-	b.WriteString(render.MarkdownReport(d, render.Options{ResetHint: "comment `/loopbreaker reset` (people with write access), or remove the `" + LabelOpen + "` label"}))
-	b.WriteString("\n<details><summary>Commands</summary>\n\n")
-	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker skip-phase`, `/loopbreaker abort` or `/loopbreaker guide <text>`.\n\n</details>\n")
-	digest, _ := EncodeDigest(res.Records)
-	body := b.String()
-	if len(body)+len(digest)+1 > MaxComment {
-		body = body[:MaxComment-len(digest)-200]
-		body = strings.ToValidUTF8(body, "") + "\n\n… (truncated)\n"
-	}
-	return body + digest + "\n"
-}
-
-// summaryText is the job summary: the report, the iteration table and what
-// was noted.
-func (r *run) summaryText(res *loop.Result) string {
-	d := res.Final()
-	var b strings.Builder
-	b.WriteString(render.MarkdownReport(d, render.Options{Notes: r.notes, ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
-	b.WriteString("\n### Iterations\n\n| # | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n")
-	start := 0
-	if len(res.Decisions) > 50 {
-		start = len(res.Decisions) - 50
-		fmt.Fprintf(&b, "| … | | | | | %d earlier iterations |\n", start)
-	}
-	for _, x := range res.Decisions[start:] {
-		why := ""
-		if x.Progress {
-			why = "progress"
-		}
-		if x.Reason != nil {
-			why = strings.TrimPrefix(why+" · "+render.Markdown(*x.Reason), " · ")
-		}
-		commit := "-"
-		if len(x.Commit) >= 7 {
-			commit = "`" + x.Commit[:7] + "`"
-		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %d | %s |\n", x.Iteration, commit, x.State, x.ProgressScore, x.ConsecutiveNoProgress, why)
-	}
-	if r.client != nil {
-		fmt.Fprintf(&b, "\nGitHub API calls in this run: %d.\n", r.client.Calls())
-		if p := r.client.Planned(); len(p) > 0 {
-			b.WriteString("\n### Dry run: writes that were not made\n\n")
-			for _, w := range p {
-				fmt.Fprintf(&b, "- %s\n", render.Markdown(w))
-			}
-		}
-	}
-	return b.String()
+// posts is what the on-open and on-half-open inputs ask to post.
+func (r *run) posts() present.Posts {
+	return present.Posts{Open: r.in.OnOpen, HalfOpen: r.in.OnHalfOpen}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // The watched agent writes commits, files, comments (through its own
@@ -127,7 +128,7 @@ func TestUntrustedCommentsCannotReset(t *testing.T) {
 	for name, c := range cases {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, stagnant(t), LabelOpen)
+			h := newHarness(t, stagnant(t), present.LabelOpen)
 			switch c.perm {
 			case "":
 			case "fail":
@@ -169,13 +170,13 @@ func TestUntrustedLabelRemovalKeepsOpen(t *testing.T) {
 			if c.perm != "" {
 				h.fake.SetPermission("octo", "loop", c.login, c.perm)
 			}
-			h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", LabelOpen, c.login, c.kind, start.Add(c.at))
+			h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, c.login, c.kind, start.Add(c.at))
 			h.now = start.Add(31 * time.Hour)
 			if code := h.run(); code != exitOpen {
 				t.Fatalf("got exit %d, want %d: removing the label as %s reset the breaker\n%s", code, exitOpen, c.login, h.log.String())
 			}
-			if got := h.fake.IssueLabels("octo", "loop", 7); !contains(got, LabelOpen) {
-				t.Errorf("got labels %v, want %s put back", got, LabelOpen)
+			if got := h.fake.IssueLabels("octo", "loop", 7); !contains(got, present.LabelOpen) {
+				t.Errorf("got labels %v, want %s put back", got, present.LabelOpen)
 			}
 		})
 	}
@@ -323,8 +324,8 @@ func TestDigestPlantedByTheAuthorIsIgnored(t *testing.T) {
 		t.Fatalf("first run: got exit %d, want %d", code, exitOpen)
 	}
 	clean := ledger.Record{Version: ledger.Version, RunID: 99, RunAttempt: 1, Commit: h.loop.head, At: h.now}
-	digest, _ := EncodeDigest([]ledger.Record{clean})
-	planted := Marker + "\nall good here\n" + digest
+	digest, _ := present.EncodeDigest([]ledger.Record{clean})
+	planted := present.Marker + "\nall good here\n" + digest
 	h.fake.AddComment("octo", "loop", 7, agent, "Bot", planted, h.now.Add(time.Minute))
 
 	h.secondRunKeepsHistory("the planted digest was read")
@@ -333,7 +334,7 @@ func TestDigestPlantedByTheAuthorIsIgnored(t *testing.T) {
 		switch {
 		case c.Login == agent && c.Body == planted:
 			theirs++
-		case c.Login == fakegithub.DefaultLogin && strings.Contains(c.Body, Marker):
+		case c.Login == fakegithub.DefaultLogin && strings.Contains(c.Body, present.Marker):
 			mine++
 		default:
 			t.Errorf("unexpected comment by %s: %.200q", c.Login, c.Body)

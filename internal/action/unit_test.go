@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
 func TestReadEvent(t *testing.T) {
@@ -126,54 +125,6 @@ func parseOutputFile(t *testing.T, s string) map[string]string {
 		out[name] = strings.Join(val, "\n")
 	}
 	return out
-}
-
-func TestDigestRoundTrip(t *testing.T) {
-	t.Parallel()
-	var recs []ledger.Record
-	for i := 0; i < 500; i++ {
-		recs = append(recs, ledger.Record{Version: 1, RunID: int64(i + 1), RunAttempt: 1, Commit: strings.Repeat("a", 40),
-			At: time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC), Errors: []ledger.Error{{Hash: strings.Repeat("b", 64), Sample: strings.Repeat("long error text ", 20)}}})
-	}
-	text, kept := EncodeDigest(recs)
-	if len(text) > MaxDigest+64 || kept == 0 || kept > len(recs) {
-		t.Fatalf("digest of %d chars keeps %d records", len(text), kept)
-	}
-	l, err := DecodeDigest("<!-- loopbreaker:sticky -->\nreport\n" + text + "\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(l.Records) != kept || l.Records[len(l.Records)-1].RunID != 500 {
-		t.Errorf("got %d records ending at run %d, want the newest %d", len(l.Records), l.Records[len(l.Records)-1].RunID, kept)
-	}
-	for _, bad := range []string{"no digest here", "<!-- loopbreaker-digest:v1:!!!! -->", "<!-- loopbreaker-digest:v1:aGVsbG8= -->"} {
-		if _, err := DecodeDigest(bad); err == nil {
-			t.Errorf("%q: got no error", bad)
-		}
-	}
-}
-
-func TestParseCommand(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		body string
-		ok   bool
-		want Command
-	}{
-		{"/loopbreaker reset", true, Command{Verb: "reset"}},
-		{"Please.\n  /loopbreaker guide use the v2 API\nthanks", true, Command{Verb: "guide", Text: "use the v2 API"}},
-		{"/loopbreaker skip-phase", true, Command{Verb: "skip-phase"}},
-		{"/loopbreaker abort", true, Command{Verb: "abort"}},
-		{"I typed /loopbreaker reset in the middle", false, Command{}},
-		{"/loopbreaker resetting", false, Command{}},
-		{"/loopbreaker disable", false, Command{}},
-	}
-	for _, c := range cases {
-		got, ok := ParseCommand(c.body)
-		if ok != c.ok || got != c.want {
-			t.Errorf("%q: got %+v %v, want %+v %v", c.body, got, ok, c.want, c.ok)
-		}
-	}
 }
 
 func TestFailureContextIsBoundedAndClean(t *testing.T) {

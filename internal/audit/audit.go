@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -30,11 +33,11 @@ const (
 )
 
 type auditor struct {
-	c     Client
+	c     github.API
 	o     Options
 	eff   *policy.Policy
 	paths gitlog.Options
-	res   *Result
+	res   *report.Result
 	start int
 
 	// cost of the pull requests evaluated so far, for the typical cost;
@@ -61,7 +64,7 @@ type auditor struct {
 // requests refused for a reason other than the rate limit); every other
 // problem is in the Result: a pull request that fails is skipped with its
 // reason, and a run that stops early says why and what it did not reach.
-func Run(ctx context.Context, c Client, o Options) (*Result, error) {
+func Run(ctx context.Context, c github.API, o Options) (*report.Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -84,8 +87,8 @@ func Run(ctx context.Context, c Client, o Options) (*Result, error) {
 	}
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Calls(),
 		listed: map[int]bool{}, trust: map[string]bool{}, ensured: map[string]bool{},
-		res: &Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
-			Pulls: []PullResult{}, Skipped: []Skipped{}, NotReached: []int{}, Notes: []string{}}}
+		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
+			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{}}}
 	if o.Artifact != "" {
 		a.arts = &artifactIndex{name: o.Artifact, next: 1}
 	}
@@ -203,7 +206,7 @@ func (a *auditor) run(ctx context.Context) error {
 			case ctx.Err() != nil:
 				why = "the run was cancelled (" + ctx.Err().Error() + ")"
 			case errors.Is(err, errBudget):
-				why = err.Error() + " (while evaluating #" + itoa(p.Number) + ", which was left as it was)"
+				why = err.Error() + " (while evaluating #" + strconv.Itoa(p.Number) + ", which was left as it was)"
 			}
 			a.stop(why)
 			notReached()
@@ -212,7 +215,7 @@ func (a *auditor) run(ctx context.Context) error {
 			break
 		}
 		consecutive++
-		a.res.Skipped = append(a.res.Skipped, Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
+		a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
 		if consecutive >= maxConsecutiveErrors {
 			a.stop(fmt.Sprintf("%d pull requests in a row could not be evaluated; the last error: %s", consecutive, oneLine(err.Error())))
 			i++
@@ -298,11 +301,11 @@ func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
 			continue
 		}
 		if ok, why := a.o.Filters.Match(p); !ok {
-			a.res.Skipped = append(a.res.Skipped, Skipped{Number: p.Number, Reason: why})
+			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: why})
 			continue
 		}
-		if hasLabel(p.Labels, a.o.Labels.Disabled) {
-			a.res.Skipped = append(a.res.Skipped, Skipped{Number: p.Number, Reason: "the " + a.o.Labels.Disabled + " label turns the breaker off"})
+		if hasLabel(p.Labels, present.LabelDisabled) {
+			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: "the " + present.LabelDisabled + " label turns the breaker off"})
 			continue
 		}
 		out = append(out, p)
@@ -329,8 +332,8 @@ func (a *auditor) finish() {
 }
 
 // evaluate gathers one pull request's evidence, decides and acts.
-func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*PullResult, error) {
-	pr := &PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
+func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.PullResult, error) {
+	pr := &report.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
 	src, err := a.source(ctx, p, pr)
 	if err != nil {
 		return nil, err
@@ -377,7 +380,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*PullResul
 			return nil, err
 		}
 	}
-	if d := &ds[len(ds)-1]; d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, a.o.Labels.Open) {
+	if d := &ds[len(ds)-1]; d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, present.LabelOpen) {
 		c, ok, err := a.labelReset(ctx, p, *d.OpenedAt, pr)
 		if err != nil {
 			return nil, err
@@ -399,7 +402,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*PullResul
 
 // source opens the pull request's commits: the clone when its head was
 // fetched, else the API.
-func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *PullResult) (source, error) {
+func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *report.PullResult) (source, error) {
 	if a.o.Clone != nil {
 		s, err := openGit(a.o.Clone, p, a.paths, a.eff.OnShallow)
 		if err == nil {
@@ -422,7 +425,7 @@ func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *PullResul
 // that changed the tree is a meaningful change) decides the verdict; if it
 // does and the budget has room, the file list settles it.
 func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource, ds []breaker.Decision, notes []string,
-	decide func() ([]breaker.Decision, []string, error), pr *PullResult) ([]breaker.Decision, []string, error) {
+	decide func() ([]breaker.Decision, []string, error), pr *report.PullResult) ([]breaker.Decision, []string, error) {
 	s.credit = 0
 	without, _, err := decide()
 	s.credit = 1
@@ -454,7 +457,7 @@ func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource,
 }
 
 // describe fills the result from the decisions.
-func (a *auditor) describe(pr *PullResult, ds []breaker.Decision) {
+func (a *auditor) describe(pr *report.PullResult, ds []breaker.Decision) {
 	d := &ds[len(ds)-1]
 	pr.Decision = d
 	pr.State = d.State
@@ -490,18 +493,18 @@ func dedupe(s []string) []string {
 
 // controls turns the comments of trusted people into resets and holds,
 // adds the force-open label's hold, and finds loopbreaker's sticky comment.
-func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *PullResult) ([]loop.Control, *github.Comment, error) {
+func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *report.PullResult) ([]loop.Control, *github.Comment, error) {
 	var out []loop.Control
-	if hasLabel(p.Labels, a.o.Labels.ForceOpen) {
-		out = append(out, loop.Control{At: a.o.Now.UTC(), Kind: loop.ControlForceOpen, Reason: "held open by the " + a.o.Labels.ForceOpen + " label"})
+	if hasLabel(p.Labels, present.LabelForceOpen) {
+		out = append(out, loop.Control{At: a.o.Now.UTC(), Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label"})
 	}
-	sticky := control.Sticky(comments, a.o.Sticky.Marker, p.User)
+	sticky := control.Sticky(comments, present.Marker, p.User)
 	for i := range comments {
 		cm := &comments[i]
-		if strings.Contains(cm.Body, a.o.Sticky.Marker) {
+		if strings.Contains(cm.Body, present.Marker) {
 			continue
 		}
-		verb, text, ok := a.o.Sticky.Command(cm.Body)
+		verb, text, ok := control.ParseCommand(cm.Body)
 		if !ok {
 			continue
 		}
@@ -522,7 +525,7 @@ func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []
 
 // trusted reports whether login may control the breaker: a person, not a
 // bot, with write access (looked up once per run and login).
-func (a *auditor) trusted(ctx context.Context, login, userType string, pr *PullResult) (bool, error) {
+func (a *auditor) trusted(ctx context.Context, login, userType string, pr *report.PullResult) (bool, error) {
 	if !control.MayControl(login, userType) {
 		return false, nil
 	}
@@ -549,12 +552,12 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *PullR
 // labelReset finds the removal of the open label by a trusted person after
 // the breaker opened: a reset. Removal by a bot (loopbreaker's own token
 // included) or by someone without write access is not.
-func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt time.Time, pr *PullResult) (loop.Control, bool, error) {
+func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt time.Time, pr *report.PullResult) (loop.Control, bool, error) {
 	events, ok, err := a.labelEvents(ctx, p, openedAt, pr)
 	if err != nil || !ok {
 		return loop.Control{}, false, err
 	}
-	e, ok := control.LabelRemoval(events, a.o.Labels.Open, openedAt)
+	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
 	if !ok {
 		return loop.Control{}, false, nil
 	}
@@ -563,9 +566,9 @@ func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt 
 		return loop.Control{}, false, err
 	}
 	if trusted {
-		return control.LabelReset(e, a.o.Labels.Open), true, nil
+		return control.LabelReset(e, present.LabelOpen), true, nil
 	}
-	pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", a.o.Labels.Open, e.Actor))
+	pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", present.LabelOpen, e.Actor))
 	return loop.Control{}, false, nil
 }
 

@@ -10,9 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // mixed seeds n pull requests: every fifth is stuck (its loop ran four
@@ -51,8 +53,8 @@ func TestAuditEveryPullOverSeveralPages(t *testing.T) {
 		t.Errorf("tripped (-want +got):\n%s", diff)
 	}
 	for _, n := range stuck {
-		if l := e.labels(n); len(l) != 1 || l[0] != testLabels.Open {
-			t.Errorf("#%d: got labels %v, want %s", n, l, testLabels.Open)
+		if l := e.labels(n); len(l) != 1 || l[0] != present.LabelOpen {
+			t.Errorf("#%d: got labels %v, want %s", n, l, present.LabelOpen)
 		}
 	}
 	if l := e.labels(1); len(l) != 0 {
@@ -147,7 +149,7 @@ func TestBudgetRunsOutMidPage(t *testing.T) {
 	if res.UnreadPages != 2 || !res.UnreadPagesKnown {
 		t.Errorf("got %d unread pages (known %v), want 2 known", res.UnreadPages, res.UnreadPagesKnown)
 	}
-	md := res.Markdown()
+	md := present.AuditSummary(res)
 	for _, want := range []string{"> [!WARNING]", "stopped early", fmt.Sprintf("%d selected pull requests were not reached", 100-reached), "2 more pages", "41 budgeted"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
@@ -188,7 +190,7 @@ func TestBudgetTooSmallForAnyPull(t *testing.T) {
 	if n := e.fake.Calls(); n != 0 {
 		t.Errorf("got %d calls, want none: listing and one pull request do not fit in 2", n)
 	}
-	if s := res.StopText(); !strings.Contains(s, "Further pages of open pull requests were not listed") {
+	if s := present.AuditStop(res); !strings.Contains(s, "Further pages of open pull requests were not listed") {
 		t.Errorf("stop text %q does not say what was left out", s)
 	}
 }
@@ -383,7 +385,7 @@ func TestForkPullsNeverBorrowRecords(t *testing.T) {
 	if !find(res, 2).Fork {
 		t.Error("#2 is not reported as a fork")
 	}
-	if l := e.labels(2); len(l) != 1 || l[0] != testLabels.Open {
+	if l := e.labels(2); len(l) != 1 || l[0] != present.LabelOpen {
 		t.Errorf("fork #2: got labels %v, want the open label (the audit's token writes to the base repository)", l)
 	}
 	_ = fork
@@ -393,7 +395,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.mixed(10)
-	e.pull(11, 2, func(p *fakegithub.Pull) { p.Labels = []string{testLabels.HalfOpen} }) // would be cleared
+	e.pull(11, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelHalfOpen} }) // would be cleared
 	e.opts.DryRun = true
 	e.opts.OnOpen = []string{"label", "comment"}
 	before := e.fake.State()
@@ -407,7 +409,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if len(res.Planned) == 0 || !strings.Contains(strings.Join(res.Planned, "\n"), "add labels") {
 		t.Errorf("got planned writes %q, want the labels it would add", res.Planned)
 	}
-	if md := res.Markdown(); !strings.Contains(md, "writes that were not made") || !strings.Contains(md, "(dry run)") {
+	if md := present.AuditSummary(res); !strings.Contains(md, "writes that were not made") || !strings.Contains(md, "(dry run)") {
 		t.Errorf("summary does not show the dry run:\n%s", md)
 	}
 	if p := find(res, 5); p == nil || p.Decision == nil || !p.Decision.DryRun {
@@ -422,21 +424,21 @@ func TestOwnLabelsAndCommentsAreNotProgress(t *testing.T) {
 	// loopbreaker's own doing: the label (and its event), a fresh edit of
 	// the sticky comment, and the updated_at both bumped.
 	p := e.pull(1, 2, func(p *fakegithub.Pull) {
-		p.Labels = []string{testLabels.Open}
+		p.Labels = []string{present.LabelOpen}
 		p.UpdatedAt = t0.Add(70 * time.Hour)
 	})
 	recs := stuckRecords(p.HeadSHA, 4)
 	e.stickyComment(1, recs, t0.Add(69*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 1, "labeled", testLabels.Open, bot, "Bot", t0.Add(69*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 1, "unlabeled", testLabels.HalfOpen, bot, "Bot", t0.Add(69*time.Hour))
+	e.fake.AddLabelEvent(owner, repo, 1, "labeled", present.LabelOpen, bot, "Bot", t0.Add(69*time.Hour))
+	e.fake.AddLabelEvent(owner, repo, 1, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(69*time.Hour))
 	// #2 was HALF_OPEN; a bot removed and re-added its label since.
 	q := e.pull(2, 1, func(p *fakegithub.Pull) {
-		p.Labels = []string{testLabels.HalfOpen}
+		p.Labels = []string{present.LabelHalfOpen}
 		p.UpdatedAt = t0.Add(71 * time.Hour)
 	})
 	e.stickyComment(2, stuckRecords(q.HeadSHA, 3), t0.Add(70*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", testLabels.HalfOpen, bot, "Bot", t0.Add(70*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 2, "labeled", testLabels.HalfOpen, bot, "Bot", t0.Add(70*time.Hour))
+	e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
+	e.fake.AddLabelEvent(owner, repo, 2, "labeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
 
 	for run := 0; run < 2; run++ {
 		res := e.run()
@@ -453,7 +455,7 @@ func TestOwnLabelsAndCommentsAreNotProgress(t *testing.T) {
 			t.Errorf("run %d: #1 got %d iterations, last progress %v; want 4 and the first run's", run, p.Iterations, p.LastProgress)
 		}
 	}
-	if l := e.labels(1); len(l) != 1 || l[0] != testLabels.Open {
+	if l := e.labels(1); len(l) != 1 || l[0] != present.LabelOpen {
 		t.Errorf("#1: got labels %v", l)
 	}
 }
@@ -462,7 +464,7 @@ func TestRecoveryClearsLabels(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	// #1 carries the half-open label, but its loop committed since.
-	e.pull(1, 3, func(p *fakegithub.Pull) { p.Labels = []string{testLabels.HalfOpen} })
+	e.pull(1, 3, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelHalfOpen} })
 	res := e.run()
 	if diff := cmp.Diff([]int{1}, res.Recovered()); diff != "" {
 		t.Errorf("recovered (-want +got):\n%s", diff)
@@ -488,7 +490,7 @@ func TestTrustedResetsAndHolds(t *testing.T) {
 	e.fake.AddComment(owner, repo, 2, "visitor", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
 	e.fake.AddComment(owner, repo, 3, "Copilot", "Bot", "/loopbreaker reset", t0.Add(6*time.Hour))
 	// #4: the open label was removed by a maintainer after it opened.
-	e.fake.AddLabelEvent(owner, repo, 4, "unlabeled", testLabels.Open, "maintainer", "User", t0.Add(6*time.Hour))
+	e.fake.AddLabelEvent(owner, repo, 4, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
 	res := e.run()
 	want := map[int]string{1: "CLOSED", 2: "OPEN", 3: "OPEN", 4: "CLOSED"}
 	for n, w := range want {
@@ -507,8 +509,8 @@ func TestTrustedResetsAndHolds(t *testing.T) {
 func TestForceOpenAndDisabledLabels(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.pull(1, 2, func(p *fakegithub.Pull) { p.Labels = []string{testLabels.ForceOpen} })
-	e.pull(2, 2, func(p *fakegithub.Pull) { p.Labels = []string{testLabels.Disabled} })
+	e.pull(1, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelForceOpen} })
+	e.pull(2, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelDisabled} })
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("#1 held open: got %s", got)
@@ -580,7 +582,7 @@ func TestStickyCommentWrittenOnceAndKeepsTheDigest(t *testing.T) {
 	e.fake.AddArtifact(owner, repo, 900, "loopbreaker-record", data, false)
 	first := e.run()
 	cs := e.fake.Comments(owner, repo, 1)
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, testSticky.Marker) || !strings.Contains(cs[0].Body, "<!-- digest:") {
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, present.Marker) || !strings.Contains(cs[0].Body, "<!-- loopbreaker-digest:") {
 		t.Fatalf("got %d comments, want one sticky comment with the digest", len(cs))
 	}
 	if !find(first, 1).Commented {
@@ -608,7 +610,7 @@ func TestForgedStickyFromTheAuthorIsIgnored(t *testing.T) {
 	// real one says it is stuck.
 	p := e.pull(1, 1)
 	e.stickyComment(1, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
-	e.fake.AddComment(owner, repo, 1, "Copilot", "Bot", testSticky.Marker+"\n"+testSticky.Encode(stuckRecords(p.HeadSHA, 1)), t0.Add(9*time.Hour))
+	e.fake.AddComment(owner, repo, 1, "Copilot", "Bot", stickyBody(stuckRecords(p.HeadSHA, 1)), t0.Add(9*time.Hour))
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("got %s, want OPEN: the author's own marked comment is not loopbreaker's", got)
@@ -700,7 +702,6 @@ func TestOptionsAreChecked(t *testing.T) {
 		func(o *Options) { o.Shard = Shard{Index: 1, Count: 0} },
 		func(o *Options) { o.OnOpen = []string{"fail"} },
 		func(o *Options) { o.Policy = nil },
-		func(o *Options) { o.Sticky = Sticky{} },
 	}
 	for i, edit := range bad {
 		o := e.opts
@@ -746,34 +747,6 @@ func TestParseReserve(t *testing.T) {
 	}
 }
 
-func TestSummaryEscapesAgentText(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	e.pull(1, 1, func(p *fakegithub.Pull) {
-		p.Title = "<img src=x onerror=alert(1)> | cc @alice ::error::pwned\n## heading"
-		p.User = "evil|bot"
-	})
-	res := e.run()
-	md := res.Markdown()
-	for _, bad := range []string{"<img", "@alice", "\n## heading", "evil|bot"} {
-		if strings.Contains(md, bad) {
-			t.Errorf("summary contains %q unescaped:\n%s", bad, md)
-		}
-	}
-	var row string
-	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "| #1") {
-			row = line
-		}
-	}
-	if cells := strings.Count(row, "|") - strings.Count(row, "\\|"); cells != 8 {
-		t.Errorf("the row of #1 has %d cell borders, want 8: %q", cells, row)
-	}
-	if txt := res.Text(); strings.Contains(txt, "\n## heading") {
-		t.Errorf("text report breaks lines on agent text:\n%s", txt)
-	}
-}
-
 // TestLabelFeedServesEveryPullRequest: the removals since a breaker opened
 // come from one page of the repository's label events for all the pull
 // requests that need them; where that page does not reach back far enough
@@ -789,7 +762,7 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 			e.stickyComment(n, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
 		}
 		// #2: a maintainer removed the open label after it opened.
-		e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", testLabels.Open, "maintainer", "User", t0.Add(6*time.Hour))
+		e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
 		if busy {
 			for i := range 150 { // newer events of other issues fill the first page
 				e.fake.AddLabelEvent(owner, repo, 900+i%7, "labeled", "triage", "someone", "User", t0.Add(7*time.Hour+time.Duration(i)*time.Minute))
@@ -805,7 +778,7 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 		}
 		return n
 	}
-	check := func(t *testing.T, res *Result) {
+	check := func(t *testing.T, res *report.Result) {
 		t.Helper()
 		for n, want := range map[int]string{1: "OPEN", 2: "CLOSED", 3: "OPEN"} {
 			if got := stateOf(res, n); got != want {

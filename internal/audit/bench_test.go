@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 )
 
@@ -19,7 +20,7 @@ func benchEnv(b *testing.B) *env {
 	return e
 }
 
-func runBench(b *testing.B, e *env) *Result {
+func runBench(b *testing.B, e *env) *report.Result {
 	b.Helper()
 	res, err := Run(context.Background(), e.client(false), e.opts)
 	if err != nil {

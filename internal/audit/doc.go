@@ -38,7 +38,7 @@
 //
 // # Budget
 //
-// Options.Budget is the number of API calls (Client.Calls, retries
+// Options.Budget is the number of API calls (github.API.Calls, retries
 // included) the run may make, like actions/stale's operations-per-run. The
 // run checks it before listing a page and before each pull request (using
 // the typical cost of the pull requests evaluated so far), before every

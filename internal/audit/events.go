@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 )
 
@@ -53,7 +54,7 @@ func (f *labelFeed) of(number int) []github.LabelEvent {
 // labelEvents returns the label events of pull request p from the feed
 // when it reaches back to since, else from a call of its own. ok is false
 // when they could not be read (noted on pr).
-func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, pr *PullResult) (events []github.LabelEvent, ok bool, err error) {
+func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, pr *report.PullResult) (events []github.LabelEvent, ok bool, err error) {
 	f := &a.feed
 	f.asked++
 	for !f.abandoned && !f.covers(since) && f.pages < f.asked { // covers holds once every page is read

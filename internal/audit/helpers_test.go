@@ -4,18 +4,18 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -26,42 +26,6 @@ const (
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-
-var testLabels = Labels{Open: "loopbreaker:open", HalfOpen: "loopbreaker:half-open", ForceOpen: "loopbreaker:force-open", Disabled: "loopbreaker:disabled"}
-
-// testSticky is a stand-in for the Action's sticky comment format: a
-// marker and a JSON digest in an HTML comment.
-var testSticky = Sticky{
-	Marker: "<!-- loopbreaker:sticky -->",
-	Decode: func(body string) (*ledger.Ledger, error) {
-		_, rest, ok := strings.Cut(body, "<!-- digest:")
-		if !ok {
-			return nil, fmt.Errorf("no ledger digest in the comment")
-		}
-		enc, _, _ := strings.Cut(rest, " -->")
-		data, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			return nil, err
-		}
-		return ledger.Decode(data, "digest"), nil
-	},
-	Encode: func(recs []ledger.Record) string {
-		if len(recs) == 0 {
-			return ""
-		}
-		data, _ := json.Marshal(recs)
-		return "<!-- digest:" + base64.StdEncoding.EncodeToString(data) + " -->"
-	},
-	Command: func(body string) (string, string, bool) {
-		for _, line := range strings.Split(body, "\n") {
-			f := strings.Fields(line)
-			if len(f) >= 2 && f[0] == "/loopbreaker" {
-				return f[1], strings.Join(f[2:], " "), true
-			}
-		}
-		return "", "", false
-	},
-}
 
 // sha is a deterministic commit hash for pull request n, commit i.
 func sha(n, i int) string { return fmt.Sprintf("%040x", n*10000+i) }
@@ -85,8 +49,8 @@ func newEnv(t testing.TB) *env {
 	}
 	return &env{t: t, fake: fake, opts: Options{
 		Owner: owner, Repo: repo, Policy: pol, Budget: 10000, Reserve: Reserve{}, Now: t0.Add(72 * time.Hour),
-		Labels: testLabels, ManageLabels: true, OnOpen: []string{"label"}, OnHalfOpen: []string{"label"},
-		Sticky: testSticky, Artifact: "loopbreaker-record", Filters: Filters{Authors: []string{"*"}},
+		ManageLabels: true, OnOpen: []string{"label"}, OnHalfOpen: []string{"label"},
+		Artifact: "loopbreaker-record", Filters: Filters{Authors: []string{"*"}},
 	}}
 }
 
@@ -101,7 +65,7 @@ func (e *env) client(dryRun bool) *github.Client {
 	return c
 }
 
-func (e *env) run() *Result {
+func (e *env) run() *report.Result {
 	e.t.Helper()
 	res, err := Run(context.Background(), e.client(e.opts.DryRun), e.opts)
 	if err != nil {
@@ -142,12 +106,18 @@ func stuckRecords(head string, runs int) []ledger.Record {
 
 // stickyComment posts loopbreaker's sticky comment with a digest of recs.
 func (e *env) stickyComment(n int, recs []ledger.Record, at time.Time) int64 {
-	return e.fake.AddComment(owner, repo, n, bot, "Bot", testSticky.Marker+"\nreport\n"+testSticky.Encode(recs), at)
+	return e.fake.AddComment(owner, repo, n, bot, "Bot", stickyBody(recs), at)
+}
+
+// stickyBody is a sticky comment's body with a digest of recs.
+func stickyBody(recs []ledger.Record) string {
+	digest, _ := present.EncodeDigest(recs)
+	return present.Marker + "\nreport\n" + digest
 }
 
 func (e *env) labels(n int) []string { return e.fake.IssueLabels(owner, repo, n) }
 
-func numbersOf(ps []PullResult) []int {
+func numbersOf(ps []report.PullResult) []int {
 	var out []int
 	for _, p := range ps {
 		out = append(out, p.Number)
@@ -155,7 +125,7 @@ func numbersOf(ps []PullResult) []int {
 	return out
 }
 
-func find(r *Result, n int) *PullResult {
+func find(r *report.Result, n int) *report.PullResult {
 	for i := range r.Pulls {
 		if r.Pulls[i].Number == n {
 			return &r.Pulls[i]
@@ -164,7 +134,7 @@ func find(r *Result, n int) *PullResult {
 	return nil
 }
 
-func stateOf(r *Result, n int) string {
+func stateOf(r *report.Result, n int) string {
 	if p := find(r, n); p != nil {
 		return p.State.String()
 	}

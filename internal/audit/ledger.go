@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // maxArtifactPages bounds the artifact listing of one run (10,000
@@ -51,7 +53,7 @@ func (x *artifactIndex) match(p *github.AuditPull, commits map[string]bool) (liv
 // findArtifact returns the pull request's newest artifact, reading more
 // pages while they may hold it: until one matches or the listing reaches
 // artifacts older than the pull request's oldest commit.
-func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *PullResult) (*github.Artifact, error) {
+func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *report.PullResult) (*github.Artifact, error) {
 	x := a.arts
 	commits, since := src.commits(), src.since()
 	for {
@@ -88,9 +90,9 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src sou
 // comment's digest (read with the comments anyway), else the newest
 // matching record artifact. Neither is trusted over git: they add what
 // git cannot know (test results, errors, runs without a commit).
-func (a *auditor) ledger(ctx context.Context, p *github.AuditPull, sticky *github.Comment, src source, pr *PullResult) (*ledger.Ledger, error) {
+func (a *auditor) ledger(ctx context.Context, p *github.AuditPull, sticky *github.Comment, src source, pr *report.PullResult) (*ledger.Ledger, error) {
 	if sticky != nil {
-		l, err := a.o.Sticky.Decode(sticky.Body)
+		l, err := present.DecodeDigest(sticky.Body)
 		switch {
 		case err == nil && len(l.Records) > 0:
 			pr.Ledger = fmt.Sprintf("sticky comment digest (%d records)", len(l.Records))

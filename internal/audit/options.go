@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,31 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/github"
-	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
-
-// Client is the part of the GitHub adapter an audit uses; *github.Client
-// implements it.
-type Client interface {
-	ListPulls(ctx context.Context, q github.PullQuery) (github.PullPage, error)
-	PullCommits(ctx context.Context, number int) ([]github.PullCommit, bool, error)
-	PullFiles(ctx context.Context, number, maxPages int) (github.PullFiles, error)
-	ListArtifacts(ctx context.Context, name string, page int) ([]github.Artifact, int, error)
-	DownloadArtifact(ctx context.Context, a *github.Artifact, maxBytes int64) ([]byte, error)
-	Comments(ctx context.Context, number int, since time.Time) ([]github.Comment, error)
-	UpsertComment(ctx context.Context, number int, knownID int64, sticky github.Sticky, body string) (int64, error)
-	EnsureLabel(ctx context.Context, name, color, description string) error
-	AddLabels(ctx context.Context, number int, labels ...string) error
-	RemoveLabel(ctx context.Context, number int, label string) error
-	LabelEvents(ctx context.Context, number int) ([]github.LabelEvent, error)
-	RepoLabelEvents(ctx context.Context, page int) ([]github.LabelEvent, int, error)
-	Permission(ctx context.Context, login string) (string, error)
-	Calls() int
-	RateRemaining() (remaining, limit int, known bool)
-	Planned() []string
-}
 
 // DefaultBudget is the default number of API calls per run (the Action's
 // operations-per-run). A selected pull request typically costs two or
@@ -126,26 +102,6 @@ func (r Reserve) String() string {
 	return s
 }
 
-// Labels are the names of the labels loopbreaker manages.
-type Labels struct {
-	Open, HalfOpen, ForceOpen, Disabled string
-}
-
-// Sticky is the format of loopbreaker's sticky pull-request comment, owned
-// by the Action's package: the audit reads its digest and commands, and
-// keeps the digest when it edits the comment.
-type Sticky struct {
-	// Marker is the hidden text that identifies the comment.
-	Marker string
-	// Decode returns the ledger digest held in a comment body.
-	Decode func(body string) (*ledger.Ledger, error)
-	// Encode returns the digest text for records ("" when none).
-	Encode func(recs []ledger.Record) string
-	// Command returns the /loopbreaker command of a comment body: verb is
-	// reset, skip-phase, abort or guide; text the guide's text.
-	Command func(body string) (verb, text string, ok bool)
-}
-
 // Options configure one audit run.
 type Options struct {
 	// Owner and Repo name the repository (for the report).
@@ -167,13 +123,10 @@ type Options struct {
 	DryRun bool
 	// Now is the run's time.
 	Now time.Time
-	// Labels names the managed labels; ManageLabels turns labelling on.
-	Labels       Labels
+	// ManageLabels turns labelling on (the labels are present.Labels).
 	ManageLabels bool
 	// OnOpen and OnHalfOpen hold "label" and "comment".
 	OnOpen, OnHalfOpen []string
-	// Sticky is the sticky comment's format.
-	Sticky Sticky
 	// Artifact is the record artifact's name; "" reads no artifacts.
 	Artifact string
 	// MaxArtifactBytes bounds one artifact download (0: 64 MiB).
@@ -201,12 +154,6 @@ func (o *Options) check() error {
 	if o.Now.IsZero() {
 		errs = append(errs, errors.New("no time given"))
 	}
-	if o.Sticky.Marker == "" || o.Sticky.Decode == nil || o.Sticky.Encode == nil || o.Sticky.Command == nil {
-		errs = append(errs, errors.New("the sticky comment's format is not given"))
-	}
-	if o.Labels.Open == "" || o.Labels.HalfOpen == "" || o.Labels.ForceOpen == "" || o.Labels.Disabled == "" {
-		errs = append(errs, errors.New("label names are not given"))
-	}
 	for _, l := range append(append([]string{}, o.OnOpen...), o.OnHalfOpen...) {
 		if l != "label" && l != "comment" {
 			errs = append(errs, fmt.Errorf("action %q: an audit can only label or comment", l))
@@ -216,13 +163,4 @@ func (o *Options) check() error {
 		return fmt.Errorf("audit options: %w", err)
 	}
 	return nil
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

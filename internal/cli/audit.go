@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/action"
 	"github.com/loopbreaker/loopbreaker/internal/audit"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -91,8 +91,8 @@ func runAudit(args []string, env Env) (int, error) {
 		Filters: audit.Filters{OnlyLabels: splitList(onlyLabels), AnyOfLabels: splitList(anyOfLabels), Authors: splitList(authors),
 			ExemptLabels: splitList(exemptLabels), ExemptDraft: *exemptDraft, StartDate: startDate.t},
 		Shard: audit.Shard{Index: *shardIndex, Count: *shardCount}, Budget: *budget, Reserve: res, DryRun: *dryRun,
-		Now: env.Now().UTC(), Labels: action.AuditLabels(), ManageLabels: *labels,
-		OnOpen: actions["on-open"], OnHalfOpen: actions["on-half-open"], Sticky: action.AuditSticky(), Artifact: *artifact,
+		Now: env.Now().UTC(), ManageLabels: *labels,
+		OnOpen: actions["on-open"], OnHalfOpen: actions["on-half-open"], Artifact: *artifact,
 	}
 	if *shardCount < 1 || *shardIndex < 0 || *shardIndex >= *shardCount {
 		return 0, usagef("audit: --shard-index %d must be from 0 to --shard-count %d minus 1", *shardIndex, *shardCount)
@@ -128,11 +128,11 @@ func runAudit(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	case "markdown":
-		fmt.Fprint(env.Stdout, result.Markdown())
+		fmt.Fprint(env.Stdout, present.AuditSummary(result))
 	default:
-		fmt.Fprint(env.Stdout, result.Text())
+		fmt.Fprint(env.Stdout, present.AuditText(result))
 	}
-	if s := result.StopText(); s != "" {
+	if s := present.AuditStop(result); s != "" {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: %s\n", oneLine(s))
 	}
 	if *failOnOpen && !*dryRun && len(result.Tripped()) > 0 {

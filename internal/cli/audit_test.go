@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/action"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // auditFake is a fake GitHub with one stuck and one healthy Copilot pull
@@ -29,8 +29,8 @@ func auditFake(t *testing.T) *fakegithub.Server {
 	for i := 0; i < 4; i++ {
 		recs = append(recs, ledger.Record{Version: 1, RunID: int64(i + 1), RunAttempt: 1, Commit: fmt.Sprintf("%040x", 1), At: at.Add(time.Duration(i+1) * time.Hour), Errors: []ledger.Error{}})
 	}
-	digest, _ := action.EncodeDigest(recs)
-	fake.AddComment("octo", "loop", 1, fakegithub.DefaultLogin, "Bot", action.Marker+"\n"+digest, at.Add(5*time.Hour))
+	digest, _ := present.EncodeDigest(recs)
+	fake.AddComment("octo", "loop", 1, fakegithub.DefaultLogin, "Bot", present.Marker+"\n"+digest, at.Add(5*time.Hour))
 	return fake
 }
 
@@ -65,7 +65,7 @@ func TestAuditCommand(t *testing.T) {
 	if len(res.Pulls) != 2 || res.Pulls[1].Number != 1 || res.Pulls[1].State != "OPEN" || res.Pulls[0].State != "CLOSED" || res.Operations.Used == 0 {
 		t.Errorf("got %+v", res)
 	}
-	if l := fake.IssueLabels("octo", "loop", 1); len(l) != 1 || l[0] != action.LabelOpen {
+	if l := fake.IssueLabels("octo", "loop", 1); len(l) != 1 || l[0] != present.LabelOpen {
 		t.Errorf("got labels %v", l)
 	}
 

@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loopbreaker/loopbreaker/internal/action"
 	"github.com/loopbreaker/loopbreaker/internal/audit"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -145,7 +145,7 @@ func TestCheckAndAuditDecideAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, err := audit.Run(context.Background(), client, audit.Options{Owner: "octo", Repo: "loop", Policy: p, Budget: 100, Now: now,
-				Labels: action.AuditLabels(), Sticky: action.AuditSticky(), Artifact: "", DryRun: true, Clone: clone,
+				Artifact: "", DryRun: true, Clone: clone,
 				Filters: audit.Filters{Authors: []string{"*"}}})
 			if err != nil {
 				t.Fatalf("audit: %v", err)
@@ -205,8 +205,8 @@ func TestBackdatedCommitIsDecided(t *testing.T) {
 	if notes := strings.Join(res.Pulls[0].Notes, "\n"); !strings.Contains(notes, "before the iteration it follows") {
 		t.Errorf("audit: got notes %q, want one on the back-dated commit", notes)
 	}
-	if l := fake.IssueLabels("octo", "loop", 1); len(l) != 1 || l[0] != action.LabelOpen {
-		t.Errorf("audit: got labels %v, want %s", l, action.LabelOpen)
+	if l := fake.IssueLabels("octo", "loop", 1); len(l) != 1 || l[0] != present.LabelOpen {
+		t.Errorf("audit: got labels %v, want %s", l, present.LabelOpen)
 	}
 
 	now := time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)

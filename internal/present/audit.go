@@ -1,4 +1,4 @@
-package audit
+package present
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
@@ -17,8 +18,8 @@ const maxListed = 50
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// Headline is one line: what was audited and what was found.
-func (r *Result) Headline() string {
+// AuditHeadline is one line: what the audit looked at and what it found.
+func AuditHeadline(r *report.Result) string {
 	where := r.Repository
 	if r.Shard != "" {
 		where += " (shard " + r.Shard + ")"
@@ -27,8 +28,8 @@ func (r *Result) Headline() string {
 		where, len(r.Pulls), len(r.Tripped()), len(r.HalfOpen()), len(r.Recovered()), len(r.Skipped), len(r.NotReached))
 }
 
-// BudgetLine says how the call budget and the rate limit were used.
-func (r *Result) BudgetLine() string {
+// AuditBudget says how the audit used its call budget and the rate limit.
+func AuditBudget(r *report.Result) string {
 	o := r.Operations
 	s := fmt.Sprintf("API calls: %d used of the %d budgeted (operations-per-run), %d remaining", o.Used, o.Budget, o.Remaining)
 	if o.RateRemaining != nil {
@@ -37,18 +38,18 @@ func (r *Result) BudgetLine() string {
 	return s
 }
 
-// StopText describes an early stop and what it left out ("" when the run
-// was complete), as plain text.
-func (r *Result) StopText() string {
+// AuditStop describes an audit's early stop and what it left out ("" when
+// the run was complete), as plain text.
+func AuditStop(r *report.Result) string {
 	if !r.StoppedEarly {
 		return ""
 	}
-	return "The audit stopped early: " + plain(r.StopReason) + ". " + r.leftOut()
+	return "The audit stopped early: " + plain(r.StopReason) + ". " + leftOut(r)
 }
 
 // leftOut says what an early stop did not reach and what to do; it holds
 // only numbers and this package's words, safe in markdown.
-func (r *Result) leftOut() string {
+func leftOut(r *report.Result) string {
 	var b strings.Builder
 	if n := len(r.NotReached); n > 0 {
 		fmt.Fprintf(&b, "%d selected pull requests were not reached: %s. ", n, numberList(r.NotReached))
@@ -74,10 +75,11 @@ func plain(s string) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(s), " "), ".")
 }
 
-// Markdown is the job summary: the counts, the budget, a loud warning when
-// the run stopped early, the table of evaluated pull requests (least
-// recently progressed first), the skipped ones and the notes.
-func (r *Result) Markdown() string {
+// AuditSummary is an audit's job summary (and its markdown report): the
+// counts, the budget, a loud warning when the run stopped early, the table
+// of evaluated pull requests (least recently progressed first), the skipped
+// ones and the notes.
+func AuditSummary(r *report.Result) string {
 	var b strings.Builder
 	title := "loopbreaker audit: " + render.Markdown(r.Repository)
 	if r.Shard != "" {
@@ -89,9 +91,9 @@ func (r *Result) Markdown() string {
 	fmt.Fprintf(&b, "## %s\n\n", title)
 	fmt.Fprintf(&b, "%d pull requests evaluated: **%d OPEN**, %d HALF_OPEN, %d recovered, %d CLOSED; %d skipped.\n\n",
 		len(r.Pulls), len(r.Tripped()), len(r.HalfOpen()), len(r.Recovered()), len(r.Numbers(breaker.Closed))-len(r.Recovered()), len(r.Skipped))
-	fmt.Fprintf(&b, "%s.\n\n", r.BudgetLine())
+	fmt.Fprintf(&b, "%s.\n\n", AuditBudget(r))
 	if r.StoppedEarly {
-		fmt.Fprintf(&b, "> [!WARNING]\n> The audit stopped early: %s. %s\n\n", render.Markdown(plain(r.StopReason)), r.leftOut())
+		fmt.Fprintf(&b, "> [!WARNING]\n> The audit stopped early: %s. %s\n\n", render.Markdown(plain(r.StopReason)), leftOut(r))
 	}
 	if len(r.Pulls) > 0 {
 		b.WriteString("| PR | author | iterations | state | trigger | last progress | score |\n|---|---|---|---|---|---|---|\n")
@@ -161,12 +163,12 @@ func (r *Result) Markdown() string {
 	return b.String()
 }
 
-// Text is the report for a terminal.
-func (r *Result) Text() string {
+// AuditText is an audit's report for a terminal.
+func AuditText(r *report.Result) string {
 	var b strings.Builder
-	b.WriteString("loopbreaker audit: " + render.Clean(r.Headline()) + "\n")
-	b.WriteString(r.BudgetLine() + "\n")
-	if s := r.StopText(); s != "" {
+	b.WriteString("loopbreaker audit: " + render.Clean(AuditHeadline(r)) + "\n")
+	b.WriteString(AuditBudget(r) + "\n")
+	if s := AuditStop(r); s != "" {
 		b.WriteString("WARNING: " + s + "\n")
 	}
 	if len(r.Pulls) > 0 {
@@ -205,7 +207,7 @@ type skipGroup struct {
 
 // groupSkipped groups skipped pull requests by reason, the largest group
 // first.
-func groupSkipped(s []Skipped) []skipGroup {
+func groupSkipped(s []report.Skipped) []skipGroup {
 	idx := map[string]int{}
 	var out []skipGroup
 	for _, x := range s {

@@ -1,0 +1,142 @@
+// Package report holds what one audit run found and did: the Result the
+// audit (internal/audit) fills in, whose JSON form is the Action's report
+// output and the command's --format json, and which the presenter
+// (internal/present) turns into the job summary, the terminal report and
+// the annotations.
+package report
+
+import (
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+)
+
+// Result is what one audit run found and did. Its JSON form is the
+// Action's report output and the command's --format json.
+type Result struct {
+	// Repository is "owner/name"; Shard "2 of 4", or "" for all.
+	Repository string    `json:"repository"`
+	Shard      string    `json:"shard,omitempty"`
+	At         time.Time `json:"at"`
+	DryRun     bool      `json:"dry_run"`
+	// Pulls are the evaluated pull requests, least recently progressed
+	// first (never progressed first of all).
+	Pulls []PullResult `json:"pulls"`
+	// Skipped are pull requests of the shard that the filters left out or
+	// that could not be evaluated, with the reason.
+	Skipped []Skipped `json:"skipped"`
+	// NotReached are selected pull requests the run stopped before.
+	NotReached []int `json:"not_reached"`
+	// UnreadPages counts the pages of open pull requests (of up to PerPage
+	// each) never listed because the run stopped; UnreadPagesKnown is
+	// false when GitHub did not say how many there are (then at least one).
+	UnreadPages      int  `json:"unread_pages"`
+	UnreadPagesKnown bool `json:"unread_pages_known"`
+	// Operations is the API call budget and its use.
+	Operations Operations `json:"operations"`
+	// StoppedEarly is true when the run ended before every pull request
+	// was evaluated; StopReason says why.
+	StoppedEarly bool   `json:"stopped_early"`
+	StopReason   string `json:"stop_reason,omitempty"`
+	// Notes are run-wide notes (fetch problems, refused writes).
+	Notes []string `json:"notes"`
+	// Planned are the writes a dry run did not make.
+	Planned []string `json:"planned,omitempty"`
+	// OtherShards counts open pull requests left to the other shards.
+	OtherShards int `json:"other_shards,omitempty"`
+}
+
+// Operations is the API call budget of a run.
+type Operations struct {
+	Budget    int `json:"budget"`
+	Used      int `json:"used"`
+	Remaining int `json:"remaining"`
+	// RateRemaining and RateLimit are GitHub's X-RateLimit-Remaining and
+	// X-RateLimit-Limit after the run (nil when no answer carried them);
+	// RateFloor is the remaining count the run would not go below.
+	RateRemaining *int `json:"rate_remaining"`
+	RateLimit     *int `json:"rate_limit"`
+	RateFloor     *int `json:"rate_floor"`
+}
+
+// PullResult is one evaluated pull request.
+type PullResult struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	Author string `json:"author"`
+	Fork   bool   `json:"fork,omitempty"`
+	Draft  bool   `json:"draft,omitempty"`
+	// State is CLOSED, HALF_OPEN or OPEN; Trigger and Reason say why it is
+	// not CLOSED.
+	State   breaker.State `json:"state"`
+	Trigger string        `json:"trigger,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	// Iterations is the number of the last iteration folded.
+	Iterations int `json:"iterations"`
+	// LastProgress is the last iteration with progress (nil: none).
+	LastProgress *time.Time `json:"last_progress"`
+	// Scores are the progress scores of the last iterations, oldest first.
+	Scores []int `json:"scores"`
+	// Evidence is where the commits came from: "git", "api" or "api+files".
+	Evidence string `json:"evidence"`
+	// Ledger is where earlier runs' records came from ("" when none).
+	Ledger string `json:"ledger,omitempty"`
+	// Recovered is true when the pull request carried a loopbreaker label
+	// and is CLOSED now.
+	Recovered bool `json:"recovered,omitempty"`
+	// LabelsAdded and LabelsRemoved are the label changes made (planned,
+	// in a dry run); Commented reports a sticky comment written.
+	LabelsAdded   []string `json:"labels_added,omitempty"`
+	LabelsRemoved []string `json:"labels_removed,omitempty"`
+	Commented     bool     `json:"commented,omitempty"`
+	// Calls is the number of API calls this pull request took.
+	Calls int `json:"calls"`
+	// Notes say what was not visible, assumed or not done.
+	Notes []string `json:"notes,omitempty"`
+	// Decision is the breaker's final decision.
+	Decision *breaker.Decision `json:"-"`
+}
+
+// Skipped is a pull request that was not evaluated.
+type Skipped struct {
+	Number int    `json:"number"`
+	Reason string `json:"reason"`
+}
+
+// Numbers returns the pull requests in the given state.
+func (r *Result) Numbers(state breaker.State) []int {
+	out := []int{}
+	for i := range r.Pulls {
+		if r.Pulls[i].State == state {
+			out = append(out, r.Pulls[i].Number)
+		}
+	}
+	return out
+}
+
+// Tripped returns the OPEN pull requests.
+func (r *Result) Tripped() []int { return r.Numbers(breaker.Open) }
+
+// HalfOpen returns the HALF_OPEN pull requests.
+func (r *Result) HalfOpen() []int { return r.Numbers(breaker.HalfOpen) }
+
+// Recovered returns the pull requests whose labels were cleared because
+// progress resumed.
+func (r *Result) Recovered() []int {
+	out := []int{}
+	for i := range r.Pulls {
+		if r.Pulls[i].Recovered {
+			out = append(out, r.Pulls[i].Number)
+		}
+	}
+	return out
+}
+
+// SkippedNumbers returns the skipped pull requests.
+func (r *Result) SkippedNumbers() []int {
+	out := []int{}
+	for _, s := range r.Skipped {
+		out = append(out, s.Number)
+	}
+	return out
+}

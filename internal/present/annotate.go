@@ -1,0 +1,94 @@
+package present
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+)
+
+// Level is an annotation's level, the workflow command that writes it.
+type Level int
+
+// Annotation levels.
+const (
+	Notice Level = iota
+	Warning
+	Error
+)
+
+// String is the workflow command's name: notice, warning or error.
+func (l Level) String() string {
+	switch l {
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return "notice"
+}
+
+// Annotation is one log annotation: its level, its title ("" for none)
+// and its message, agent text already cleaned.
+type Annotation struct {
+	Level   Level
+	Title   string
+	Message string
+}
+
+// Annotations are a check's annotations: the state (an error when OPEN, a
+// warning when HALF_OPEN, a notice when the breaker recovered) and one
+// warning per warning of the decision.
+func Annotations(res *loop.Result, dryRun bool) []Annotation {
+	d := res.Final()
+	reason := ""
+	if d.Reason != nil {
+		reason = fmt.Sprintf("%s (%s)", render.Clean(*d.Reason), *d.Trigger)
+	}
+	var out []Annotation
+	switch d.State {
+	case breaker.Open:
+		title := "loopbreaker OPEN: stop the loop"
+		if dryRun {
+			title = "loopbreaker would be OPEN (dry run)"
+		}
+		out = append(out, Annotation{Error, title, fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
+	case breaker.HalfOpen:
+		out = append(out, Annotation{Warning, "loopbreaker HALF_OPEN: watching", fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
+	default:
+		if n := len(res.Decisions); n > 1 && res.Decisions[n-2].State != breaker.Closed {
+			out = append(out, Annotation{Notice, "loopbreaker recovered", fmt.Sprintf("iteration %d: progress resumed; the breaker is CLOSED", d.Iteration)})
+		}
+	}
+	for _, w := range d.Warnings {
+		out = append(out, Annotation{Warning, "loopbreaker warning", render.Clean(w)})
+	}
+	return out
+}
+
+// AuditAnnotations are an audit's annotations: a warning when it stopped
+// early (never a silent success), one for the stuck pull requests, one per
+// refused write, and a notice with the counts and the budget.
+func AuditAnnotations(r *report.Result) []Annotation {
+	var out []Annotation
+	if s := AuditStop(r); s != "" {
+		out = append(out, Annotation{Warning, "loopbreaker audit stopped early", render.Clean(s) + " " + AuditBudget(r)})
+	}
+	if n := r.Tripped(); len(n) > 0 {
+		verb := "are OPEN (stuck)"
+		if r.DryRun {
+			verb = "would be OPEN (dry run)"
+		}
+		out = append(out, Annotation{Warning, "loopbreaker audit", fmt.Sprintf("%d pull requests %s: %s", len(n), verb, numberList(n))})
+	}
+	for _, note := range r.Notes {
+		if strings.HasPrefix(note, "writes were refused") {
+			out = append(out, Annotation{Warning, "loopbreaker audit could not write", render.Clean(note)})
+		}
+	}
+	out = append(out, Annotation{Notice, "", fmt.Sprintf("loopbreaker audit: %s. %s", render.Clean(AuditHeadline(r)), AuditBudget(r))})
+	return out
+}

@@ -1,0 +1,107 @@
+package present
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+)
+
+const (
+	// maxSummaryRows bounds the iteration table of a check's job summary.
+	maxSummaryRows = 50
+	// maxCheckSummary is GitHub's limit on a check run's summary, in
+	// characters.
+	maxCheckSummary = 65535
+)
+
+// SummaryOptions are what a check's job summary shows beside its result.
+type SummaryOptions struct {
+	// Notes are facts about the evidence.
+	Notes []string
+	// API is set when the run talked to GitHub: Calls is then the number
+	// of API calls it made and Planned the writes a dry run skipped.
+	API     bool
+	Calls   int
+	Planned []string
+}
+
+// Summary is a check's job summary: the report of the final decision, the
+// table of the last 50 iterations, the API calls and, in a dry run, the
+// writes that were not made.
+func Summary(res *loop.Result, o SummaryOptions) string {
+	d := res.Final()
+	var b strings.Builder
+	b.WriteString(render.MarkdownReport(d, render.Options{Notes: o.Notes, ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
+	b.WriteString("\n### Iterations\n\n| # | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n")
+	start := 0
+	if len(res.Decisions) > maxSummaryRows {
+		start = len(res.Decisions) - maxSummaryRows
+		fmt.Fprintf(&b, "| … | | | | | %d earlier iterations |\n", start)
+	}
+	for _, x := range res.Decisions[start:] {
+		why := ""
+		if x.Progress {
+			why = "progress"
+		}
+		if x.Reason != nil {
+			why = strings.TrimPrefix(why+" · "+render.Markdown(*x.Reason), " · ")
+		}
+		commit := "-"
+		if len(x.Commit) >= 7 {
+			commit = "`" + x.Commit[:7] + "`"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %d | %s |\n", x.Iteration, commit, x.State, x.ProgressScore, x.ConsecutiveNoProgress, why)
+	}
+	if o.API {
+		fmt.Fprintf(&b, "\nGitHub API calls in this run: %d.\n", o.Calls)
+		if len(o.Planned) > 0 {
+			b.WriteString("\n### Dry run: writes that were not made\n\n")
+			for _, w := range o.Planned {
+				fmt.Fprintf(&b, "- %s\n", render.Markdown(w))
+			}
+		}
+	}
+	return b.String()
+}
+
+// DisabledSummary is the job summary of a run that made no decision
+// because the breaker is turned off; why says how.
+func DisabledSummary(why string) string {
+	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", why)
+}
+
+// Status is the commit status for a decision: failure when OPEN (success
+// in a dry run) and a description naming the state, the iteration and the
+// reason.
+func Status(d *breaker.Decision, dryRun bool) (state, description string) {
+	state, description = "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
+	if d.State == breaker.Open && !dryRun {
+		state = "failure"
+	}
+	if d.Reason != nil {
+		description += ": " + render.Clean(*d.Reason)
+	}
+	return state, description
+}
+
+// CheckRun is the check run for a decision: its conclusion, its title (the
+// status's description) and its summary (the decision's report, within
+// GitHub's 65,535 characters).
+func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary string) {
+	conclusion, title = Status(d, dryRun)
+	return conclusion, title, fitRunes(render.MarkdownReport(d, render.Options{}), maxCheckSummary,
+		"\n\n… (truncated to fit GitHub's limit of 65535 characters)\n")
+}
+
+// fitRunes cuts s to at most n characters, the note included, ending in
+// note when cut.
+func fitRunes(s string, n int, note string) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-len([]rune(note))]) + note
+}

@@ -1,0 +1,59 @@
+package present
+
+import "github.com/loopbreaker/loopbreaker/internal/breaker"
+
+// Names of the labels loopbreaker reads and manages.
+const (
+	// LabelOpen announces an OPEN breaker; a trusted person removing it
+	// resets the breaker.
+	LabelOpen = "loopbreaker:open"
+	// LabelHalfOpen announces a HALF_OPEN breaker.
+	LabelHalfOpen = "loopbreaker:half-open"
+	// LabelForceOpen, put on by a person, holds the breaker open.
+	LabelForceOpen = "loopbreaker:force-open"
+	// LabelDisabled, put on by a person, turns the breaker off for the pull
+	// request.
+	LabelDisabled = "loopbreaker:disabled"
+)
+
+// Label is a label loopbreaker puts on and takes off a pull request to
+// announce a state: its name, colour (six hex digits) and description, as
+// they are created in the repository.
+type Label struct {
+	Name, Color, Description string
+	// State is the breaker state the label announces.
+	State breaker.State
+}
+
+// Labels returns the labels loopbreaker manages, one for each state that
+// is not CLOSED.
+func Labels() []Label {
+	return []Label{
+		{Name: LabelOpen, Color: "b60205", Description: "loopbreaker: the agent loop is stuck; see the audit report or the sticky comment", State: breaker.Open},
+		{Name: LabelHalfOpen, Color: "fbca04", Description: "loopbreaker: stagnation suspected; the loop is watched", State: breaker.HalfOpen},
+	}
+}
+
+// Posts says what to post on a pull request in each state that is not
+// CLOSED: "label" and "comment" (the on-open and on-half-open settings).
+type Posts struct {
+	Open, HalfOpen []string
+}
+
+// Wants reports whether a pull request in state gets what ("label" or
+// "comment").
+func (p Posts) Wants(state breaker.State, what string) bool {
+	var list []string
+	switch state {
+	case breaker.Open:
+		list = p.Open
+	case breaker.HalfOpen:
+		list = p.HalfOpen
+	}
+	for _, x := range list {
+		if x == what {
+			return true
+		}
+	}
+	return false
+}
