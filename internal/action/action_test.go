@@ -14,7 +14,9 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/github/githubtest"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
@@ -61,9 +63,13 @@ func newLoop(t *testing.T, steps ...map[string]string) *loopRepo {
 	return l
 }
 
-// harness runs the action in-process against the fake GitHub.
+// harness runs the action in-process against a GitHub holding octo/loop
+// and its pull request 7: in memory (newHarness), or the HTTP fake behind
+// the REST client (newHTTPHarness) for the tests of calls, dry runs and
+// HTTP faults.
 type harness struct {
 	t       *testing.T
+	mem     *githubtest.Memory
 	fake    *fakegithub.Server
 	loop    *loopRepo
 	env     map[string]string
@@ -76,12 +82,31 @@ type harness struct {
 
 func newHarness(t *testing.T, loop *loopRepo, labels ...string) *harness {
 	t.Helper()
-	fake := fakegithub.New()
-	t.Cleanup(fake.Close)
-	fake.AddPull("octo", "loop", fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: loop.head, HeadRef: "agent/loop",
+	h := newBareHarness(t, loop, labels)
+	h.mem = githubtest.New()
+	h.mem.SetClock(func() time.Time { return h.now })
+	h.mem.AddPull(githubtest.Pull{AuditPull: github.AuditPull{BaseSHA: loop.base, Pull: github.Pull{Number: 7, Title: "agent loop", User: "agent",
+		UserType: "User", HeadSHA: loop.head, HeadRef: "agent/loop", BaseRef: "main", Labels: labels, CreatedAt: start, UpdatedAt: start}}})
+	return h
+}
+
+func newHTTPHarness(t *testing.T, loop *loopRepo, labels ...string) *harness {
+	t.Helper()
+	h := newBareHarness(t, loop, labels)
+	h.fake = fakegithub.New()
+	t.Cleanup(h.fake.Close)
+	h.fake.AddPull("octo", "loop", fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: loop.head, HeadRef: "agent/loop",
 		BaseRef: "main", BaseSHA: loop.base, Labels: labels, CreatedAt: start})
+	h.env["GITHUB_API_URL"] = h.fake.URL
+	return h
+}
+
+// newBareHarness is the workspace, the event and the environment of a
+// pull_request run on pull request 7.
+func newBareHarness(t *testing.T, loop *loopRepo, labels []string) *harness {
+	t.Helper()
 	tmp := t.TempDir()
-	h := &harness{t: t, fake: fake, loop: loop, now: start.Add(24 * time.Hour),
+	h := &harness{t: t, loop: loop, now: start.Add(24 * time.Hour),
 		out: filepath.Join(tmp, "output"), summary: filepath.Join(tmp, "summary")}
 	event := map[string]any{
 		"action": "synchronize", "number": 7,
@@ -95,7 +120,7 @@ func newHarness(t *testing.T, loop *loopRepo, labels ...string) *harness {
 	os.WriteFile(evPath, data, 0o644)
 	h.env = map[string]string{
 		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": evPath,
-		"GITHUB_REPOSITORY": "octo/loop", "GITHUB_WORKSPACE": loop.dir, "GITHUB_API_URL": fake.URL,
+		"GITHUB_REPOSITORY": "octo/loop", "GITHUB_WORKSPACE": loop.dir,
 		"GITHUB_RUN_ID": "100", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_OUTPUT": h.out, "GITHUB_STEP_SUMMARY": h.summary,
 		"INPUT_TOKEN": fakegithub.DefaultToken,
 	}
@@ -123,7 +148,17 @@ func (h *harness) run() int {
 			h.sleeps = append(h.sleeps, d)
 			return nil
 		},
+		Connect: h.connect,
 	})
+}
+
+// connect hands the action the memory (nil: the REST client on the fake).
+func (h *harness) connect(o github.Options) (github.API, error) {
+	if h.mem == nil {
+		return github.New(o)
+	}
+	h.mem.SetDryRun(o.DryRun)
+	return h.mem, nil
 }
 
 func (h *harness) outputs() map[string]string {
@@ -147,7 +182,7 @@ func stagnant(t *testing.T) *loopRepo {
 
 func TestOpenFailsLabelsCommentsAndSetsStatus(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, stagnant(t))
+	h := newHTTPHarness(t, stagnant(t))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("got exit %d, want %d\n%s", code, exitOpen, h.log.String())
 	}
@@ -183,7 +218,7 @@ func TestOpenFailsLabelsCommentsAndSetsStatus(t *testing.T) {
 
 func TestStickyCommentIsEditedInPlace(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, stagnant(t))
+	h := newHTTPHarness(t, stagnant(t))
 	for i := 0; i < 4; i++ {
 		h.now = h.now.Add(time.Hour)
 		h.env["GITHUB_RUN_ID"] = fmt.Sprint(100 + i)
@@ -196,7 +231,7 @@ func TestStickyCommentIsEditedInPlace(t *testing.T) {
 
 func TestCallsPerRunStaySmall(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, newLoop(t, map[string]string{"a.go": "package main\n"}, map[string]string{"b.go": "package main\n"}))
+	h := newHTTPHarness(t, newLoop(t, map[string]string{"a.go": "package main\n"}, map[string]string{"b.go": "package main\n"}))
 	h.run() // first run: creates nothing (CLOSED), sets the status
 	h.fake.ResetCalls()
 	h.env["GITHUB_RUN_ID"] = "101"
@@ -216,8 +251,8 @@ func TestNoTokenStillDecides(t *testing.T) {
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("got exit %d, want %d", code, exitOpen)
 	}
-	if h.outputs()["state"] != "OPEN" || h.fake.Calls() != 0 {
-		t.Errorf("got state %q and %d API calls, want OPEN and none", h.outputs()["state"], h.fake.Calls())
+	if h.outputs()["state"] != "OPEN" || h.mem.Calls() != 0 {
+		t.Errorf("got state %q and %d API calls, want OPEN and none", h.outputs()["state"], h.mem.Calls())
 	}
 	if !strings.Contains(h.log.String(), "::warning::loopbreaker: no token") {
 		t.Errorf("no warning about the missing token:\n%s", h.log.String())
@@ -226,7 +261,7 @@ func TestNoTokenStillDecides(t *testing.T) {
 
 func TestDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, stagnant(t))
+	h := newHTTPHarness(t, stagnant(t))
 	h.env["INPUT_DRY-RUN"] = "true"
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("dry run: got exit %d, want 0", code)
@@ -242,14 +277,14 @@ func TestDryRunWritesNothing(t *testing.T) {
 func TestTrustedCommentResets(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t), present.LabelOpen)
-	h.fake.SetPermission("octo", "loop", "maintainer", "write")
-	h.fake.SetPermission("octo", "loop", "drive-by", "read")
-	h.fake.AddComment("octo", "loop", 7, "drive-by", "User", "/loopbreaker reset", start.Add(2*time.Hour))
-	h.fake.AddComment("octo", "loop", 7, "copilot[bot]", "Bot", "/loopbreaker reset", start.Add(2*time.Hour))
+	h.mem.SetPermission("maintainer", "write")
+	h.mem.SetPermission("drive-by", "read")
+	h.mem.AddComment(7, "drive-by", "User", "/loopbreaker reset", start.Add(2*time.Hour))
+	h.mem.AddComment(7, "copilot[bot]", "Bot", "/loopbreaker reset", start.Add(2*time.Hour))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("resets by a reader and a bot: got exit %d, want %d", code, exitOpen)
 	}
-	h.fake.AddComment("octo", "loop", 7, "maintainer", "User", "/loopbreaker reset", start.Add(3*time.Hour))
+	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker reset", start.Add(3*time.Hour))
 	h.env["GITHUB_RUN_ID"] = "101"
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("reset by a maintainer: got exit %d, want 0\n%s", code, h.log.String())
@@ -262,13 +297,13 @@ func TestTrustedCommentResets(t *testing.T) {
 func TestLabelRemovedByBotIsNoReset(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t)) // the label is already gone from the PR
-	h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "github-actions[bot]", "Bot", start.Add(30*time.Hour))
+	h.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, "github-actions[bot]", "Bot", start.Add(30*time.Hour))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("label removed by the workflow's token: got exit %d, want %d", code, exitOpen)
 	}
 	h2 := newHarness(t, stagnant(t))
-	h2.fake.SetPermission("octo", "loop", "maintainer", "admin")
-	h2.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(30*time.Hour))
+	h2.mem.SetPermission("maintainer", "admin")
+	h2.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(30*time.Hour))
 	h2.now = start.Add(31 * time.Hour)
 	if code := h2.run(); code != exitContinue {
 		t.Fatalf("label removed by a maintainer: got exit %d, want 0\n%s", code, h2.log.String())
@@ -316,7 +351,7 @@ func TestBadInputExits2(t *testing.T) {
 func TestAPIErrorsFollowOnAPIError(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t))
-	h.fake.Inject("POST", "/repos/octo/loop/statuses", fakegithub.Fault{Status: 500})
+	h.mem.Fail("SetStatus", 0, &github.APIError{Status: 500, Message: "Internal Server Error"})
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("on-api-error continue: got exit %d, want the decision's %d", code, exitOpen)
 	}

@@ -127,7 +127,7 @@ func TestFaultsStillDecide(t *testing.T) {
 		for _, mode := range []string{"continue", "fail"} {
 			t.Run(strings.ReplaceAll(c.name, " ", "_")+"/"+mode, func(t *testing.T) {
 				t.Parallel()
-				h := newHarness(t, stagnant(t), c.labels...)
+				h := newHTTPHarness(t, stagnant(t), c.labels...)
 				h.fake.SetClock(func() time.Time { return h.now })
 				h.env["INPUT_ON-API-ERROR"] = mode
 				c.inject(h)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
-	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
@@ -77,8 +77,7 @@ func hostileLoop(t *testing.T) *harness {
 		recs = append(recs, ledger.Record{Version: 1, RunID: int64(90 + i), RunAttempt: 1, At: start.Add(time.Duration(i) * time.Hour),
 			Errors: []ledger.Error{{Hash: sig.Hash, Sample: sig.Sample}}, Tests: &ledger.Tests{Passed: 2 * i, Failed: 1, Failing: []string{oneLine}}})
 	}
-	h.fake.AddRun("octo", "loop", fakegithub.Run{ID: 94, HeadBranch: "agent/loop", HeadSHA: loop.head, Conclusion: "success", CreatedAt: start.Add(4 * time.Hour)})
-	h.fake.AddArtifact("octo", "loop", 94, "loopbreaker-record", recordZip(t, recs), false)
+	h.mem.AddArtifact(github.Artifact{RunID: 94, Name: "loopbreaker-record", HeadBranch: "agent/loop", HeadSHA: loop.head, CreatedAt: start.Add(4 * time.Hour)}, recordZip(t, recs))
 	return h
 }
 
@@ -269,7 +268,7 @@ func TestInjectionStickyComment(t *testing.T) {
 	t.Parallel()
 	h := hostileLoop(t)
 	runHostile(t, h)
-	cs := h.fake.Comments("octo", "loop", 7)
+	cs := h.mem.IssueComments(7)
 	if len(cs) != 1 {
 		t.Fatalf("got %d comments, want the one sticky comment", len(cs))
 	}
@@ -282,17 +281,17 @@ func TestInjectionLabelsAndStatus(t *testing.T) {
 	t.Parallel()
 	h := hostileLoop(t)
 	runHostile(t, h)
-	for _, l := range h.fake.IssueLabels("octo", "loop", 7) {
+	for _, l := range h.mem.IssueLabels(7) {
 		if l != present.LabelOpen && l != present.LabelHalfOpen {
 			t.Errorf("got label %q, want only the action's own", l)
 		}
 	}
-	for _, l := range h.fake.RepoLabels("octo", "loop") {
+	for _, l := range h.mem.RepoLabels() {
 		if strings.ContainsAny(l.Name+l.Description, "<@`\x1b") {
 			t.Errorf("label %+v carries agent text", l)
 		}
 	}
-	st := h.fake.Statuses("octo", "loop", h.loop.head)
+	st := h.mem.Statuses(h.loop.head)
 	if len(st) != 1 {
 		t.Fatalf("got %d statuses, want 1", len(st))
 	}
@@ -306,7 +305,7 @@ func TestInjectionCheckRun(t *testing.T) {
 	h := hostileLoop(t)
 	h.env["INPUT_STATUS"] = "check-run"
 	runHostile(t, h)
-	runs := h.fake.CheckRuns("octo", "loop", h.loop.head)
+	runs := h.mem.CheckRuns(h.loop.head)
 	if len(runs) != 1 {
 		t.Fatalf("got %d check runs, want 1\n%s", len(runs), h.log.String())
 	}
@@ -321,8 +320,8 @@ func TestInjectionCheckRun(t *testing.T) {
 func TestInjectionGuideComment(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t), present.LabelOpen)
-	h.fake.SetPermission("octo", "loop", "maintainer", "write")
-	h.fake.AddComment("octo", "loop", 7, "maintainer", "User", "/loopbreaker guide "+hostile+strings.Repeat("B", 70000), start.Add(30*time.Hour))
+	h.mem.SetPermission("maintainer", "write")
+	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker guide "+hostile+strings.Repeat("B", 70000), start.Add(30*time.Hour))
 	h.now = start.Add(31 * time.Hour)
 	h.run()
 	for _, line := range strings.Split(h.log.String(), "\n") {

@@ -33,7 +33,7 @@ func (e *env) mixed(n int) (stuck []int) {
 
 func TestAuditEveryPullOverSeveralPages(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	stuck := e.mixed(250)
 	res := e.run()
 	if res.StoppedEarly {
@@ -97,7 +97,7 @@ func TestAuditEveryPullOverSeveralPages(t *testing.T) {
 
 func TestSecondRunWritesNothing(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	stuck := e.mixed(20)
 	e.run()
 	e.fake.ResetCalls()
@@ -124,7 +124,7 @@ func sorted(s []int) []int {
 
 func TestBudgetRunsOutMidPage(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	e.mixed(250)
 	e.opts.Budget = 41
 	res := e.run()
@@ -159,7 +159,7 @@ func TestBudgetRunsOutMidPage(t *testing.T) {
 
 func TestListingTakesATenthOfTheBudget(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	for n := 1; n <= 250; n++ {
 		e.pull(n, 1, func(p *fakegithub.Pull) { p.User = "alice" })
 	}
@@ -180,7 +180,7 @@ func TestListingTakesATenthOfTheBudget(t *testing.T) {
 
 func TestBudgetTooSmallForAnyPull(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	e.mixed(3)
 	e.opts.Budget = 2
 	res := e.run()
@@ -197,7 +197,7 @@ func TestBudgetTooSmallForAnyPull(t *testing.T) {
 
 func TestRateLimitInTheMiddleStopsCleanly(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	e.mixed(10)
 	e.fake.Inject("GET", "/repos/octo/loop/pulls/6/commits", fakegithub.Fault{Status: 403, RetryAfter: 3600})
 	res := e.run()
@@ -218,7 +218,7 @@ func TestRateLimitInTheMiddleStopsCleanly(t *testing.T) {
 
 func TestRateLimitReserveStopsBeforeTheLimit(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	e.mixed(30)
 	e.fake.SetRateLimit(1000, 120, e.opts.Now.Add(time.Hour))
 	e.opts.Reserve = Reserve{Percent: 10}
@@ -314,12 +314,11 @@ func TestExpiredAndLiveArtifacts(t *testing.T) {
 	live := e.pull(1, 2)
 	expired := e.pull(2, 2)
 	seed := func(runID int64, p fakegithub.Pull, expired bool) {
-		e.fake.AddRun(owner, repo, fakegithub.Run{ID: runID, HeadBranch: p.HeadRef, HeadSHA: p.HeadSHA, CreatedAt: t0.Add(5 * time.Hour)})
 		data, err := buildZip(zip(p))
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.fake.AddArtifact(owner, repo, runID, "loopbreaker-record", data, expired)
+		e.artifact(runID, p.HeadRef, p.HeadSHA, t0.Add(5*time.Hour), data, expired)
 	}
 	seed(501, live, false)
 	seed(502, expired, true)
@@ -337,7 +336,7 @@ func TestExpiredAndLiveArtifacts(t *testing.T) {
 	if !strings.Contains(strings.Join(p2.Notes, "\n"), "has expired") {
 		t.Errorf("#2: notes %q do not say the artifact expired", p2.Notes)
 	}
-	if n := e.fake.CallsTo("GET", "/repos/octo/loop/actions/artifacts"); n != 2 {
+	if n := e.mem.CallsTo("ListArtifacts") + e.mem.CallsTo("DownloadArtifact"); n != 2 {
 		t.Errorf("got %d artifact calls (one listing, one download), want 2", n)
 	}
 }
@@ -354,12 +353,11 @@ func TestForkPullsNeverBorrowRecords(t *testing.T) {
 		p.User = "contributor"
 		p.UserType = "User"
 	})
-	e.fake.AddRun(owner, repo, fakegithub.Run{ID: 700, HeadBranch: "main", HeadSHA: sha(99, 1), CreatedAt: t0.Add(time.Hour)})
 	data, err := buildZip(map[string]string{"record.json": recordsJSON(stuckRecords(sha(99, 1), 5))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.fake.AddArtifact(owner, repo, 700, "loopbreaker-record", data, false)
+	e.artifact(700, "main", sha(99, 1), t0.Add(time.Hour), data, false)
 	// A second fork pull request whose own runs (pull_request from the
 	// fork) left a stuck record: that one is used.
 	stuck := e.pull(2, 2, func(p *fakegithub.Pull) {
@@ -368,12 +366,11 @@ func TestForkPullsNeverBorrowRecords(t *testing.T) {
 		p.User = "contributor"
 		p.UserType = "User"
 	})
-	e.fake.AddRun(owner, repo, fakegithub.Run{ID: 701, HeadBranch: "patch-1", HeadSHA: stuck.HeadSHA, CreatedAt: t0.Add(6 * time.Hour)})
 	data, err = buildZip(map[string]string{"record.json": recordsJSON(stuckRecords(stuck.HeadSHA, 4))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.fake.AddArtifact(owner, repo, 701, "loopbreaker-record", data, false)
+	e.artifact(701, "patch-1", stuck.HeadSHA, t0.Add(6*time.Hour), data, false)
 
 	res := e.run()
 	if got := stateOf(res, 1); got != "CLOSED" || find(res, 1).Ledger != "" {
@@ -393,7 +390,7 @@ func TestForkPullsNeverBorrowRecords(t *testing.T) {
 
 func TestDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	e.mixed(10)
 	e.pull(11, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelHalfOpen} }) // would be cleared
 	e.opts.DryRun = true
@@ -429,16 +426,16 @@ func TestOwnLabelsAndCommentsAreNotProgress(t *testing.T) {
 	})
 	recs := stuckRecords(p.HeadSHA, 4)
 	e.stickyComment(1, recs, t0.Add(69*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 1, "labeled", present.LabelOpen, bot, "Bot", t0.Add(69*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 1, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(69*time.Hour))
+	e.mem.AddLabelEvent(1, "labeled", present.LabelOpen, bot, "Bot", t0.Add(69*time.Hour))
+	e.mem.AddLabelEvent(1, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(69*time.Hour))
 	// #2 was HALF_OPEN; a bot removed and re-added its label since.
 	q := e.pull(2, 1, func(p *fakegithub.Pull) {
 		p.Labels = []string{present.LabelHalfOpen}
 		p.UpdatedAt = t0.Add(71 * time.Hour)
 	})
 	e.stickyComment(2, stuckRecords(q.HeadSHA, 3), t0.Add(70*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
-	e.fake.AddLabelEvent(owner, repo, 2, "labeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
+	e.mem.AddLabelEvent(2, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
+	e.mem.AddLabelEvent(2, "labeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
 
 	for run := 0; run < 2; run++ {
 		res := e.run()
@@ -480,17 +477,17 @@ func TestRecoveryClearsLabels(t *testing.T) {
 func TestTrustedResetsAndHolds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.fake.SetPermission(owner, repo, "maintainer", "write")
-	e.fake.SetPermission(owner, repo, "visitor", "read")
+	e.mem.SetPermission("maintainer", "write")
+	e.mem.SetPermission("visitor", "read")
 	for n := 1; n <= 4; n++ {
 		p := e.pull(n, 1)
 		e.stickyComment(n, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
 	}
-	e.fake.AddComment(owner, repo, 1, "maintainer", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
-	e.fake.AddComment(owner, repo, 2, "visitor", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
-	e.fake.AddComment(owner, repo, 3, "Copilot", "Bot", "/loopbreaker reset", t0.Add(6*time.Hour))
+	e.mem.AddComment(1, "maintainer", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
+	e.mem.AddComment(2, "visitor", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
+	e.mem.AddComment(3, "Copilot", "Bot", "/loopbreaker reset", t0.Add(6*time.Hour))
 	// #4: the open label was removed by a maintainer after it opened.
-	e.fake.AddLabelEvent(owner, repo, 4, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
+	e.mem.AddLabelEvent(4, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
 	res := e.run()
 	want := map[int]string{1: "CLOSED", 2: "OPEN", 3: "OPEN", 4: "CLOSED"}
 	for n, w := range want {
@@ -501,7 +498,7 @@ func TestTrustedResetsAndHolds(t *testing.T) {
 	if !strings.Contains(strings.Join(find(res, 2).Notes, "\n"), "only people with write access") {
 		t.Errorf("#2: notes %q do not say the reset was ignored", find(res, 2).Notes)
 	}
-	if n := e.fake.CallsTo("GET", "/repos/octo/loop/collaborators/maintainer"); n != 1 {
+	if n := e.mem.CallsTo("Permission maintainer"); n != 1 {
 		t.Errorf("got %d permission lookups for one person, want 1 (cached for the run)", n)
 	}
 }
@@ -544,7 +541,7 @@ func TestFileListSettlesLockFileChurn(t *testing.T) {
 	} else if !strings.Contains(strings.Join(d.Warnings, "\n"), ".github/workflows/ci.yml") {
 		t.Errorf("#3: got warnings %q, want one for the modified protected path", d.Warnings)
 	}
-	if n := e.fake.CallsTo("GET", "/repos/octo/loop/pulls/1/files"); n != 1 {
+	if n := e.mem.CallsTo("PullFiles 1"); n != 1 {
 		t.Errorf("got %d file list calls for #1, want 1", n)
 	}
 }
@@ -574,31 +571,30 @@ func TestStickyCommentWrittenOnceAndKeepsTheDigest(t *testing.T) {
 	e := newEnv(t)
 	p := e.pull(1, 1)
 	e.opts.OnOpen = []string{"label", "comment"}
-	e.fake.AddRun(owner, repo, fakegithub.Run{ID: 900, HeadBranch: p.HeadRef, HeadSHA: p.HeadSHA, CreatedAt: t0.Add(5 * time.Hour)})
 	data, err := buildZip(map[string]string{"record.json": recordsJSON(stuckRecords(p.HeadSHA, 4))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.fake.AddArtifact(owner, repo, 900, "loopbreaker-record", data, false)
+	e.artifact(900, p.HeadRef, p.HeadSHA, t0.Add(5*time.Hour), data, false)
 	first := e.run()
-	cs := e.fake.Comments(owner, repo, 1)
+	cs := e.mem.IssueComments(1)
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, present.Marker) || !strings.Contains(cs[0].Body, "<!-- loopbreaker-digest:") {
 		t.Fatalf("got %d comments, want one sticky comment with the digest", len(cs))
 	}
 	if !find(first, 1).Commented {
 		t.Error("the result does not say the comment was written")
 	}
-	e.fake.ResetCalls()
+	e.mem.ResetCalls()
 	second := e.run()
 	if got := stateOf(second, 1); got != "OPEN" || !strings.Contains(find(second, 1).Ledger, "sticky comment digest") {
 		t.Errorf("second run: got %s from %q, want OPEN from the digest", got, find(second, 1).Ledger)
 	}
-	if cs := e.fake.Comments(owner, repo, 1); len(cs) != 1 || cs[0].UpdatedAt.After(cs[0].CreatedAt) {
+	if cs := e.mem.IssueComments(1); len(cs) != 1 || cs[0].UpdatedAt.After(cs[0].CreatedAt) {
 		t.Errorf("second run: the unchanged comment was written again")
 	}
 	// list + commits + comments: no artifact, no write.
-	if n := e.fake.Calls(); n != 3 {
-		t.Errorf("second run: got %d calls (%v), want 3", n, e.fake.CallLog())
+	if n := e.mem.Calls(); n != 3 {
+		t.Errorf("second run: got %d calls (%v), want 3", n, e.mem.CallLog())
 	}
 }
 
@@ -610,7 +606,7 @@ func TestForgedStickyFromTheAuthorIsIgnored(t *testing.T) {
 	// real one says it is stuck.
 	p := e.pull(1, 1)
 	e.stickyComment(1, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
-	e.fake.AddComment(owner, repo, 1, "Copilot", "Bot", stickyBody(stuckRecords(p.HeadSHA, 1)), t0.Add(9*time.Hour))
+	e.mem.AddComment(1, "Copilot", "Bot", stickyBody(stuckRecords(p.HeadSHA, 1)), t0.Add(9*time.Hour))
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("got %s, want OPEN: the author's own marked comment is not loopbreaker's", got)
@@ -663,7 +659,7 @@ func TestReadOnlyTokenStopsWritingOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.mixed(15)
-	e.fake.SetReadOnly(fakegithub.DefaultToken)
+	e.mem.SetReadOnly()
 	res := e.run()
 	if res.StoppedEarly || len(res.Pulls) != 15 {
 		t.Fatalf("got %d evaluated (stopped %v: %s), want all 15: a refused write does not stop the audit", len(res.Pulls), res.StoppedEarly, res.StopReason)
@@ -673,8 +669,12 @@ func TestReadOnlyTokenStopsWritingOnce(t *testing.T) {
 	}
 	// One refused attempt (the label lookup succeeds, its creation is
 	// refused); no more writes after it.
-	if n := e.fake.CallsTo("POST", ""); n != 1 {
-		t.Errorf("got %d write attempts, want 1", n)
+	writes := 0
+	for _, w := range []string{"CreateLabel", "AddLabels", "RemoveLabel", "CreateComment", "EditComment"} {
+		writes += e.mem.CallsTo(w)
+	}
+	if writes != 1 || e.mem.CallsTo("CreateLabel") != 1 {
+		t.Errorf("got %d write attempts (%v), want 1 (the label's creation)", writes, e.mem.CallLog())
 	}
 }
 
@@ -710,7 +710,7 @@ func TestOptionsAreChecked(t *testing.T) {
 			t.Errorf("case %d: bad options were accepted", i)
 		}
 	}
-	if n := e.fake.Calls(); n != 0 {
+	if n := e.mem.Calls(); n != 0 {
 		t.Errorf("bad options made %d calls", n)
 	}
 }
@@ -756,25 +756,25 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 	t.Parallel()
 	setup := func(t *testing.T, busy bool) *env {
 		e := newEnv(t)
-		e.fake.SetPermission(owner, repo, "maintainer", "write")
+		e.mem.SetPermission("maintainer", "write")
 		for n := 1; n <= 3; n++ {
 			p := e.pull(n, 1)
 			e.stickyComment(n, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
 		}
 		// #2: a maintainer removed the open label after it opened.
-		e.fake.AddLabelEvent(owner, repo, 2, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
+		e.mem.AddLabelEvent(2, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
 		if busy {
 			for i := range 150 { // newer events of other issues fill the first page
-				e.fake.AddLabelEvent(owner, repo, 900+i%7, "labeled", "triage", "someone", "User", t0.Add(7*time.Hour+time.Duration(i)*time.Minute))
+				e.mem.AddLabelEvent(900+i%7, "labeled", "triage", "someone", "User", t0.Add(7*time.Hour+time.Duration(i)*time.Minute))
 			}
 		}
 		return e
 	}
-	const feed, perPR = "/repos/octo/loop/issues/events", "/repos/octo/loop/issues/%d/events"
+	const feed = "RepoLabelEvents"
 	perPRCalls := func(e *env) int {
 		n := 0
 		for pr := 1; pr <= 3; pr++ {
-			n += e.fake.CallsTo("GET", fmt.Sprintf(perPR, pr))
+			n += e.mem.CallsTo(fmt.Sprintf("LabelEvents %d", pr))
 		}
 		return n
 	}
@@ -800,10 +800,10 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 			t.Parallel()
 			e := setup(t, c.busy)
 			if c.fails {
-				e.fake.Inject("GET", feed, fakegithub.Fault{Status: 500})
+				e.mem.Fail(feed, 0, &github.APIError{Status: 500, Message: "Internal Server Error"})
 			}
 			check(t, e.run())
-			f, p := e.fake.CallsTo("GET", feed), perPRCalls(e)
+			f, p := e.mem.CallsTo(feed), perPRCalls(e)
 			if (c.feed >= 0 && f != c.feed) || p != c.perPR {
 				t.Errorf("got %d feed pages and %d per-PR reads, want %d and %d", f, p, c.feed, c.perPR)
 			}

@@ -13,7 +13,7 @@ import (
 // fake, as the API lists them.
 func benchEnv(b *testing.B) *env {
 	b.Helper()
-	e := newEnv(b)
+	e := newHTTPEnv(b)
 	for n := 1; n <= 100; n++ {
 		e.pull(n, 30)
 	}

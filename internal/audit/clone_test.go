@@ -129,7 +129,7 @@ func TestCommitsFromTheClone(t *testing.T) {
 	wsRepo, _ := git.PlainOpen(ws)
 	headBefore, _ := wsRepo.Head()
 
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	for n := 1; n <= 4; n++ {
 		e.gitPull(o, n, func(p *fakegithub.Pull) { p.Fork = n == 4 })
 	}
@@ -196,7 +196,7 @@ func TestCloneWithLedgerAndHeadPushedAfterTheLastRun(t *testing.T) {
 		1: {{"a.go": "package main\n// 1\n"}},
 		2: {{"a.go": "package main\n// 1\n"}, {"b.go": "package main\n"}},
 	})
-	e := newEnv(t)
+	e := newHTTPEnv(t)
 	// Both loops ran four times on their first commit; #2 then pushed a
 	// second commit that no run judged yet.
 	e.gitPull(o, 1)

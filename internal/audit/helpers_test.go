@@ -14,6 +14,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/github/githubtest"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -30,33 +31,53 @@ var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 // sha is a deterministic commit hash for pull request n, commit i.
 func sha(n, i int) string { return fmt.Sprintf("%040x", n*10000+i) }
 
-// env is a fake GitHub holding octo/loop and the options of an audit.
+// env is a GitHub holding octo/loop and the options of an audit: in
+// memory (newEnv), or the HTTP fake behind the REST client (newHTTPEnv)
+// for the tests of call accounting and HTTP faults.
 type env struct {
 	t    testing.TB
+	mem  *githubtest.Memory
 	fake *fakegithub.Server
 	opts Options
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	e := &env{t: t, mem: githubtest.New(), opts: defaultOptions(t)}
+	e.mem.SetClock(func() time.Time { return e.opts.Now })
+	return e
+}
+
+func newHTTPEnv(t testing.TB) *env {
+	t.Helper()
 	fake := fakegithub.New()
 	t.Cleanup(fake.Close)
 	fake.SetClock(func() time.Time { return t0.Add(72 * time.Hour) })
 	fake.AddRepo(owner, repo)
+	return &env{t: t, fake: fake, opts: defaultOptions(t)}
+}
+
+func defaultOptions(t testing.TB) Options {
+	t.Helper()
 	pol, err := policy.Builtin("default")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, fake: fake, opts: Options{
+	return Options{
 		Owner: owner, Repo: repo, Policy: pol, Budget: 10000, Reserve: Reserve{}, Now: t0.Add(72 * time.Hour),
 		ManageLabels: true, OnOpen: []string{"label"}, OnHalfOpen: []string{"label"},
 		Artifact: "loopbreaker-record", Filters: Filters{Authors: []string{"*"}},
-	}}
+	}
 }
 
-// client is a GitHub client on the fake that never sleeps.
-func (e *env) client(dryRun bool) *github.Client {
+// client is the GitHub the audit talks to: the memory, or a REST client
+// on the fake that never sleeps.
+func (e *env) client(dryRun bool) github.API {
 	e.t.Helper()
+	if e.mem != nil {
+		e.mem.SetDryRun(dryRun)
+		return e.mem
+	}
 	c, err := github.New(github.Options{Token: fakegithub.DefaultToken, BaseURL: e.fake.URL, Owner: owner, Repo: repo, DryRun: dryRun,
 		Now: func() time.Time { return e.opts.Now }, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
 	if err != nil {
@@ -90,8 +111,45 @@ func (e *env) pull(n, commits int, edit ...func(*fakegithub.Pull)) fakegithub.Pu
 	for _, f := range edit {
 		f(&p)
 	}
-	e.fake.AddPull(owner, repo, p)
+	if e.mem != nil {
+		e.mem.AddPull(memPull(p))
+	} else {
+		e.fake.AddPull(owner, repo, p)
+	}
 	return p
+}
+
+// memPull is p as the REST client reads it from the fake.
+func memPull(p fakegithub.Pull) githubtest.Pull {
+	if p.UserType == "" {
+		p.UserType = "User"
+	}
+	if p.UpdatedAt.IsZero() {
+		p.UpdatedAt = p.CreatedAt
+	}
+	mp := githubtest.Pull{AuditPull: github.AuditPull{BaseSHA: p.BaseSHA, HeadRepo: owner + "/" + repo, Pull: github.Pull{
+		Number: p.Number, Title: p.Title, User: p.User, UserType: p.UserType, HeadSHA: p.HeadSHA, HeadRef: p.HeadRef, BaseRef: p.BaseRef,
+		Draft: p.Draft, Fork: p.Fork, Labels: p.Labels, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}}}
+	if p.Fork {
+		mp.HeadRepo = p.User + "/" + repo
+	}
+	for _, s := range p.Commits {
+		mp.Commits = append(mp.Commits, github.PullCommit{SHA: s, Message: "commit " + s, At: p.CreatedAt, AuthorAt: p.CreatedAt, Login: p.User})
+	}
+	for _, f := range p.Files {
+		mp.Files = append(mp.Files, github.PullFile{Name: f, Status: "modified", Additions: 1, Deletions: 1})
+	}
+	return mp
+}
+
+// artifact adds a record artifact of a run on branch at head.
+func (e *env) artifact(runID int64, branch, head string, at time.Time, zip []byte, expired bool) {
+	if e.mem != nil {
+		e.mem.AddArtifact(github.Artifact{RunID: runID, Name: "loopbreaker-record", HeadBranch: branch, HeadSHA: head, Expired: expired, CreatedAt: at}, zip)
+		return
+	}
+	e.fake.AddRun(owner, repo, fakegithub.Run{ID: runID, HeadBranch: branch, HeadSHA: head, CreatedAt: at})
+	e.fake.AddArtifact(owner, repo, runID, "loopbreaker-record", zip, expired)
 }
 
 // stuckRecords are the records of runs after the first that made no
@@ -106,6 +164,9 @@ func stuckRecords(head string, runs int) []ledger.Record {
 
 // stickyComment posts loopbreaker's sticky comment with a digest of recs.
 func (e *env) stickyComment(n int, recs []ledger.Record, at time.Time) int64 {
+	if e.mem != nil {
+		return e.mem.AddComment(n, bot, "Bot", stickyBody(recs), at)
+	}
 	return e.fake.AddComment(owner, repo, n, bot, "Bot", stickyBody(recs), at)
 }
 
@@ -115,7 +176,12 @@ func stickyBody(recs []ledger.Record) string {
 	return present.Marker + "\nreport\n" + digest
 }
 
-func (e *env) labels(n int) []string { return e.fake.IssueLabels(owner, repo, n) }
+func (e *env) labels(n int) []string {
+	if e.mem != nil {
+		return e.mem.IssueLabels(n)
+	}
+	return e.fake.IssueLabels(owner, repo, n)
+}
 
 func numbersOf(ps []report.PullResult) []int {
 	var out []int

@@ -15,6 +15,10 @@ const (
 	// maxCheckSummary is GitHub's limit on a check run's summary, in
 	// characters.
 	maxCheckSummary = 65535
+	// maxStatus and maxCheckTitle bound a commit status's description and
+	// a check run's title, in characters.
+	maxStatus     = 140
+	maxCheckTitle = 1000
 )
 
 // SummaryOptions are what a check's job summary shows beside its result.
@@ -74,26 +78,33 @@ func DisabledSummary(why string) string {
 }
 
 // Status is the commit status for a decision: failure when OPEN (success
-// in a dry run) and a description naming the state, the iteration and the
-// reason.
+// in a dry run) and a description of at most 140 characters naming the
+// state, the iteration and the reason.
 func Status(d *breaker.Decision, dryRun bool) (state, description string) {
-	state, description = "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
+	state, description = verdict(d, dryRun)
+	return state, fitRunes(description, maxStatus, "…")
+}
+
+// CheckRun is the check run for a decision: its conclusion, its title (as
+// the status's description, up to 1,000 characters) and its summary (the
+// decision's report, within GitHub's 65,535 characters).
+func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary string) {
+	conclusion, title = verdict(d, dryRun)
+	return conclusion, fitRunes(title, maxCheckTitle, "…"), fitRunes(render.MarkdownReport(d, render.Options{}), maxCheckSummary,
+		"\n\n… (truncated to fit GitHub's limit of 65535 characters)\n")
+}
+
+// verdict is success or failure, and the state, the iteration and the
+// reason in a line.
+func verdict(d *breaker.Decision, dryRun bool) (state, line string) {
+	state, line = "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
 	if d.State == breaker.Open && !dryRun {
 		state = "failure"
 	}
 	if d.Reason != nil {
-		description += ": " + render.Clean(*d.Reason)
+		line += ": " + render.Clean(*d.Reason)
 	}
-	return state, description
-}
-
-// CheckRun is the check run for a decision: its conclusion, its title (the
-// status's description) and its summary (the decision's report, within
-// GitHub's 65,535 characters).
-func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary string) {
-	conclusion, title = Status(d, dryRun)
-	return conclusion, title, fitRunes(render.MarkdownReport(d, render.Options{}), maxCheckSummary,
-		"\n\n… (truncated to fit GitHub's limit of 65535 characters)\n")
+	return state, line
 }
 
 // fitRunes cuts s to at most n characters, the note included, ending in
