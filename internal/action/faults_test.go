@@ -112,7 +112,7 @@ func addArtifact(h *harness, zip []byte, expired bool) {
 	if zip == nil {
 		zip = recordZip(h.t, nil)
 	}
-	h.fake.AddRun("octo", "loop", fakegithub.Run{ID: 99, HeadBranch: "agent/loop", HeadSHA: h.loop.head, Conclusion: "success", CreatedAt: start.Add(time.Hour)})
+	h.fake.AddRun("octo", "loop", fakegithub.Run{ID: 99, HeadBranch: "agent/loop", HeadSHA: h.loop.head, CreatedAt: start.Add(time.Hour)})
 	h.fake.AddArtifact("octo", "loop", 99, "loopbreaker-record", zip, expired)
 }
 

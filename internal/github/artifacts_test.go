@@ -44,7 +44,7 @@ func TestLatestArtifact(t *testing.T) {
 			t.Parallel()
 			h := setup(t)
 			for _, a := range tt.arts {
-				h.srv.AddRun(owner, repo, fakegithub.Run{ID: a.run, HeadBranch: a.branch, HeadSHA: head, Conclusion: "success", CreatedAt: t0})
+				h.srv.AddRun(owner, repo, fakegithub.Run{ID: a.run, HeadBranch: a.branch, HeadSHA: head, CreatedAt: t0})
 				h.srv.AddArtifact(owner, repo, a.run, a.name, []byte("zip"), a.expired)
 			}
 			got, err := h.c.LatestArtifact(context.Background(), recordName, "agent", tt.exclude)
@@ -110,7 +110,7 @@ func TestDownloadArtifactDropsTokenOnRedirect(t *testing.T) {
 	t.Parallel()
 	srv, seen, base := recorded(t)
 	zip := bytes.Repeat([]byte("PK"), 500)
-	srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, Conclusion: "success", CreatedAt: t0})
+	srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, CreatedAt: t0})
 	srv.AddArtifact(owner, repo, 7, recordName, zip, false)
 	c, _ := newClient(t, base)
 	a, err := c.LatestArtifact(context.Background(), recordName, "agent", 0)
@@ -139,7 +139,7 @@ func TestDownloadArtifactDropsTokenOnRedirect(t *testing.T) {
 func TestDownloadArtifactFaults(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	h.srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, Conclusion: "success", CreatedAt: t0})
+	h.srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, CreatedAt: t0})
 	live := h.srv.AddArtifact(owner, repo, 7, recordName, bytes.Repeat([]byte("z"), 4096), false)
 	gone := h.srv.AddArtifact(owner, repo, 7, "old", []byte("zip"), true)
 	ctx := context.Background()
@@ -185,7 +185,7 @@ func TestDownloadArtifactFaults(t *testing.T) {
 func TestDownloadArtifactStorageLinkRefused(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	h.srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, Conclusion: "success", CreatedAt: t0})
+	h.srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, CreatedAt: t0})
 	id := h.srv.AddArtifact(owner, repo, 7, recordName, []byte("zip"), false)
 	h.srv.Inject("GET", "/_blobs/", fakegithub.Fault{Status: 404})
 	_, err := h.c.DownloadArtifact(context.Background(), &Artifact{ID: id, Name: recordName}, 100)
@@ -199,7 +199,7 @@ func TestDownloadArtifactStorageLinkRefused(t *testing.T) {
 func TestDownloadArtifactStorageRetried(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	h.srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, Conclusion: "success", CreatedAt: t0.Add(-time.Hour)})
+	h.srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, CreatedAt: t0.Add(-time.Hour)})
 	id := h.srv.AddArtifact(owner, repo, 7, recordName, []byte("zip"), false)
 	h.srv.Inject("GET", "/_blobs/", fakegithub.Fault{Status: 503, Times: 1})
 	got, err := h.c.DownloadArtifact(context.Background(), &Artifact{ID: id, Name: recordName}, 100)

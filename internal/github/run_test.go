@@ -18,7 +18,7 @@ func TestTypicalCheckRunBudget(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	for run := int64(1); run <= 30; run++ {
-		h.srv.AddRun(owner, repo, fakegithub.Run{ID: run, HeadBranch: "agent", HeadSHA: head, Conclusion: "success", CreatedAt: t0.Add(time.Duration(run) * time.Minute)})
+		h.srv.AddRun(owner, repo, fakegithub.Run{ID: run, HeadBranch: "agent", HeadSHA: head, CreatedAt: t0.Add(time.Duration(run) * time.Minute)})
 		h.srv.AddArtifact(owner, repo, run, recordName, []byte("record of run"), false)
 	}
 	sticky := h.srv.AddComment(owner, repo, 1, "github-actions[bot]", "Bot", marker+"\nold", t0)

@@ -32,10 +32,10 @@ type Pull struct {
 	Files     []string  `json:"files,omitempty"`
 }
 
-// Run is a workflow run to seed with AddRun. Path is the workflow file
-// (".github/workflows/x.yml"); PullNumbers lists the pull requests GitHub
-// reports in the run's pull_requests field; Actor, when set, is reported as
-// the run's actor and triggering_actor.
+// Run is a workflow run to seed with AddRun: its artifacts report its head
+// branch and commit (and are dated by it when they have no date). No
+// endpoint lists runs; the other fields are kept as given, so that seeds
+// and dumps that carry them still load.
 type Run struct {
 	ID          int64     `json:"id"`
 	WorkflowID  int64     `json:"workflow_id,omitempty"`

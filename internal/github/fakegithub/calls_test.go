@@ -21,7 +21,7 @@ func TestCallCounting(t *testing.T) {
 	if _, err := gh.Issues.RemoveLabelForIssue(ctx, "o", "r", 1, "loopbreaker:open"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.RateLimit.Get(ctx); err != nil {
+	if _, _, err := gh.Users.Get(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
 	do(t, s, "GET", "/_blobs/"+itoa(id), "", nil)
@@ -29,7 +29,7 @@ func TestCallCounting(t *testing.T) {
 	want := []string{
 		"GET /repos/o/r/pulls?page=2",
 		"DELETE /repos/o/r/issues/1/labels/loopbreaker:open",
-		"GET /rate_limit",
+		"GET /user",
 	}
 	if diff := cmp.Diff(want, s.CallLog()); diff != "" {
 		t.Errorf("call log (-want +got):\n%s", diff)
@@ -42,7 +42,7 @@ func TestCallCounting(t *testing.T) {
 		{"GET", "/repos/", 1},
 		{"delete", "/repos/o/r/issues/1/labels", 1},
 		{"POST", "/", 0},
-		{"", "/rate_limit", 1},
+		{"", "/user", 1},
 	}
 	for _, tt := range tests {
 		if got := s.CallsTo(tt.method, tt.prefix); got != tt.want {

@@ -31,16 +31,6 @@ func TestStatuses(t *testing.T) {
 	if diff := cmp.Diff(want, s.Statuses("o", "r", "abc")); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
-	for _, ref := range []string{"abc", "loop"} {
-		list, _, err := gh.Repositories.ListStatuses(ctx, "o", "r", ref, nil)
-		if err != nil || len(list) != 2 || list[0].GetState() != "failure" {
-			t.Errorf("list statuses of %s: got %d, %v, want 2 newest first", ref, len(list), err)
-		}
-	}
-	combined, _, err := gh.Repositories.GetCombinedStatus(ctx, "o", "r", "abc", nil)
-	if err != nil || combined.GetState() != "failure" || combined.GetTotalCount() != 1 {
-		t.Errorf("combined status: got %v, %v, want failure with 1 context", combined, err)
-	}
 	bad := []github.RepoStatus{
 		{State: github.String("done")},
 		{State: github.String("success"), Description: github.String(strings.Repeat("d", 141))},
@@ -58,26 +48,18 @@ func TestCheckRuns(t *testing.T) {
 	s.AddRepo("o", "r")
 	gh := ghClient(t, s, DefaultToken)
 	cr, resp, err := gh.Checks.CreateCheckRun(ctx, "o", "r", github.CreateCheckRunOptions{
-		Name: "loopbreaker", HeadSHA: "abc", Status: github.String("in_progress"),
-		Output: &github.CheckRunOutput{Title: github.String("evaluating"), Summary: github.String("…")},
+		Name: "loopbreaker", HeadSHA: "abc", Status: github.String("completed"), Conclusion: github.String("failure"),
+		Output: &github.CheckRunOutput{Title: github.String("OPEN"), Summary: github.String("same error 5 times")},
 	})
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create check run: %v", err)
 	}
-	_, _, err = gh.Checks.UpdateCheckRun(ctx, "o", "r", cr.GetID(), github.UpdateCheckRunOptions{
-		Name: "loopbreaker", Conclusion: github.String("failure"),
-		Output: &github.CheckRunOutput{Title: github.String("OPEN"), Summary: github.String("same error 5 times")},
-	})
-	if err != nil {
-		t.Fatalf("update check run: %v", err)
+	if cr.GetCompletedAt().IsZero() || cr.GetConclusion() != "failure" {
+		t.Errorf("created check run: got %+v, want completed with failure", cr)
 	}
 	want := []CheckRun{{ID: cr.GetID(), Name: "loopbreaker", HeadSHA: "abc", Status: "completed", Conclusion: "failure", Title: "OPEN", Summary: "same error 5 times"}}
 	if diff := cmp.Diff(want, s.CheckRuns("o", "r", "abc")); diff != "" {
 		t.Errorf("check runs (-want +got):\n%s", diff)
-	}
-	list, _, err := gh.Checks.ListCheckRunsForRef(ctx, "o", "r", "abc", &github.ListCheckRunsOptions{CheckName: github.String("loopbreaker")})
-	if err != nil || list.GetTotal() != 1 || list.CheckRuns[0].GetConclusion() != "failure" || list.CheckRuns[0].GetCompletedAt().IsZero() {
-		t.Errorf("list check runs: got %+v, %v", list, err)
 	}
 	bad := []github.CreateCheckRunOptions{
 		{HeadSHA: "abc"},
@@ -90,8 +72,5 @@ func TestCheckRuns(t *testing.T) {
 		if _, _, err := gh.Checks.CreateCheckRun(ctx, "o", "r", b); errStatus(err) != http.StatusUnprocessableEntity {
 			t.Errorf("bad check run %+v: got %v, want 422", b, err)
 		}
-	}
-	if _, _, err := gh.Checks.UpdateCheckRun(ctx, "o", "r", 999999, github.UpdateCheckRunOptions{Name: "x"}); errStatus(err) != http.StatusNotFound {
-		t.Errorf("update missing check run: got %v, want 404", err)
 	}
 }

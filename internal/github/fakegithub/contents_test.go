@@ -50,28 +50,29 @@ func TestContents(t *testing.T) {
 			t.Errorf("%s at %s: got %v, want 404", tt.path, tt.ref, err)
 		}
 	}
-	resp, body := do(t, s, "GET", "/_raw/o/r/loop/.loopbreaker.toml", "", nil)
-	wantStatus(t, resp, body, http.StatusOK)
-	if string(body) != "loosened" {
-		t.Errorf("raw download: got %q", body)
+	if want := "https://raw.githubusercontent.com/o/r/loop/.loopbreaker.toml"; f.GetDownloadURL() != want {
+		t.Errorf("download URL: got %q, want %q", f.GetDownloadURL(), want)
 	}
 }
 
-func TestRepoAndUnknownRoutes(t *testing.T) {
+// TestUnknownRoutes: only the endpoints the client calls are served;
+// every other one, including the reads GitHub has beside them, answers 404.
+func TestUnknownRoutes(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	s.AddRepo("o", "r")
-	r, _, err := ghClient(t, s, DefaultToken).Repositories.Get(ctx, "O", "R")
-	if err != nil || r.GetFullName() != "o/r" || r.GetDefaultBranch() != "main" {
-		t.Errorf("get repo: got %v, %v", r, err)
-	}
-	for _, path := range []string{"/nope", "/repos/o/r/unknown", "/repos/o/r/issues/comments/x"} {
+	s.AddPull("o", "r", Pull{Number: 1})
+	s.AddComment("o", "r", 1, "alice", "User", "hi", t0)
+	for _, path := range []string{"/nope", "/rate_limit", "/repos/o/r", "/repos/o/r/unknown", "/repos/o/r/pulls/1", "/repos/o/r/issues/1",
+		"/repos/o/r/issues/1/labels", "/repos/o/r/labels", "/repos/o/r/issues/comments/1", "/repos/o/r/commits/main/status",
+		"/repos/o/r/actions/runs", "/repos/o/r/actions/artifacts/1", "/_raw/o/r/main/x"} {
 		resp, body := do(t, s, "GET", path, DefaultToken, nil)
 		wantStatus(t, resp, body, http.StatusNotFound)
 		if e := decodeJSON[github.ErrorResponse](t, body); e.Message != "Not Found" {
 			t.Errorf("GET %s: got %+v, want Not Found", path, e)
 		}
 	}
-	resp, body := do(t, s, "PUT", "/repos/o/r/labels", DefaultToken, nil)
-	wantStatus(t, resp, body, http.StatusNotFound)
+	for _, r := range [][2]string{{"PUT", "/repos/o/r/labels"}, {"DELETE", "/repos/o/r/issues/comments/1"}, {"PATCH", "/repos/o/r/check-runs/1"}} {
+		resp, body := do(t, s, r[0], r[1], DefaultToken, nil)
+		wantStatus(t, resp, body, http.StatusNotFound)
+	}
 }

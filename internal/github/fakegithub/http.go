@@ -68,9 +68,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.serveBlob(c)
 		return
-	case strings.HasPrefix(path, "/_raw/"):
-		s.serveRaw(c)
-		return
 	}
 
 	s.mu.Lock()
@@ -215,23 +212,20 @@ func (s *Server) rateHeadersLocked(c *call) {
 }
 
 // chargeLocked uses one call of the rate limit and answers 403 when none
-// is left; GET /rate_limit is free and always answered, as on GitHub.
+// is left.
 func (s *Server) chargeLocked(c *call) bool {
 	now := s.now()
 	if !now.Before(s.reset) {
 		s.remaining = s.limit
 		s.reset = now.Add(time.Hour).Truncate(time.Second)
 	}
-	free := c.r.URL.Path == "/rate_limit"
-	if s.remaining <= 0 && !free {
+	if s.remaining <= 0 {
 		s.remaining = 0
 		s.rateHeadersLocked(c)
 		c.errorf(http.StatusForbidden, "API rate limit exceeded for user ID 1.")
 		return false
 	}
-	if !free {
-		s.remaining--
-	}
+	s.remaining--
 	s.rateHeadersLocked(c)
 	return true
 }

@@ -173,42 +173,6 @@ func (c *call) pullJSON(rp *repo, is *issue) obj {
 	}
 }
 
-func (c *call) issueJSON(rp *repo, is *issue) obj {
-	id := stableID("issue", rp.owner, rp.name, fmt.Sprint(is.number))
-	o := obj{
-		"url":        c.repoURL(rp) + "/issues/" + fmt.Sprint(is.number),
-		"id":         id,
-		"node_id":    nodeID("Issue", id),
-		"html_url":   fmt.Sprintf("%s/%s/%s/issues/%d", htmlBase, rp.owner, rp.name, is.number),
-		"number":     is.number,
-		"title":      is.title,
-		"state":      "open",
-		"locked":     false,
-		"labels":     c.issueLabelsJSON(rp, is),
-		"comments":   len(is.comments),
-		"user":       c.userJSON("octocat", "User"),
-		"created_at": nil,
-		"updated_at": nil,
-		"closed_at":  nil,
-		"body":       nil,
-	}
-	if p := is.pull; p != nil {
-		o["html_url"] = fmt.Sprintf("%s/%s/%s/pull/%d", htmlBase, rp.owner, rp.name, is.number)
-		o["state"] = p.State
-		o["user"] = c.userJSON(p.User, p.UserType)
-		o["created_at"] = ts(p.CreatedAt)
-		o["updated_at"] = ts(p.UpdatedAt)
-		o["closed_at"] = ts(p.ClosedAt)
-		o["body"] = nullable(p.Body)
-		o["draft"] = p.Draft
-		o["pull_request"] = obj{
-			"url":      c.repoURL(rp) + "/pulls/" + fmt.Sprint(is.number),
-			"html_url": o["html_url"],
-		}
-	}
-	return o
-}
-
 func (c *call) commentJSON(rp *repo, number int, cm *Comment) obj {
 	return obj{
 		"id":                 cm.ID,
@@ -285,58 +249,6 @@ func (c *call) checkRunJSON(rp *repo, cr *checkRun) obj {
 	}
 }
 
-func (c *call) runJSON(rp *repo, r *Run, withPulls bool) obj {
-	u := c.repoURL(rp) + "/actions/runs/" + fmt.Sprint(r.ID)
-	prs := []any{}
-	if withPulls {
-		for _, n := range r.PullNumbers {
-			pr := obj{"number": n, "id": stableID("pull", rp.owner, rp.name, fmt.Sprint(n)),
-				"url": c.repoURL(rp) + "/pulls/" + fmt.Sprint(n)}
-			if is := rp.issueLocked(n, false); is != nil && is.pull != nil {
-				pr["head"] = obj{"ref": is.pull.HeadRef, "sha": is.pull.HeadSHA,
-					"repo": obj{"id": rp.id, "url": c.repoURL(rp), "name": rp.name}}
-				pr["base"] = obj{"ref": is.pull.BaseRef, "sha": is.pull.BaseSHA,
-					"repo": obj{"id": rp.id, "url": c.repoURL(rp), "name": rp.name}}
-			}
-			prs = append(prs, pr)
-		}
-	}
-	o := obj{
-		"id":              r.ID,
-		"name":            r.Name,
-		"node_id":         nodeID("WorkflowRun", r.ID),
-		"head_branch":     r.HeadBranch,
-		"head_sha":        r.HeadSHA,
-		"path":            r.Path,
-		"display_title":   r.Name,
-		"run_number":      r.RunNumber,
-		"run_attempt":     r.RunAttempt,
-		"event":           r.Event,
-		"status":          r.Status,
-		"conclusion":      nullable(r.Conclusion),
-		"workflow_id":     r.WorkflowID,
-		"url":             u,
-		"html_url":        fmt.Sprintf("%s/%s/%s/actions/runs/%d", htmlBase, rp.owner, rp.name, r.ID),
-		"pull_requests":   prs,
-		"created_at":      ts(r.CreatedAt),
-		"updated_at":      ts(r.CreatedAt),
-		"run_started_at":  ts(r.CreatedAt),
-		"jobs_url":        u + "/jobs",
-		"logs_url":        u + "/logs",
-		"artifacts_url":   u + "/artifacts",
-		"workflow_url":    c.repoURL(rp) + "/actions/workflows/" + fmt.Sprint(r.WorkflowID),
-		"repository":      c.repoJSON(rp),
-		"head_repository": c.repoJSON(rp),
-		"check_suite_id":  stableID("suite", rp.owner, rp.name, r.HeadSHA),
-		"head_commit":     obj{"id": r.HeadSHA, "tree_id": r.HeadSHA, "message": "", "timestamp": ts(r.CreatedAt)},
-	}
-	if r.Actor != "" {
-		o["actor"] = c.userJSON(r.Actor, "User")
-		o["triggering_actor"] = c.userJSON(r.Actor, "User")
-	}
-	return o
-}
-
 func (c *call) artifactJSON(rp *repo, a *artifact) obj {
 	u := c.repoURL(rp) + "/actions/artifacts/" + fmt.Sprint(a.id)
 	wr := obj{"id": a.runID, "repository_id": rp.id, "head_repository_id": rp.id}
@@ -393,7 +305,7 @@ func (c *call) contentJSON(rp *repo, ref, path string, content []byte, withConte
 		"url":          u,
 		"html_url":     fmt.Sprintf("%s/%s/%s/blob/%s/%s", htmlBase, rp.owner, rp.name, ref, path),
 		"git_url":      c.repoURL(rp) + "/git/blobs/" + sha,
-		"download_url": c.base + "/_raw/" + rp.owner + "/" + rp.name + "/" + ref + "/" + path,
+		"download_url": "https://raw.githubusercontent.com/" + rp.owner + "/" + rp.name + "/" + ref + "/" + path,
 	}
 	if withContent {
 		if len(content) > contentsMaxSize {

@@ -11,71 +11,37 @@ import (
 	"unicode/utf8"
 )
 
+// routes registers the endpoints loopbreaker's client calls, and no
+// others: an unknown route answers 404.
 func (s *Server) routes() {
 	const repo = "/repos/{o}/{r}"
 	s.handle("GET /user", s.getUser)
-	s.handle("GET /rate_limit", s.getRateLimit)
-	s.handle("GET "+repo, s.getRepo)
 
 	s.handle("GET "+repo+"/pulls", s.listPulls)
-	s.handle("GET "+repo+"/pulls/{n}", s.getPull)
 	s.handle("GET "+repo+"/pulls/{n}/commits", s.listPullCommits)
 	s.handle("GET "+repo+"/pulls/{n}/files", s.listPullFiles)
 
-	s.handle("GET "+repo+"/labels", s.listLabels)
 	s.handle("POST "+repo+"/labels", s.createLabel)
 	s.handle("GET "+repo+"/labels/{name}", s.getLabel)
-	s.handle("PATCH "+repo+"/labels/{name}", s.updateLabel)
-	s.handle("DELETE "+repo+"/labels/{name}", s.deleteLabel)
 
-	s.handle("GET "+repo+"/issues/{n}", s.getIssue)
-	s.handle("GET "+repo+"/issues/{n}/labels", s.listIssueLabels)
 	s.handle("POST "+repo+"/issues/{n}/labels", s.addIssueLabels)
-	s.handle("PUT "+repo+"/issues/{n}/labels", s.replaceIssueLabels)
-	s.handle("DELETE "+repo+"/issues/{n}/labels", s.clearIssueLabels)
 	s.handle("DELETE "+repo+"/issues/{n}/labels/{name}", s.removeIssueLabel)
 	s.handle("GET "+repo+"/issues/{n}/events", s.listIssueEvents)
 	s.handle("GET "+repo+"/issues/events", s.listRepoIssueEvents)
 	s.handle("GET "+repo+"/issues/{n}/comments", s.listComments)
 	s.handle("POST "+repo+"/issues/{n}/comments", s.createComment)
-	// /issues/comments/{id} would clash with /issues/{n}/labels in the
-	// mux, so it is matched as /issues/{n}/{sub} with n == "comments".
-	s.handle("GET "+repo+"/issues/{n}/{sub}", commentRoute(s.getComment))
-	s.handle("PATCH "+repo+"/issues/{n}/{sub}", commentRoute(s.updateComment))
-	s.handle("DELETE "+repo+"/issues/{n}/{sub}", commentRoute(s.deleteComment))
+	s.handle("PATCH "+repo+"/issues/comments/{id}", s.updateComment)
 
 	s.handle("POST "+repo+"/statuses/{sha}", s.createStatus)
-	s.handle("GET "+repo+"/commits/{ref}/statuses", s.listStatuses)
-	s.handle("GET "+repo+"/commits/{ref}/status", s.combinedStatus)
 	s.handle("POST "+repo+"/check-runs", s.createCheckRun)
-	s.handle("PATCH "+repo+"/check-runs/{id}", s.updateCheckRun)
-	s.handle("GET "+repo+"/check-runs/{id}", s.getCheckRun)
-	s.handle("GET "+repo+"/commits/{ref}/check-runs", s.listCheckRuns)
 
-	s.handle("GET "+repo+"/actions/runs", s.listRuns)
-	s.handle("GET "+repo+"/actions/workflows/{wf}/runs", s.listRuns)
-	s.handle("GET "+repo+"/actions/runs/{id}", s.getRun)
-	s.handle("GET "+repo+"/actions/runs/{id}/artifacts", s.listArtifacts)
 	s.handle("GET "+repo+"/actions/artifacts", s.listArtifacts)
-	s.handle("GET "+repo+"/actions/artifacts/{id}", s.getArtifact)
 	s.handle("GET "+repo+"/actions/artifacts/{id}/zip", s.downloadArtifact)
 
 	s.handle("GET "+repo+"/collaborators/{user}/permission", s.getPermission)
 	s.handle("GET "+repo+"/contents/{path...}", s.getContents)
-	s.handle("GET "+repo+"/contents", s.getContents)
 
 	s.handle("/", func(c *call) { c.notFound() })
-}
-
-func commentRoute(fn func(c *call)) func(c *call) {
-	return func(c *call) {
-		if c.r.PathValue("n") != "comments" {
-			c.notFound()
-			return
-		}
-		c.r.SetPathValue("id", c.r.PathValue("sub"))
-		fn(c)
-	}
 }
 
 func (s *Server) getUser(c *call) {
@@ -84,28 +50,6 @@ func (s *Server) getUser(c *call) {
 		return
 	}
 	c.writeJSON(http.StatusOK, c.userJSON(c.user.login, c.user.userType))
-}
-
-func (s *Server) getRateLimit(c *call) {
-	core := obj{"limit": s.limit, "remaining": s.remaining, "reset": s.reset.Unix(),
-		"used": max(0, s.limit-s.remaining), "resource": "core"}
-	other := func(name string, limit int) obj {
-		return obj{"limit": limit, "remaining": limit, "reset": s.reset.Unix(), "used": 0, "resource": name}
-	}
-	c.writeJSON(http.StatusOK, obj{
-		"resources": obj{
-			"core":    core,
-			"search":  other("search", 30),
-			"graphql": other("graphql", 5000),
-		},
-		"rate": core,
-	})
-}
-
-func (s *Server) getRepo(c *call) {
-	if rp := c.repo(); rp != nil {
-		c.writeJSON(http.StatusOK, c.repoJSON(rp))
-	}
 }
 
 // ---- pulls
@@ -135,26 +79,11 @@ func (s *Server) listPulls(c *call) {
 			dir = "desc"
 		}
 	}
-	head, base := q.Get("head"), q.Get("base")
 	var list []*issue
 	for _, is := range rp.issues {
-		p := is.pull
-		if p == nil || (state != "all" && p.State != state) {
-			continue
+		if p := is.pull; p != nil && (state == "all" || p.State == state) {
+			list = append(list, is)
 		}
-		if base != "" && p.BaseRef != base {
-			continue
-		}
-		if head != "" {
-			owner := rp.owner
-			if p.Fork {
-				owner = p.User
-			}
-			if !strings.EqualFold(head, owner+":"+p.HeadRef) && head != p.HeadRef {
-				continue
-			}
-		}
-		list = append(list, is)
 	}
 	key := func(is *issue) int64 {
 		p := is.pull
@@ -201,12 +130,6 @@ func (c *call) pull() (*repo, *issue) {
 		return nil, nil
 	}
 	return rp, is
-}
-
-func (s *Server) getPull(c *call) {
-	if rp, is := c.pull(); is != nil {
-		c.writeJSON(http.StatusOK, c.pullJSON(rp, is))
-	}
 }
 
 func (s *Server) listPullCommits(c *call) {
@@ -266,19 +189,6 @@ func (s *Server) listPullFiles(c *call) {
 
 // ---- labels
 
-func (s *Server) listLabels(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	start, end := c.paginate(len(rp.labels))
-	out := []any{}
-	for _, l := range rp.labels[start:end] {
-		out = append(out, c.labelJSON(rp, l))
-	}
-	c.writeJSON(http.StatusOK, out)
-}
-
 func (s *Server) getLabel(c *call) {
 	rp := c.repo()
 	if rp == nil {
@@ -294,7 +204,6 @@ func (s *Server) getLabel(c *call) {
 
 type labelBody struct {
 	Name        *string `json:"name"`
-	NewName     *string `json:"new_name"`
 	Color       *string `json:"color"`
 	Description *string `json:"description"`
 }
@@ -359,66 +268,6 @@ func (s *Server) createLabel(c *call) {
 	c.writeJSON(http.StatusCreated, c.labelJSON(rp, l))
 }
 
-func (s *Server) updateLabel(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	l := rp.findLabel(c.r.PathValue("name"))
-	if l == nil {
-		c.notFound()
-		return
-	}
-	var b labelBody
-	if !c.decode(&b) {
-		return
-	}
-	name := deref(b.NewName, l.Name)
-	color := strings.TrimPrefix(deref(b.Color, l.Color), "#")
-	desc := deref(b.Description, l.Description)
-	if !c.checkLabel(name, color, desc) {
-		return
-	}
-	if other := rp.findLabel(name); other != nil && other != l {
-		c.invalid("Label", "name", "already_exists", "")
-		return
-	}
-	if name != l.Name {
-		for _, is := range rp.issues {
-			for i, n := range is.labels {
-				if strings.EqualFold(n, l.Name) {
-					is.labels[i] = name
-				}
-			}
-		}
-	}
-	l.Name, l.Color, l.Description = name, strings.ToLower(color), desc
-	c.writeJSON(http.StatusOK, c.labelJSON(rp, l))
-}
-
-func (s *Server) deleteLabel(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	l := rp.findLabel(c.r.PathValue("name"))
-	if l == nil {
-		c.notFound()
-		return
-	}
-	out := rp.labels[:0]
-	for _, x := range rp.labels {
-		if x != l {
-			out = append(out, x)
-		}
-	}
-	rp.labels = out
-	for _, is := range rp.issues {
-		is.labels = removeFold(is.labels, l.Name)
-	}
-	c.w.WriteHeader(http.StatusNoContent)
-}
-
 func removeFold(list []string, name string) []string {
 	var out []string
 	for _, n := range list {
@@ -431,32 +280,12 @@ func removeFold(list []string, name string) []string {
 
 // ---- issues and issue labels
 
-func (s *Server) getIssue(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	if is := c.issue(rp); is != nil {
-		c.writeJSON(http.StatusOK, c.issueJSON(rp, is))
-	}
-}
-
 func (c *call) issueOf() (*repo, *issue) {
 	rp := c.repo()
 	if rp == nil {
 		return nil, nil
 	}
 	return rp, c.issue(rp)
-}
-
-func (s *Server) listIssueLabels(c *call) {
-	rp, is := c.issueOf()
-	if is == nil {
-		return
-	}
-	labels := c.issueLabelsJSON(rp, is)
-	start, end := c.paginate(len(labels))
-	c.writeJSON(http.StatusOK, labels[start:end])
 }
 
 // labelNames decodes the body of the add and replace endpoints: a JSON
@@ -556,41 +385,6 @@ func uniqueNew(have, add []string) []string {
 		}
 	}
 	return out
-}
-
-func (s *Server) replaceIssueLabels(c *call) {
-	rp, is := c.issueOf()
-	if is == nil {
-		return
-	}
-	names, ok := c.labelNames()
-	if !ok {
-		return
-	}
-	if len(uniqueNew(nil, names)) > maxIssueLabels {
-		c.invalid("Label", "labels", "custom", fmt.Sprintf("an issue can have at most %d labels", maxIssueLabels))
-		return
-	}
-	for _, n := range append([]string(nil), is.labels...) {
-		if !containsFold(names, n) {
-			c.unlabelIssue(is, n)
-		}
-	}
-	for _, n := range names {
-		c.labelIssue(rp, is, n)
-	}
-	c.writeJSON(http.StatusOK, c.issueLabelsJSON(rp, is))
-}
-
-func (s *Server) clearIssueLabels(c *call) {
-	_, is := c.issueOf()
-	if is == nil {
-		return
-	}
-	for _, n := range append([]string(nil), is.labels...) {
-		c.unlabelIssue(is, n)
-	}
-	c.w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) removeIssueLabel(c *call) {
@@ -740,12 +534,6 @@ func (c *call) comment() (*repo, *issue, int) {
 	return nil, nil, 0
 }
 
-func (s *Server) getComment(c *call) {
-	if rp, is, i := c.comment(); is != nil {
-		c.writeJSON(http.StatusOK, c.commentJSON(rp, is.number, is.comments[i]))
-	}
-}
-
 func (s *Server) updateComment(c *call) {
 	rp, is, i := c.comment()
 	if is == nil {
@@ -759,15 +547,6 @@ func (s *Server) updateComment(c *call) {
 	cm.Body = body
 	cm.UpdatedAt = c.now()
 	c.writeJSON(http.StatusOK, c.commentJSON(rp, is.number, cm))
-}
-
-func (s *Server) deleteComment(c *call) {
-	_, is, i := c.comment()
-	if is == nil {
-		return
-	}
-	is.comments = append(is.comments[:i], is.comments[i+1:]...)
-	c.w.WriteHeader(http.StatusNoContent)
 }
 
 // ---- statuses and check runs
@@ -841,60 +620,6 @@ func (s *Server) createStatus(c *call) {
 		Status: Status{State: b.State, Context: b.Context, Description: b.Description, TargetURL: b.TargetURL, Creator: login}}
 	rp.statuses = append(rp.statuses, st)
 	c.writeJSON(http.StatusCreated, c.statusJSON(rp, st))
-}
-
-func (rp *repo) statusesFor(sha string) []*status {
-	var out []*status
-	for i := len(rp.statuses) - 1; i >= 0; i-- {
-		if rp.statuses[i].SHA == sha {
-			out = append(out, rp.statuses[i])
-		}
-	}
-	return out
-}
-
-func (s *Server) listStatuses(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	list := rp.statusesFor(rp.resolveRef(c.r.PathValue("ref")))
-	start, end := c.paginate(len(list))
-	out := []any{}
-	for _, st := range list[start:end] {
-		out = append(out, c.statusJSON(rp, st))
-	}
-	c.writeJSON(http.StatusOK, out)
-}
-
-func (s *Server) combinedStatus(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	sha := rp.resolveRef(c.r.PathValue("ref"))
-	seen := map[string]bool{}
-	latest := []any{}
-	state := "success"
-	rank := map[string]int{"success": 0, "pending": 1, "failure": 2, "error": 2}
-	for _, st := range rp.statusesFor(sha) {
-		if seen[st.Context] {
-			continue
-		}
-		seen[st.Context] = true
-		latest = append(latest, c.statusJSON(rp, st))
-		if rank[st.State] > rank[state] {
-			state = st.State
-			if state == "error" {
-				state = "failure"
-			}
-		}
-	}
-	if len(latest) == 0 {
-		state = "pending"
-	}
-	c.writeJSON(http.StatusOK, obj{"state": state, "sha": sha, "total_count": len(latest),
-		"statuses": latest, "repository": c.repoJSON(rp)})
 }
 
 var (
@@ -992,138 +717,7 @@ func (s *Server) createCheckRun(c *call) {
 	c.writeJSON(http.StatusCreated, c.checkRunJSON(rp, cr))
 }
 
-func (c *call) checkRun() (*repo, *checkRun) {
-	rp := c.repo()
-	if rp == nil {
-		return nil, nil
-	}
-	id, ok := c.intParam("id")
-	if !ok {
-		return nil, nil
-	}
-	for _, cr := range rp.checkRuns {
-		if cr.ID == id {
-			return rp, cr
-		}
-	}
-	c.notFound()
-	return nil, nil
-}
-
-func (s *Server) updateCheckRun(c *call) {
-	rp, cr := c.checkRun()
-	if cr == nil {
-		return
-	}
-	var b checkBody
-	if !c.decode(&b) {
-		return
-	}
-	next := *cr
-	if !c.applyCheck(&next, &b) {
-		return
-	}
-	*cr = next
-	c.writeJSON(http.StatusOK, c.checkRunJSON(rp, cr))
-}
-
-func (s *Server) getCheckRun(c *call) {
-	if rp, cr := c.checkRun(); cr != nil {
-		c.writeJSON(http.StatusOK, c.checkRunJSON(rp, cr))
-	}
-}
-
-func (s *Server) listCheckRuns(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	q := c.r.URL.Query()
-	sha := rp.resolveRef(c.r.PathValue("ref"))
-	name, st, filter := q.Get("check_name"), q.Get("status"), q.Get("filter")
-	seen := map[string]bool{}
-	var list []*checkRun
-	for i := len(rp.checkRuns) - 1; i >= 0; i-- {
-		cr := rp.checkRuns[i]
-		if cr.HeadSHA != sha || (name != "" && cr.Name != name) || (st != "" && cr.Status != st) {
-			continue
-		}
-		if filter != "all" {
-			if seen[cr.Name] {
-				continue
-			}
-			seen[cr.Name] = true
-		}
-		list = append(list, cr)
-	}
-	start, end := c.paginate(len(list))
-	out := []any{}
-	for _, cr := range list[start:end] {
-		out = append(out, c.checkRunJSON(rp, cr))
-	}
-	c.writeJSON(http.StatusOK, obj{"total_count": len(list), "check_runs": out})
-}
-
 // ---- actions
-
-func (s *Server) listRuns(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	q := c.r.URL.Query()
-	wf := c.r.PathValue("wf")
-	branch, ev, st, sha := q.Get("branch"), q.Get("event"), q.Get("status"), q.Get("head_sha")
-	var list []*Run
-	known := wf == ""
-	for _, r := range rp.runs {
-		if wf != "" {
-			if strconv.FormatInt(r.WorkflowID, 10) != wf && baseName(r.Path) != wf {
-				continue
-			}
-			known = true
-		}
-		if (branch != "" && r.HeadBranch != branch) || (ev != "" && r.Event != ev) ||
-			(sha != "" && r.HeadSHA != sha) || (st != "" && r.Status != st && r.Conclusion != st) {
-			continue
-		}
-		list = append(list, r)
-	}
-	if !known {
-		c.notFound()
-		return
-	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if !list[i].CreatedAt.Equal(list[j].CreatedAt) {
-			return list[i].CreatedAt.After(list[j].CreatedAt)
-		}
-		return list[i].ID > list[j].ID
-	})
-	withPulls := q.Get("exclude_pull_requests") != "true"
-	start, end := c.paginate(len(list))
-	out := []any{}
-	for _, r := range list[start:end] {
-		out = append(out, c.runJSON(rp, r, withPulls))
-	}
-	c.writeJSON(http.StatusOK, obj{"total_count": len(list), "workflow_runs": out})
-}
-
-func (s *Server) getRun(c *call) {
-	rp := c.repo()
-	if rp == nil {
-		return
-	}
-	id, ok := c.intParam("id")
-	if !ok {
-		return
-	}
-	r := rp.findRun(id)
-	if r == nil {
-		c.notFound()
-		return
-	}
-	c.writeJSON(http.StatusOK, c.runJSON(rp, r, true))
-}
 
 func (s *Server) listArtifacts(c *call) {
 	rp := c.repo()
@@ -1179,12 +773,6 @@ func (c *call) artifact() (*repo, *artifact) {
 		return nil, nil
 	}
 	return rp, a
-}
-
-func (s *Server) getArtifact(c *call) {
-	if rp, a := c.artifact(); a != nil {
-		c.writeJSON(http.StatusOK, c.artifactJSON(rp, a))
-	}
 }
 
 func (s *Server) downloadArtifact(c *call) {
@@ -1324,30 +912,4 @@ func (s *Server) getContents(c *call) {
 		out = append(out, c.contentJSON(rp, ref, prefix+n, files[prefix+n], false))
 	}
 	c.writeJSON(http.StatusOK, out)
-}
-
-// serveRaw answers /_raw/{owner}/{repo}/{ref}/{path}, the download_url of
-// the contents API: the file's bytes, unauthenticated and not counted.
-func (s *Server) serveRaw(c *call) {
-	parts := strings.SplitN(strings.TrimPrefix(c.r.URL.Path, "/_raw/"), "/", 4)
-	if len(parts) != 4 || (c.r.Method != http.MethodGet && c.r.Method != http.MethodHead) {
-		c.notFound()
-		return
-	}
-	s.mu.Lock()
-	var content []byte
-	found := false
-	if rp := s.repoLocked(parts[0], parts[1], false); rp != nil {
-		content, found = rp.files[parts[2]][parts[3]]
-	}
-	s.mu.Unlock()
-	if !found {
-		c.notFound()
-		return
-	}
-	c.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	c.w.WriteHeader(http.StatusOK)
-	if c.r.Method == http.MethodGet {
-		_, _ = c.w.Write(content)
-	}
 }

@@ -22,8 +22,7 @@ const seedJSON = `{
     "pulls": [{"number": 9, "title": "loop", "user": "bot", "user_type": "Bot", "head_sha": "h9", "head_ref": "loop",
                "labels": ["loopbreaker:open"], "created_at": "2024-03-01T10:00:00Z", "commits": ["c1", "c2"], "files": ["a.go"]}],
     "issues": [{"number": 10, "title": "tracking", "labels": ["meta"]}],
-    "runs": [{"id": 500, "path": ".github/workflows/loop.yml", "head_branch": "loop", "head_sha": "h9",
-              "event": "pull_request", "conclusion": "success", "created_at": "2024-03-01T11:00:00Z", "pull_numbers": [9]}],
+    "runs": [{"id": 500, "head_branch": "loop", "head_sha": "h9", "created_at": "2024-03-01T11:00:00Z"}],
     "artifacts": [{"run_id": 500, "name": "loopbreaker-record", "zip_files": {"record.json": "{\"version\":1}"}},
                   {"id": 900, "run_id": 500, "name": "old", "zip": "UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==", "expired": true}],
     "permissions": {"alice": "write"},
@@ -40,15 +39,15 @@ func TestLoadSeed(t *testing.T) {
 		t.Fatalf("load seed: %v", err)
 	}
 	gh := ghClient(t, s, DefaultToken)
-	pr, _, err := gh.PullRequests.Get(ctx, "acme", "agent", 9)
-	if err != nil || pr.GetHead().GetSHA() != "h9" || pr.Labels[0].GetColor() != "b60205" {
-		t.Errorf("seeded pull: got %v, %v", pr, err)
+	prs, _, err := gh.PullRequests.List(ctx, "acme", "agent", nil)
+	if err != nil || len(prs) != 1 || prs[0].GetHead().GetSHA() != "h9" || prs[0].Labels[0].GetColor() != "b60205" {
+		t.Errorf("seeded pull: got %v, %v", prs, err)
 	}
-	arts, _, err := gh.Actions.ListWorkflowRunArtifacts(ctx, "acme", "agent", 500, nil)
-	if err != nil || arts.GetTotalCount() != 2 {
+	arts, _, err := gh.Actions.ListArtifacts(ctx, "acme", "agent", nil)
+	if err != nil || arts.GetTotalCount() != 2 || arts.Artifacts[1].GetWorkflowRun().GetHeadBranch() != "loop" {
 		t.Fatalf("seeded artifacts: got %v, %v", arts, err)
 	}
-	loc, _, err := gh.Actions.DownloadArtifact(ctx, "acme", "agent", arts.Artifacts[0].GetID(), 0)
+	loc, _, err := gh.Actions.DownloadArtifact(ctx, "acme", "agent", arts.Artifacts[1].GetID(), 0)
 	if err != nil {
 		t.Fatalf("download seeded artifact: %v", err)
 	}

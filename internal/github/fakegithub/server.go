@@ -311,16 +311,6 @@ func (s *Server) AddRepo(owner, repo string) {
 	s.repoLocked(owner, repo, true)
 }
 
-// AddIssue creates a plain issue (not a pull request) with a title.
-func (s *Server) AddIssue(owner, repo string, number int, title string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.repoLocked(owner, repo, true).issueLocked(number, true)
-	if is != nil && title != "" {
-		is.title = title
-	}
-}
-
 // AddPull adds or replaces a pull request. Its labels are put on the issue
 // and created in the repository when missing. Defaults: state "open", user
 // "octocat" of type "User", base ref the default branch "main", updated_at
@@ -366,9 +356,8 @@ func (s *Server) addPullLocked(owner, repo string, p Pull) {
 	}
 }
 
-// AddRun adds or replaces a workflow run. Defaults: status "completed" when
-// a conclusion is set (else "queued"), run_attempt 1, run_number the ID,
-// name the workflow file's base name, workflow_id derived from the path.
+// AddRun adds or replaces a workflow run: the head branch and commit its
+// artifacts report.
 func (s *Server) AddRun(owner, repo string, r Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -382,27 +371,6 @@ func (s *Server) addRunLocked(owner, repo string, r Run) {
 		r.ID = s.id()
 	}
 	s.seenID(r.ID)
-	if r.Status == "" {
-		r.Status = "queued"
-		if r.Conclusion != "" {
-			r.Status = "completed"
-		}
-	}
-	if r.RunAttempt == 0 {
-		r.RunAttempt = 1
-	}
-	if r.RunNumber == 0 {
-		r.RunNumber = int(r.ID % 1000000)
-	}
-	if r.Event == "" {
-		r.Event = "push"
-	}
-	if r.WorkflowID == 0 {
-		r.WorkflowID = stableID(owner, repo, r.Path)
-	}
-	if r.Name == "" {
-		r.Name = baseName(r.Path)
-	}
 	for i, old := range rp.runs {
 		if old.ID == r.ID {
 			rp.runs[i] = &r
