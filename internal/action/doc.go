@@ -3,6 +3,8 @@
 // run's artifact (or the sticky comment's digest), collects resets from
 // trusted people, runs the per-iteration job, and then writes the outputs,
 // the job summary, annotations, the commit status, labels and the sticky PR
-// comment. Every string that came from the watched agent is escaped before
-// it reaches a workflow command, an output file or markdown.
+// comment. What those say is internal/present's; GitHub is reached through
+// the github.API seam (Env.Connect). Every string that came from the
+// watched agent is escaped before it reaches a workflow command, an output
+// file or markdown.
 package action

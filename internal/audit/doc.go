@@ -8,8 +8,10 @@
 // runs (the sticky comment's digest, else the newest matching record
 // artifact), folds them with the resets and holds that trusted people made
 // through loop.Fold (the fold check uses, dates normalised alike), labels
-// the stuck pull requests, clears the labels
-// where progress resumed, and returns one Result for the report.
+// the stuck pull requests, clears the labels where progress resumed, and
+// returns one report.Result. It talks to GitHub through the github.API
+// seam; the labels, the comment and the report read as internal/present
+// writes them.
 //
 // # Evidence
 //

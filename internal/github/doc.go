@@ -2,7 +2,9 @@
 // (go-github v60): labels, the sticky pull-request comment, the commit
 // status and check run, the previous run's record artifact, files read from
 // the base branch, collaborator permissions and the open pull requests an
-// audit walks.
+// audit walks. API is the seam the Action and the audit depend on, holding
+// exactly those calls; Client implements it (githubtest.Memory does in
+// memory, for tests).
 //
 // Every request goes through one transport that counts it, adds the token
 // (to API requests only, never to the storage host an artifact download is
