@@ -290,7 +290,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
 
 // artifactLedger downloads the previous run's cumulative record.
 func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger, error) {
-	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, branch, r.runID)
+	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, func(a github.Artifact) bool { return a.HeadBranch == branch })
 	if err != nil {
 		return nil, err
 	}
@@ -599,11 +599,7 @@ func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
 		want := l.State == d.State && r.posts().Wants(l.State, "label")
 		switch has := r.ev.HasLabel(l.Name); {
 		case want && !has:
-			if err := r.client.EnsureLabel(ctx, l.Name, l.Color, l.Description); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			errs = append(errs, r.client.AddLabels(ctx, r.ev.Number, l.Name))
+			errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
 		case !want && has:
 			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
 		}

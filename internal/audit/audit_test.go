@@ -66,8 +66,9 @@ func TestAuditEveryPullOverSeveralPages(t *testing.T) {
 	// verdict); the 50 stuck ones lack the open label, so the removals
 	// since they opened are looked for (a person may have removed it): one
 	// page of the repository's label events answers for all 50. Then the
-	// label is looked up, created and added.
-	if got, want := res.Operations.Used, 3+250+250+1+200+1+2+50; got != want {
+	// label is added (GitHub creates it), coloured once, and added to the
+	// other 49.
+	if got, want := res.Operations.Used, 3+250+250+1+200+1+1+50; got != want {
 		t.Errorf("got %d calls, want %d", got, want)
 	}
 	if res.Operations.Used != e.fake.Calls() {
@@ -406,7 +407,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if len(res.Tripped()) != 2 || len(res.Recovered()) != 1 {
 		t.Errorf("got tripped %v and recovered %v, want 2 and 1 (would be)", res.Tripped(), res.Recovered())
 	}
-	if len(res.Planned) == 0 || !strings.Contains(strings.Join(res.Planned, "\n"), "add labels") {
+	if len(res.Planned) == 0 || !strings.Contains(strings.Join(res.Planned, "\n"), "add label") {
 		t.Errorf("got planned writes %q, want the labels it would add", res.Planned)
 	}
 	if md := present.AuditSummary(res); !strings.Contains(md, "writes that were not made") || !strings.Contains(md, "(dry run)") {
@@ -670,14 +671,13 @@ func TestReadOnlyTokenStopsWritingOnce(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "writes were refused") {
 		t.Errorf("notes %q do not say writes were refused", res.Notes)
 	}
-	// One refused attempt (the label lookup succeeds, its creation is
-	// refused); no more writes after it.
+	// One refused attempt (adding the label); no more writes after it.
 	writes := 0
-	for _, w := range []string{"CreateLabel", "AddLabels", "RemoveLabel", "CreateComment", "EditComment"} {
+	for _, w := range []string{"UpdateLabel", "AddLabels", "RemoveLabel", "CreateComment", "EditComment"} {
 		writes += e.mem.CallsTo(w)
 	}
-	if writes != 1 || e.mem.CallsTo("CreateLabel") != 1 {
-		t.Errorf("got %d write attempts (%v), want 1 (the label's creation)", writes, e.mem.CallLog())
+	if writes != 1 || e.mem.CallsTo("AddLabels") != 1 {
+		t.Errorf("got %d write attempts (%v), want 1 (the label's addition)", writes, e.mem.CallLog())
 	}
 }
 
