@@ -209,7 +209,7 @@ func TestInjectionOutputs(t *testing.T) {
 	runHostile(t, h)
 	o := h.outputs()
 	want := []string{"allow-continue", "consecutive-stuck", "decision", "escalate", "failure-context", "ignored-open", "iteration",
-		"next-model", "progress-score", "reason", "record-path", "state", "trigger", "window-score"}
+		"next-model", "progress-score", "reason", "record-path", "shallow", "state", "trigger", "window-score"}
 	var got []string
 	for k := range o {
 		got = append(got, k)

@@ -296,6 +296,28 @@ func (c *Clone) Cut(head, base string) (bool, error) {
 	return false, nil
 }
 
+// OnFirstParents reports whether target is head or one of its first
+// parents within limit steps (a commit the run added on top of target, as
+// an agent's step does).
+func (c *Clone) OnFirstParents(head, target string, limit int) bool {
+	cm, err := c.commit(head)
+	if err != nil {
+		return false
+	}
+	for n := 0; n <= limit; n++ {
+		if cm.Hash.String() == target {
+			return true
+		}
+		if len(cm.ParentHashes) == 0 {
+			return false
+		}
+		if cm, err = c.repo.CommitObject(cm.ParentHashes[0]); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
 func (c *Clone) shallowSet() map[plumbing.Hash]bool {
 	list, _ := c.repo.Storer.Shallow()
 	set := make(map[plumbing.Hash]bool, len(list))

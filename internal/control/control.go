@@ -6,8 +6,9 @@
 //     digest) is loopbreaker's only when a bot wrote it, and never the bot
 //     that opened the pull request: an agent running as a GitHub App is a
 //     bot too, and must not plant a digest of its own;
-//   - /loopbreaker commands and removals of the open label count only from
-//     people (not bots) with write access to the repository.
+//   - /loopbreaker commands, removals of the open label and additions of
+//     the disabled and force-open labels count only from people (not bots)
+//     with write access to the repository: one rule for every control.
 //
 // Looking up a person's access is the caller's (it costs an API call, which
 // the audit budgets); WriteAccess judges the answer.
@@ -92,6 +93,20 @@ func LabelRemoval(events []github.LabelEvent, label string, openedAt time.Time) 
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Event == "unlabeled" && strings.EqualFold(e.Label, label) && !e.At.Before(openedAt) {
+			return e, true
+		}
+	}
+	return github.LabelEvent{}, false
+}
+
+// LabelAdded returns the newest addition of label (compared without case)
+// among a pull request's label events, oldest first; ok is false when
+// there is none. Whether its actor may control the breaker (the disabled
+// and force-open labels count only from people with write access) is the
+// caller's to check.
+func LabelAdded(events []github.LabelEvent, label string) (e github.LabelEvent, ok bool) {
+	for i := len(events) - 1; i >= 0; i-- {
+		if e := events[i]; e.Event == "labeled" && strings.EqualFold(e.Label, label) {
 			return e, true
 		}
 	}

@@ -22,6 +22,8 @@ const Marker = "<!-- loopbreaker:sticky -->"
 const (
 	digestOpen  = "<!-- loopbreaker-digest:v1:"
 	digestClose = " -->"
+	// digestPartial follows a digest that lost its oldest records.
+	digestPartial = "<!-- loopbreaker-digest:partial -->"
 	// MaxDigest bounds the digest's characters; the oldest records are
 	// dropped until it fits.
 	MaxDigest = 24000
@@ -87,6 +89,12 @@ func DecodeDigest(body string) (*ledger.Ledger, error) {
 	return ledger.Decode(data, "sticky comment digest"), nil
 }
 
+// DigestComplete reports whether a comment's digest holds every record it
+// was written with: a long loop's drops its oldest ones to fit.
+func DigestComplete(body string) bool {
+	return strings.Contains(body, digestOpen) && !strings.Contains(body, digestPartial)
+}
+
 // CommentOptions say who writes the sticky comment.
 type CommentOptions struct {
 	// Audit marks the comment of the scheduled audit.
@@ -110,7 +118,10 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 	b.WriteString("\n<details><summary>Commands</summary>\n\n")
 	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker skip-phase`, `/loopbreaker abort` or `/loopbreaker guide <text>`.\n\n</details>\n")
 	body := b.String()
-	digest, _ := EncodeDigest(recs)
+	digest, kept := EncodeDigest(recs)
+	if digest != "" && kept < len(recs) {
+		digest += "\n" + digestPartial
+	}
 	if len(body)+len(digest)+1 > CommentBudget {
 		cut := max(0, CommentBudget-len(digest)-200)
 		body = strings.ToValidUTF8(body[:min(len(body), cut)], "") + "\n\n… (truncated)\n"

@@ -1,0 +1,35 @@
+//go:build unix
+
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestRecordKeepsTheWorkspaceOwner: a Docker action runs as root; what it
+// writes into the workspace gets the workspace's owner, or the next
+// actions/checkout on a self-hosted runner cannot clean it.
+func TestRecordKeepsTheWorkspaceOwner(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("changing owners needs root, as a Docker action has")
+	}
+	loop := stagnant(t)
+	if err := os.Chown(loop.dir, 1001, 121); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, loop)
+	h.run()
+	for _, p := range []string{".loopbreaker", ".loopbreaker/record.json"} {
+		fi, err := os.Lstat(filepath.Join(loop.dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 1001 || st.Gid != 121 {
+			t.Errorf("%s: got owner %d:%d, want the workspace's 1001:121", p, st.Uid, st.Gid)
+		}
+	}
+}
