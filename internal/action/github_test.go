@@ -531,3 +531,69 @@ func TestRecordPathLeavingTheWorkspaceIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRunNeedsChecksWriteAndAnAppToken: a check run needs checks:
+// write and a GitHub App's token (the workflow's GITHUB_TOKEN is one); a
+// PAT is refused with GitHub's message. The decision stands either way,
+// and the run never asks GET /user, which the workflow token may not.
+func TestCheckRunNeedsChecksWriteAndAnAppToken(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, token string
+		perms       map[string]string
+		want        string // in the warning; "" when the check run is made
+	}{
+		{"GITHUB_TOKEN with checks write", fakegithub.DefaultToken, map[string]string{"checks": "write", "pull-requests": "write", "issues": "write"}, ""},
+		{"GITHUB_TOKEN without checks write", fakegithub.DefaultToken, map[string]string{"pull-requests": "write", "issues": "write", "statuses": "write"}, "Resource not accessible by integration"},
+		{"a personal access token", "pat", nil, "You must authenticate via a GitHub App."},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			t.Parallel()
+			h := newHTTPHarness(t, stagnant(t))
+			h.fake.AddToken("pat", "alice", "User")
+			h.fake.SetPermissions(c.token, c.perms)
+			h.env["INPUT_TOKEN"] = c.token
+			h.env["INPUT_STATUS"] = "check-run"
+			if code := h.run(); code != exitOpen {
+				t.Fatalf("got exit %d, want %d\n%s", code, exitOpen, h.log.String())
+			}
+			runs := h.fake.CheckRuns("octo", "loop", h.loop.head)
+			warned := strings.Contains(h.log.String(), "::warning::loopbreaker: set the commit status")
+			switch {
+			case c.want == "" && (len(runs) != 1 || runs[0].Conclusion != "failure" || warned):
+				t.Errorf("got check runs %+v (warned %v), want one failure", runs, warned)
+			case c.want != "" && (len(runs) != 0 || !strings.Contains(h.log.String(), c.want)):
+				t.Errorf("got check runs %+v, want none and a warning with %q:\n%s", runs, c.want, h.log.String())
+			}
+			if n := h.fake.CallsTo("GET", "/user"); n != 0 {
+				t.Errorf("GET /user was called %d times", n)
+			}
+		})
+	}
+}
+
+// TestArtifactLookupReadsEveryPageInAnyOrder: GitHub lists the
+// repository's artifacts in no documented order; in a busy repository the
+// loop's newest record is on any page, among other loops' artifacts.
+func TestArtifactLookupReadsEveryPageInAnyOrder(t *testing.T) {
+	t.Parallel()
+	h := newHTTPHarness(t, stagnant(t))
+	for i := int64(1); i <= 230; i++ {
+		h.fake.AddRun("octo", "loop", fakegithubRun(i, fmt.Sprintf("other/%d", i), h.loop.base, ""))
+		h.fake.AddArtifact("octo", "loop", i, "loopbreaker-record", recordZip(t, nil), false)
+	}
+	old := []ledger.Record{{Version: 1, RunID: 240, RunAttempt: 1, Commit: h.loop.head, At: start.Add(2 * time.Hour), Errors: []ledger.Error{}}}
+	newer := append(old, ledger.Record{Version: 1, RunID: 250, RunAttempt: 1, Commit: h.loop.head, At: start.Add(3 * time.Hour), Errors: []ledger.Error{}})
+	h.fake.AddRun("octo", "loop", fakegithubRun(240, "agent/loop", h.loop.head, ""))
+	h.fake.AddArtifact("octo", "loop", 240, "loopbreaker-record", recordZip(t, old), false)
+	h.fake.AddRun("octo", "loop", fakegithubRun(250, "agent/loop", h.loop.head, ""))
+	h.fake.AddArtifact("octo", "loop", 250, "loopbreaker-record", recordZip(t, newer), false)
+	h.run()
+	if s := h.summaryText(); !strings.Contains(s, "run 250's artifact") {
+		t.Errorf("the newest of the loop's artifacts (run 250) was not read:\n%.2000s", s)
+	}
+	if n := h.fake.CallsTo("GET", "/repos/octo/loop/actions/artifacts"); n != 3+1 {
+		t.Errorf("got %d artifact calls, want 3 pages and the download", n)
+	}
+}
