@@ -293,6 +293,19 @@ func TestSecondUploadOfANameInARunConflicts(t *testing.T) {
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "already exists on the workflow run") {
 		t.Errorf("upload endpoint: got %d %s, want 409", resp.StatusCode, body)
 	}
+	resp, body = do(t, s, "POST", "/_fake/upload?repo=o/r&run_id=9&name=loopbreaker-record&file=record.json", "", []byte(`{"version":1}`))
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("upload of a file: got %d %s, want 201", resp.StatusCode, body)
+	}
+	id := decodeJSON[map[string]int64](t, body)["id"]
+	loc, _, err := ghClient(t, s, DefaultToken).Actions.DownloadArtifact(ctx, "o", "r", id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, zipped := do(t, s, "GET", loc.Path, "", nil)
+	if !bytes.HasPrefix(zipped, []byte("PK")) || !bytes.Contains(zipped, []byte("record.json")) {
+		t.Errorf("the uploaded file is not in a zip named record.json: %q", zipped)
+	}
 }
 
 // TestPullsByHeadFindForks: the head filter ("owner:branch") finds a
@@ -328,12 +341,19 @@ func TestEventPayloads(t *testing.T) {
 	s.AddRun("o", "r", Run{ID: 40, HeadBranch: "loop", HeadSHA: "h4", Event: "pull_request", Conclusion: "success"})
 	s.AddRun("o", "r", Run{ID: 50, HeadBranch: "main", HeadSHA: "h5", HeadRepo: "carol/r", Event: "pull_request"})
 
+	s.AddLabelEvent("o", "r", 4, "labeled", "x", "a", "User", t0)
+	if err := s.Push("o", "r", 4, "h4", "m4"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := do(t, s, "POST", "/_fake/push?repo=o/r&number=4&head=h4&merge=m4", "", nil); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("push endpoint: got %d %s", resp.StatusCode, body)
+	}
 	data, ref, sha, err := s.PullRequestEvent("o", "r", 4, "synchronize")
 	if err != nil {
 		t.Fatal(err)
 	}
 	pr := strict[github.PullRequestEvent](t, "pull_request", data)
-	if ref != "refs/pull/4/merge" || sha != "m4" || pr.GetPullRequest().GetHead().GetSHA() != "h4" || pr.GetPullRequest().GetMergeCommitSHA() != "m4" {
+	if ref != "refs/pull/4/merge" || sha != "m4" || pr.GetPullRequest().GetHead().GetSHA() != "h4" || pr.GetPullRequest().GetMergeCommitSHA() != "m4" || len(pr.GetPullRequest().Labels) != 1 {
 		t.Errorf("pull_request: got ref %s sha %s head %s", ref, sha, pr.GetPullRequest().GetHead().GetSHA())
 	}
 
@@ -349,6 +369,13 @@ func TestEventPayloads(t *testing.T) {
 		t.Errorf("the issue_comment payload names a head: %s", data)
 	}
 
+	resp, body := do(t, s, "GET", "/_fake/event?repo=o/r&kind=workflow_run&run_id=50", "", nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Fake-Ref") != "refs/heads/main" || strings.Contains(string(body), `"number"`) {
+		t.Errorf("event endpoint: got %d %s %s", resp.StatusCode, resp.Header.Get("X-Fake-Ref"), body)
+	}
+	if resp, _ := do(t, s, "GET", "/_fake/event?repo=o/r&kind=pull_request&number=4", "", nil); resp.Header.Get("X-Fake-Sha") != "m4" {
+		t.Errorf("event endpoint: got merge %q, want m4", resp.Header.Get("X-Fake-Sha"))
+	}
 	for run, want := range map[int64]int{40: 1, 50: 0} {
 		data, ref, err := s.WorkflowRunEvent("o", "r", run)
 		if err != nil {

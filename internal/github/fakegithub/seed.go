@@ -587,8 +587,9 @@ func (s *Server) Dump(w io.Writer) error {
 }
 
 // serveUpload answers POST /_fake/upload?repo=owner/name&run_id=N&name=X
-// [&overwrite=true] with the zip as the body: UploadArtifact, 201 with the
-// new id, or 409 with upload-artifact's message.
+// [&overwrite=true] with the zip as the body (or, with file=NAME, the one
+// file the archive holds): UploadArtifact, 201 with the new id, or 409
+// with upload-artifact's message.
 func (s *Server) serveUpload(c *call) {
 	q := c.r.URL.Query()
 	owner, repo, ok := strings.Cut(q.Get("repo"), "/")
@@ -602,6 +603,12 @@ func (s *Server) serveUpload(c *call) {
 		c.errorf(http.StatusBadRequest, "read the upload: %s", err)
 		return
 	}
+	if name := q.Get("file"); name != "" {
+		if zip, err = buildZip(map[string]string{name: string(zip)}); err != nil {
+			c.errorf(http.StatusBadRequest, "zip the upload: %s", err)
+			return
+		}
+	}
 	id, err := s.UploadArtifact(owner, repo, runID, q.Get("name"), zip, q.Get("overwrite") == "true")
 	if err != nil {
 		c.errorf(http.StatusConflict, "%s", err)
@@ -610,9 +617,50 @@ func (s *Server) serveUpload(c *call) {
 	c.writeJSON(http.StatusCreated, obj{"id": id})
 }
 
+// serveEvent answers GET /_fake/event?repo=owner/name&kind=K with the
+// payload of an event and its run's ref in the X-Fake-Ref header:
+// kind=pull_request&number=N[&action=A] (and the merge commit in
+// X-Fake-Sha), kind=issue_comment&number=N&comment_id=ID, or
+// kind=workflow_run&run_id=ID.
+func (s *Server) serveEvent(c *call) {
+	q := c.r.URL.Query()
+	owner, repo, _ := strings.Cut(q.Get("repo"), "/")
+	num := func(k string) int64 {
+		n, _ := strconv.ParseInt(q.Get(k), 10, 64)
+		return n
+	}
+	var payload []byte
+	var ref, sha string
+	var err error
+	switch q.Get("kind") {
+	case "pull_request":
+		action := q.Get("action")
+		if action == "" {
+			action = "synchronize"
+		}
+		payload, ref, sha, err = s.PullRequestEvent(owner, repo, int(num("number")), action)
+	case "issue_comment":
+		payload, ref, err = s.IssueCommentEvent(owner, repo, int(num("number")), num("comment_id"))
+	case "workflow_run":
+		payload, ref, err = s.WorkflowRunEvent(owner, repo, num("run_id"))
+	default:
+		err = fmt.Errorf("kind %q is not pull_request, issue_comment or workflow_run", q.Get("kind"))
+	}
+	if err != nil {
+		c.errorf(http.StatusBadRequest, "event: %s", err)
+		return
+	}
+	c.w.Header().Set("X-Fake-Ref", ref)
+	c.w.Header().Set("X-Fake-Sha", sha)
+	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = c.w.Write(payload)
+}
+
 // serveFake answers the control endpoints: GET or POST /_fake/dump (the
 // dump as the body), POST /_fake/seed (LoadSeed of the body), POST
-// /_fake/reset-calls and POST /_fake/upload (serveUpload).
+// /_fake/reset-calls, POST /_fake/upload (serveUpload), GET /_fake/event
+// (serveEvent) and POST /_fake/push?repo=owner/name&number=N&head=H&merge=M
+// (Push).
 func (s *Server) serveFake(c *call) {
 	switch {
 	case c.r.URL.Path == "/_fake/dump" && (c.r.Method == http.MethodGet || c.r.Method == http.MethodPost):
@@ -634,6 +682,17 @@ func (s *Server) serveFake(c *call) {
 		c.w.WriteHeader(http.StatusNoContent)
 	case c.r.URL.Path == "/_fake/upload" && c.r.Method == http.MethodPost:
 		s.serveUpload(c)
+	case c.r.URL.Path == "/_fake/event" && c.r.Method == http.MethodGet:
+		s.serveEvent(c)
+	case c.r.URL.Path == "/_fake/push" && c.r.Method == http.MethodPost:
+		q := c.r.URL.Query()
+		owner, repo, _ := strings.Cut(q.Get("repo"), "/")
+		n, _ := strconv.Atoi(q.Get("number"))
+		if err := s.Push(owner, repo, n, q.Get("head"), q.Get("merge")); err != nil {
+			c.errorf(http.StatusBadRequest, "%s", err)
+			return
+		}
+		c.w.WriteHeader(http.StatusNoContent)
 	default:
 		c.notFound()
 	}

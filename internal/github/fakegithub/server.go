@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
@@ -373,6 +374,22 @@ func (s *Server) addPullLocked(owner, repo string, p Pull) {
 			is.labels = append(is.labels, l.Name)
 		}
 	}
+}
+
+// Push moves pull request number's head to head, as a push to its branch
+// does, and its test merge commit (refs/pull/N/merge, which GitHub makes
+// anew on every push) to merge; its labels and comments stay.
+func (s *Server) Push(owner, repo string, number int, head, merge string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, is, err := s.pullLocked(owner, repo, number)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	is.pull.HeadSHA, is.pull.MergeSHA = head, merge
+	is.pull.Commits = append(is.pull.Commits, head)
+	is.pull.UpdatedAt = s.now().UTC().Truncate(time.Second)
+	return nil
 }
 
 // AddRun adds or replaces a workflow run: the head branch and commit its
