@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,20 +38,13 @@ func readWorkflow(t *testing.T, path string) *workflow {
 		t.Fatal(err)
 	}
 	w := &workflow{path: path, on: map[string]bool{}, text: string(data)}
-	var top, job string
+	var top string
 	var jobPerms map[string]string
 	inPerms, inWith, inRun := false, false, false
 	stepIndent := -1
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for sc.Scan() {
-		line := sc.Text()
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		key, value, _ := strings.Cut(strings.TrimPrefix(trimmed, "- "), ":")
-		value = unquote(strings.TrimSpace(stripComment(value)))
+	for _, l := range yamlLines(t, path) {
+		indent, trimmed, key := l.indent, l.trimmed, l.key
+		value := unquote(strings.TrimSpace(stripComment(l.value)))
 		if inRun && indent > stepIndent+2 {
 			w.steps[len(w.steps)-1].run += trimmed + "\n"
 			continue
@@ -74,9 +66,12 @@ func readWorkflow(t *testing.T, path string) *workflow {
 		case inPerms && indent == 2 && top == "permissions":
 			w.perms[key] = value
 		case top == "jobs" && indent == 2:
-			job, inPerms = key, false
-		case top == "jobs" && indent == 4 && key == "permissions":
-			inPerms, jobPerms = true, map[string]string{}
+			inPerms = false
+		case top == "jobs" && indent == 4:
+			inPerms = key == "permissions"
+			if inPerms {
+				jobPerms = map[string]string{}
+			}
 		case top == "jobs" && indent == 6 && inPerms && jobPerms != nil:
 			jobPerms[key] = value
 		case top == "jobs" && strings.HasPrefix(trimmed, "- ") && (stepIndent < 0 || indent == stepIndent):
@@ -97,11 +92,8 @@ func readWorkflow(t *testing.T, path string) *workflow {
 			inWith = key == "with"
 		case inWith && indent == stepIndent+4:
 			w.steps[len(w.steps)-1].with[key] = value
-		case indent <= 4:
-			inPerms = inPerms && indent > 4
 		}
 	}
-	_ = job
 	if jobPerms != nil {
 		w.perms = jobPerms
 	}

@@ -63,11 +63,14 @@ func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 	}
 	g.head = r.pickCommit(cl, head)
 
-	if !cl.Has(g.head) || cl.Shallow() {
+	if !cl.Has(g.head) {
 		r.deepen(ctx, g)
 		if !cl.Has(g.head) {
-			return nil, fmt.Errorf("the pull request's head %s is not in the clone and could not be fetched: check it out (actions/checkout with ref: %s and fetch-depth: 0)", g.head, g.head)
+			return nil, fmt.Errorf("the pull request's head %s is not in the clone and could not be fetched (%s): check it out (actions/checkout with ref: %s and fetch-depth: 0)",
+				g.head, orDefault(r.deepenErr, "no error"), g.head)
 		}
+	} else if cut, err := cl.Cut(g.head, g.base); err == nil && cut {
+		r.deepen(ctx, g)
 	}
 	if g.head != head {
 		if g.dir, err = cl.View(g.head); err != nil {

@@ -5,8 +5,9 @@ package action
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
 )
 
 // TestRecordKeepsTheWorkspaceOwner: a Docker action runs as root; what it
@@ -24,12 +25,8 @@ func TestRecordKeepsTheWorkspaceOwner(t *testing.T) {
 	h := newHarness(t, loop)
 	h.run()
 	for _, p := range []string{".loopbreaker", ".loopbreaker/record.json"} {
-		fi, err := os.Lstat(filepath.Join(loop.dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 1001 || st.Gid != 121 {
-			t.Errorf("%s: got owner %d:%d, want the workspace's 1001:121", p, st.Uid, st.Gid)
+		if uid, gid := checkouttest.Owner(t, filepath.Join(loop.dir, p)); uid != 1001 || gid != 121 {
+			t.Errorf("%s: got owner %d:%d, want the workspace's 1001:121", p, uid, gid)
 		}
 	}
 }

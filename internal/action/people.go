@@ -70,39 +70,26 @@ func (r *run) labelledBy(ctx context.Context, label string) (by string, at time.
 		r.notes = append(r.notes, fmt.Sprintf("the %s label was ignored: who added it could not be read", label))
 		return "", time.Time{}, false
 	}
-	e, found := control.LabelAdded(events, label)
-	if !found {
-		r.notes = append(r.notes, fmt.Sprintf("the %s label was ignored: no event says who added it", label))
-		return "", time.Time{}, false
-	}
-	if !r.trusted(ctx, e.Actor, e.ActorType) {
-		r.notes = append(r.notes, fmt.Sprintf("the %s label was added by %s, who cannot control the breaker: it is ignored", label, e.Actor))
+	e, ok, note, _ := control.LabelledBy(events, label, r.trustedFunc(ctx))
+	if !ok {
+		r.notes = append(r.notes, note)
 		return "", time.Time{}, false
 	}
 	return e.Actor, e.At, true
+}
+
+// trustedFunc is trusted for the control package's walks.
+func (r *run) trustedFunc(ctx context.Context) control.Trusted {
+	return func(login, userType string) (bool, error) { return r.trusted(ctx, login, userType), nil }
 }
 
 // commands finds the sticky comment and turns trusted /loopbreaker
 // commands into controls.
 func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) {
 	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
-	for i := range comments {
-		c := &comments[i]
-		if strings.Contains(c.Body, present.Marker) {
-			continue
-		}
-		verb, text, ok := control.ParseCommand(c.Body)
-		if !ok {
-			continue
-		}
-		if !r.trusted(ctx, c.Login, c.UserType) {
-			r.notes = append(r.notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, c.Login))
-			continue
-		}
-		if ctl, ok := control.FromCommand(verb, text, c.Login, c.CreatedAt); ok {
-			cfg.Controls = append(cfg.Controls, ctl)
-		}
-	}
+	controls, notes, _ := control.Commands(comments, present.Marker, r.trustedFunc(ctx))
+	cfg.Controls = append(cfg.Controls, controls...)
+	r.notes = append(r.notes, notes...)
 }
 
 // labelReset looks for the removal of the open label by a trusted person

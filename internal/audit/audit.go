@@ -523,27 +523,12 @@ func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []
 		}
 	}
 	sticky := control.Sticky(comments, present.Marker, p.User)
-	for i := range comments {
-		cm := &comments[i]
-		if strings.Contains(cm.Body, present.Marker) {
-			continue
-		}
-		verb, text, ok := control.ParseCommand(cm.Body)
-		if !ok {
-			continue
-		}
-		trusted, err := a.trusted(ctx, cm.Login, cm.UserType, pr)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !trusted {
-			pr.Notes = append(pr.Notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, cm.Login))
-			continue
-		}
-		if c, ok := control.FromCommand(verb, text, cm.Login, cm.CreatedAt); ok {
-			out = append(out, c)
-		}
+	cmds, notes, err := control.Commands(comments, present.Marker, a.trustedFunc(ctx, pr))
+	if err != nil {
+		return nil, nil, err
 	}
+	pr.Notes = append(pr.Notes, notes...)
+	out = append(out, cmds...)
 	return out, sticky, nil
 }
 
@@ -594,19 +579,19 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label str
 		}
 		a.prEvents[p.Number] = events
 	}
-	e, found := control.LabelAdded(events, label)
-	if !found {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was ignored: no event says who added it", label))
-		return "", false, nil
-	}
-	trusted, err := a.trusted(ctx, e.Actor, e.ActorType, pr)
-	if err != nil || !trusted {
-		if err == nil {
-			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was added by %s, who cannot control the breaker: it is ignored", label, e.Actor))
+	e, ok, note, err := control.LabelledBy(events, label, a.trustedFunc(ctx, pr))
+	if err != nil || !ok {
+		if note != "" {
+			pr.Notes = append(pr.Notes, note)
 		}
 		return "", false, err
 	}
 	return e.Actor, true, nil
+}
+
+// trustedFunc is trusted for the control package's walks.
+func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) control.Trusted {
+	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
 }
 
 // labelReset finds the removal of the open label by a trusted person after

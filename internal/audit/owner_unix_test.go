@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 )
 
@@ -46,12 +46,8 @@ func TestFetchedRefsKeepTheWorkspaceOwner(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		var st syscall.Stat_t
-		if err := syscall.Lstat(p, &st); err != nil {
-			return err
-		}
-		if st.Uid != 1001 || st.Gid != 121 {
-			t.Errorf("%s: owner %d:%d, want the workspace's 1001:121", p, st.Uid, st.Gid)
+		if uid, gid := checkouttest.Owner(t, p); uid != 1001 || gid != 121 {
+			t.Errorf("%s: owner %d:%d, want the workspace's 1001:121", p, uid, gid)
 		}
 		return nil
 	})

@@ -5,8 +5,9 @@ package checkout
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
 )
 
 // TestOwnGivesTheWorkspaceOwner: files a root process wrote get the
@@ -34,13 +35,11 @@ func TestOwnGivesTheWorkspaceOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{dir, filepath.Join(dir, "record.json"), filepath.Join(dir, "link")} {
-		var st syscall.Stat_t
-		if err := syscall.Lstat(p, &st); err != nil || st.Uid != 1001 || st.Gid != 1002 {
-			t.Errorf("%s: got owner %d:%d (%v), want 1001:1002", p, st.Uid, st.Gid, err)
+		if uid, gid := checkouttest.Owner(t, p); uid != 1001 || gid != 1002 {
+			t.Errorf("%s: got owner %d:%d, want 1001:1002", p, uid, gid)
 		}
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat("/etc/passwd", &st); err != nil || st.Uid != 0 {
-		t.Errorf("the link's target changed owner: %d", st.Uid)
+	if uid, _ := checkouttest.Owner(t, "/etc/passwd"); uid != 0 {
+		t.Errorf("the link's target changed owner: %d", uid)
 	}
 }
