@@ -27,7 +27,10 @@ type gitState struct {
 	// shallow says the clone's history is cut before the base and could
 	// not be deepened.
 	shallow bool
-	history map[string]bool // head's history, read once when needed
+	// chain is head's first parents back to the base, history all of its
+	// ancestors: each read once, the latter only when the chain does not
+	// hold a commit asked about.
+	chain, history map[string]bool
 }
 
 // prepareGit picks the commit the run evaluates, fetches what the clone
@@ -77,9 +80,8 @@ func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 			return nil, err
 		}
 	}
-	if g.base != "" && cl.Has(g.base) && !g.inHistory(g.base) {
-		mb, err := cl.MergeBase(g.base, g.head)
-		if err == nil {
+	if g.base != "" && cl.Has(g.base) {
+		if mb, err := cl.MergeBase(g.base, g.head); err == nil && mb != g.base {
 			r.notes = append(r.notes, fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
 			g.base = mb
 		}
@@ -168,14 +170,22 @@ func (r *run) cloneURL(cl *checkout.Clone) string {
 }
 
 // inHistory reports whether commit h is the evaluated commit or one of its
-// ancestors in the clone.
+// ancestors in the clone. The records of a loop are on its first-parent
+// chain, read once; the whole history is walked only for a commit off it.
 func (g *gitState) inHistory(h string) bool {
 	if g.clone == nil {
 		return true
 	}
+	if g.chain == nil {
+		if g.chain, _ = g.clone.FirstParents(g.head, g.base); g.chain == nil {
+			g.chain = map[string]bool{}
+		}
+	}
+	if g.chain[h] {
+		return true
+	}
 	if g.history == nil {
-		g.history, _ = g.clone.Ancestors(g.head)
-		if g.history == nil {
+		if g.history, _ = g.clone.Ancestors(g.head); g.history == nil {
 			g.history = map[string]bool{}
 		}
 	}

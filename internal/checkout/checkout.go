@@ -268,6 +268,27 @@ func (c *Clone) Ancestors(head string) (map[string]bool, error) {
 	return seen, nil
 }
 
+// FirstParents returns head and its first parents back to stop (included;
+// "": the root), at most 200,000: the commits a loop's iterations are.
+func (c *Clone) FirstParents(head, stop string) (map[string]bool, error) {
+	cm, err := c.commit(head)
+	if err != nil {
+		return nil, err
+	}
+	shallow := c.shallowSet()
+	out := map[string]bool{}
+	for len(out) < maxWalk {
+		out[cm.Hash.String()] = true
+		if cm.Hash.String() == stop || len(cm.ParentHashes) == 0 || shallow[cm.Hash] {
+			break
+		}
+		if cm, err = c.repo.CommitObject(cm.ParentHashes[0]); err != nil {
+			break
+		}
+	}
+	return out, nil
+}
+
 // Cut reports whether head's first-parent chain, walked toward base ("":
 // the root), ends at the clone's shallow boundary (or a missing commit)
 // before it reaches base: the loop's history is cut.

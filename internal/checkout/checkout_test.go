@@ -171,6 +171,12 @@ func TestViewReadsAnotherCommit(t *testing.T) {
 	if h, _ := c.Head(); h != commits[2] {
 		t.Errorf("the clone's HEAD moved to %s", h)
 	}
+	if chain, err := c.FirstParents(commits[2], commits[1]); err != nil || len(chain) != 2 || !chain[commits[1]] || chain[commits[0]] {
+		t.Errorf("first parents back to %s: got %v, %v", commits[1], chain, err)
+	}
+	if !c.OnFirstParents(commits[2], commits[0], 5) || c.OnFirstParents(commits[0], commits[2], 5) {
+		t.Error("OnFirstParents does not follow first parents back only")
+	}
 	c.Close()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("Close left the view: %v", err)
