@@ -11,10 +11,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
-// agentCommits bounds how many commits a run's own steps may add on top of
-// the pull request's head and still be the newest iteration.
-const agentCommits = 1000
-
 // gitState is the clone as the run uses it.
 type gitState struct {
 	clone *checkout.Clone // nil when the workspace is not a clone
@@ -27,10 +23,8 @@ type gitState struct {
 	// shallow says the clone's history is cut before the base and could
 	// not be deepened.
 	shallow bool
-	// chain is head's first parents back to the base, history all of its
-	// ancestors: each read once, the latter only when the chain does not
-	// hold a commit asked about.
-	chain, history map[string]bool
+	// chain walks head's first parents, as far as the questions need.
+	chain *checkout.Chain
 }
 
 // prepareGit picks the commit the run evaluates, fetches what the clone
@@ -72,24 +66,37 @@ func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 			return nil, fmt.Errorf("the pull request's head %s is not in the clone and could not be fetched (%s): check it out (actions/checkout with ref: %s and fetch-depth: 0)",
 				g.head, orDefault(r.deepenErr, "no error"), g.head)
 		}
-	} else if cut, err := cl.Cut(g.head, g.base); err == nil && cut {
-		r.deepen(ctx, g)
+	} else if cl.Shallow() {
+		if cut, err := cl.Cut(g.head, g.base); err == nil && cut {
+			r.deepen(ctx, g)
+		}
 	}
 	if g.head != head {
 		if g.dir, err = cl.View(g.head); err != nil {
 			return nil, err
 		}
 	}
-	if g.base != "" && cl.Has(g.base) {
-		if mb, err := cl.MergeBase(g.base, g.head); err == nil && mb != g.base {
-			r.notes = append(r.notes, fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
-			g.base = mb
+	if cl.Shallow() {
+		if cut, err := cl.Cut(g.head, g.base); err == nil && cut {
+			g.shallow = true
 		}
 	}
-	if cut, err := cl.Cut(g.head, g.base); err == nil && cut {
-		g.shallow = true
-	}
 	return g, nil
+}
+
+// mergeBase is the loop's base when the base given (a pull request's base
+// branch, which moved on) is not in the head's history: their merge base.
+func (r *run) mergeBase(g *gitState) (string, bool) {
+	if g.clone == nil || g.base == "" {
+		return "", false
+	}
+	mb, err := g.clone.MergeBase(g.base, g.head)
+	if err != nil || mb == g.base {
+		return "", false
+	}
+	r.notes = append(r.notes, fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
+	g.base, g.chain = mb, nil
+	return mb, true
 }
 
 // pickCommit returns the commit the run evaluates: HEAD, or the pull
@@ -105,11 +112,17 @@ func (r *run) pickCommit(cl *checkout.Clone, head string) string {
 	case len(parents) == 2 && parents[1] == want || mergeRef:
 		r.notes = append(r.notes, fmt.Sprintf("HEAD %.12s is GitHub's test merge of the pull request's head into its base (refs/pull/%d/merge): the head %.12s is evaluated and recorded; check out github.event.pull_request.head.sha to skip the merge", head, r.ev.Number, want))
 		return want
-	case cl.OnFirstParents(head, want, agentCommits):
+	case onChain(cl, head, want):
 		return head // the run's own steps committed on top of the head
 	}
 	r.notes = append(r.notes, fmt.Sprintf("HEAD %.12s is not the pull request's head: the head %.12s is evaluated", head, want))
 	return want
+}
+
+// onChain reports whether want is head or one of its first parents.
+func onChain(cl *checkout.Clone, head, want string) bool {
+	chain, err := cl.Chain(head, "")
+	return err == nil && chain.Has(want)
 }
 
 // deepen fetches what the clone lacks of the evaluated commit's history
@@ -170,26 +183,21 @@ func (r *run) cloneURL(cl *checkout.Clone) string {
 }
 
 // inHistory reports whether commit h is the evaluated commit or one of its
-// ancestors in the clone. The records of a loop are on its first-parent
-// chain, read once; the whole history is walked only for a commit off it.
+// first parents: a loop's runs, and so its records, are there (a merge of
+// the base branch into the loop's keeps the loop's side first). The walk
+// goes back only as far as h.
 func (g *gitState) inHistory(h string) bool {
 	if g.clone == nil {
 		return true
 	}
 	if g.chain == nil {
-		if g.chain, _ = g.clone.FirstParents(g.head, g.base); g.chain == nil {
-			g.chain = map[string]bool{}
+		chain, err := g.clone.Chain(g.head, g.base)
+		if err != nil {
+			return false
 		}
+		g.chain = chain
 	}
-	if g.chain[h] {
-		return true
-	}
-	if g.history == nil {
-		if g.history, _ = g.clone.Ancestors(g.head); g.history == nil {
-			g.history = map[string]bool{}
-		}
-	}
-	return g.history[h]
+	return g.chain.Has(h)
 }
 
 // foreign says that a commit belongs to another line of history: the

@@ -597,3 +597,29 @@ func TestArtifactLookupReadsEveryPageInAnyOrder(t *testing.T) {
 		t.Errorf("got %d artifact calls, want 3 pages and the download", n)
 	}
 }
+
+// TestBaseThatMovedOnStartsAtTheMergeBase: a pull_request payload's base is
+// its base branch's tip, which moves on without the head; the loop starts
+// at their merge base instead of failing.
+func TestBaseThatMovedOnStartsAtTheMergeBase(t *testing.T) {
+	t.Parallel()
+	loop := stagnant(t)
+	r, err := git.PlainOpen(loop.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip := commitOn(t, r, loop.base, "main moved on", map[string]string{"other.go": "package main\n"})
+	h := newHarness(t, loop)
+	h.editEvent(func(ev map[string]any) {
+		ev["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = tip
+	})
+	if code := h.run(); code != exitOpen {
+		t.Fatalf("got exit %d, want %d\n%s", code, exitOpen, h.log.String())
+	}
+	if o := h.outputs(); o["iteration"] != "4" {
+		t.Errorf("got iteration %s, want 4 (from the merge base)", o["iteration"])
+	}
+	if !strings.Contains(h.summaryText(), "merge base") {
+		t.Errorf("the summary does not say the base moved on:\n%.2000s", h.summaryText())
+	}
+}

@@ -175,6 +175,12 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	res, err := loop.Run(cfg)
+	if errors.Is(err, gitlog.ErrNotAncestor) {
+		if mb, ok := r.mergeBase(g); ok {
+			cfg.Base = mb
+			res, err = loop.Run(cfg)
+		}
+	}
 	if err != nil {
 		return 0, err
 	}

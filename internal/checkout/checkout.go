@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -239,54 +240,60 @@ func (c *Clone) MergeBase(a, b string) (string, error) {
 	return bases[0].Hash.String(), nil
 }
 
-// Ancestors returns head and every commit it descends from that the clone
-// holds (at most 200,000): the commits of its history. A shallow clone's
-// walk stops at its boundary.
-func (c *Clone) Ancestors(head string) (map[string]bool, error) {
-	if _, err := c.commit(head); err != nil {
-		return nil, err
-	}
-	shallow := c.shallowSet()
-	seen := map[string]bool{}
-	queue := []plumbing.Hash{plumbing.NewHash(head)}
-	for len(queue) > 0 && len(seen) < maxWalk {
-		h := queue[0]
-		queue = queue[1:]
-		if seen[h.String()] {
-			continue
-		}
-		cm, err := c.repo.CommitObject(h)
-		if err != nil {
-			continue
-		}
-		seen[h.String()] = true
-		if shallow[h] {
-			continue
-		}
-		queue = append(queue, cm.ParentHashes...)
-	}
-	return seen, nil
+// Chain walks a commit's first parents lazily, only as far as the
+// questions asked of it need: the iterations of a loop are its head's first
+// parents, and whether a commit is one of them is answered by walking back
+// to it, not over the whole history.
+type Chain struct {
+	c       *Clone
+	cur     *object.Commit
+	seen    map[string]bool
+	stop    string
+	shallow map[plumbing.Hash]bool
+	done    bool
 }
 
-// FirstParents returns head and its first parents back to stop (included;
-// "": the root), at most 200,000: the commits a loop's iterations are.
-func (c *Clone) FirstParents(head, stop string) (map[string]bool, error) {
+// chainSkew is how much later than its child a parent may be committed
+// (clock skew, a rebase) before the walk gives up looking for it.
+const chainSkew = 24 * time.Hour
+
+// Chain starts a walk at head that ends at stop ("": the root), a shallow
+// boundary or a commit missing from the clone.
+func (c *Clone) Chain(head, stop string) (*Chain, error) {
 	cm, err := c.commit(head)
 	if err != nil {
 		return nil, err
 	}
-	shallow := c.shallowSet()
-	out := map[string]bool{}
-	for len(out) < maxWalk {
-		out[cm.Hash.String()] = true
-		if cm.Hash.String() == stop || len(cm.ParentHashes) == 0 || shallow[cm.Hash] {
-			break
-		}
-		if cm, err = c.repo.CommitObject(cm.ParentHashes[0]); err != nil {
-			break
-		}
+	return &Chain{c: c, cur: cm, seen: map[string]bool{}, stop: stop, shallow: c.shallowSet()}, nil
+}
+
+// Has reports whether commit h is head or one of its first parents. The
+// walk goes back until it meets h, ends, or reaches commits made more than
+// a day before h (h cannot be further back).
+func (w *Chain) Has(h string) bool {
+	target, err := w.c.commit(h)
+	if err != nil {
+		return false
 	}
-	return out, nil
+	floor := target.Committer.When.Add(-chainSkew)
+	for steps := 0; !w.seen[h] && !w.done && steps < maxWalk; steps++ {
+		if w.cur.Committer.When.Before(floor) {
+			return false
+		}
+		hash := w.cur.Hash.String()
+		w.seen[hash] = true
+		if hash == w.stop || len(w.cur.ParentHashes) == 0 || w.shallow[w.cur.Hash] {
+			w.done = true
+			break
+		}
+		next, err := w.c.repo.CommitObject(w.cur.ParentHashes[0])
+		if err != nil {
+			w.done = true
+			break
+		}
+		w.cur = next
+	}
+	return w.seen[h]
 }
 
 // Cut reports whether head's first-parent chain, walked toward base ("":
@@ -315,28 +322,6 @@ func (c *Clone) Cut(head, base string) (bool, error) {
 		cm = next
 	}
 	return false, nil
-}
-
-// OnFirstParents reports whether target is head or one of its first
-// parents within limit steps (a commit the run added on top of target, as
-// an agent's step does).
-func (c *Clone) OnFirstParents(head, target string, limit int) bool {
-	cm, err := c.commit(head)
-	if err != nil {
-		return false
-	}
-	for n := 0; n <= limit; n++ {
-		if cm.Hash.String() == target {
-			return true
-		}
-		if len(cm.ParentHashes) == 0 {
-			return false
-		}
-		if cm, err = c.repo.CommitObject(cm.ParentHashes[0]); err != nil {
-			return false
-		}
-	}
-	return false
 }
 
 func (c *Clone) shallowSet() map[plumbing.Hash]bool {

@@ -100,9 +100,14 @@ func TestUnshallowWithTheToken(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, ".git", "shallow")); !os.IsNotExist(err) {
 		t.Errorf(".git/shallow is still there: %v", err)
 	}
-	all, err := c.Ancestors(head)
-	if err != nil || len(all) != 5 {
-		t.Errorf("history after deepening: got %d commits (%v), want 5", len(all), err)
+	chain, err := c.Chain(head, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range commits {
+		if !chain.Has(h) {
+			t.Errorf("after deepening, %.12s is not on the head's chain", h)
+		}
 	}
 	if cut, err := c.Cut(head, commits[0]); err != nil || cut {
 		t.Errorf("Cut after deepening: got %v, %v, want false", cut, err)
@@ -171,11 +176,15 @@ func TestViewReadsAnotherCommit(t *testing.T) {
 	if h, _ := c.Head(); h != commits[2] {
 		t.Errorf("the clone's HEAD moved to %s", h)
 	}
-	if chain, err := c.FirstParents(commits[2], commits[1]); err != nil || len(chain) != 2 || !chain[commits[1]] || chain[commits[0]] {
-		t.Errorf("first parents back to %s: got %v, %v", commits[1], chain, err)
+	chain, err := c.Chain(commits[2], commits[1])
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !c.OnFirstParents(commits[2], commits[0], 5) || c.OnFirstParents(commits[0], commits[2], 5) {
-		t.Error("OnFirstParents does not follow first parents back only")
+	if !chain.Has(commits[2]) || !chain.Has(commits[1]) || chain.Has(commits[0]) {
+		t.Error("the chain back to the second commit does not hold exactly the last two")
+	}
+	if back, _ := c.Chain(commits[0], ""); back.Has(commits[2]) {
+		t.Error("a chain holds a commit made after its head")
 	}
 	c.Close()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
