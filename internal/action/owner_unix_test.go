@@ -15,9 +15,7 @@ import (
 // actions/checkout on a self-hosted runner cannot clean it.
 func TestRecordKeepsTheWorkspaceOwner(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("changing owners needs root, as a Docker action has")
-	}
+	checkouttest.NeedRoot(t)
 	loop := stagnant(t)
 	if err := os.Chown(loop.dir, 1001, 121); err != nil {
 		t.Fatal(err)

@@ -18,9 +18,7 @@ import (
 // owner.
 func TestFetchedRefsKeepTheWorkspaceOwner(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("changing owners needs root, as a Docker action has")
-	}
+	checkouttest.NeedRoot(t)
 	o := newOrigin(t, map[int]pullSteps{1: {{"a.go": "package main\n// a\n"}, nil}})
 	ws := o.clone(t)
 	if err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {

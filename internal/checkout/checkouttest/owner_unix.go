@@ -3,6 +3,7 @@
 package checkouttest
 
 import (
+	"os"
 	"syscall"
 	"testing"
 )
@@ -16,4 +17,13 @@ func Owner(t testing.TB, path string) (uid, gid uint32) {
 		t.Fatalf("owner of %s: %v", path, err)
 	}
 	return st.Uid, st.Gid
+}
+
+// NeedRoot skips a test that changes owners unless it runs as root, as a
+// Docker action does.
+func NeedRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("changing owners needs root, as a Docker action has")
+	}
 }
