@@ -1,6 +1,7 @@
 package realloops
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -306,3 +307,27 @@ func boxDiff(a, b []Task) (deleted, added int) {
 	lcs := prev[len(y)]
 	return len(x) - lcs, len(y) - lcs
 }
+
+// DigitsOnly reports whether new differs from old only in ASCII digits: a
+// timestamp or counter rewrite. Equal contents are not a change.
+func DigitsOnly(old, new []byte) bool {
+	i, j := 0, 0
+	for {
+		for i < len(old) && isDigit(old[i]) {
+			i++
+		}
+		for j < len(new) && isDigit(new[j]) {
+			j++
+		}
+		if i == len(old) || j == len(new) {
+			return i == len(old) && j == len(new) && !bytes.Equal(old, new)
+		}
+		if old[i] != new[j] {
+			return false
+		}
+		i++
+		j++
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -106,6 +106,18 @@ func sampleFacts() *Facts {
 	return f
 }
 
+// writeFacts writes f as a facts file at path.
+func writeFacts(t *testing.T, path string, f *Facts) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestWriteLoadRoundTrip(t *testing.T) {
 	t.Parallel()
 	f := sampleFacts()
@@ -205,14 +217,8 @@ func TestLoadFactsErrors(t *testing.T) {
 			t.Parallel()
 			f := sampleFacts()
 			tc.edit(f)
-			var buf bytes.Buffer
-			if err := Write(&buf, f); err != nil {
-				t.Fatal(err)
-			}
 			path := filepath.Join(t.TempDir(), "x__y.json")
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFacts(t, path, f)
 			_, err := LoadFacts(path)
 			if err == nil || !strings.Contains(err.Error(), tc.field) || !strings.Contains(err.Error(), path) {
 				t.Errorf("got %v, want an error naming %s and %q", err, path, tc.field)
@@ -263,13 +269,7 @@ func TestLoadLabelsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			var buf bytes.Buffer
-			if err := Write(&buf, f); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, FileName(f.Repo)), buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFacts(t, filepath.Join(dir, FileName(f.Repo)), f)
 			if err := os.WriteFile(filepath.Join(dir, LabelsFile), []byte(tc.labels), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -335,6 +335,27 @@ func TestLoadCorpus(t *testing.T) {
 	for _, f := range c.Repos {
 		if perRepo[f.Repo] < 4 {
 			t.Errorf("%s has %d labelled stretches, want at least 4", f.Repo, perRepo[f.Repo])
+		}
+	}
+}
+
+func TestDigitsOnly(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		old, new string
+		want     bool
+	}{
+		{"run at 2026-01-02T10:00:00Z\n", "run at 2026-01-03T9:05:00Z\n", true},
+		{"count: 7\n", "count: 12\n", true},
+		{"count: 7\n", "count: 7\n", false},
+		{"count: 7\n", "total: 7\n", false},
+		{"a1\n", "a1\nb\n", false},
+		{"12\n", "\n", true},
+		{"", "", false},
+	}
+	for _, tc := range cases {
+		if got := DigitsOnly([]byte(tc.old), []byte(tc.new)); got != tc.want {
+			t.Errorf("DigitsOnly(%q, %q) = %t, want %t", tc.old, tc.new, got, tc.want)
 		}
 	}
 }

@@ -344,7 +344,7 @@ func (x *extractor) commit(f *realloops.Facts, i int, c *object.Commit, prevTree
 				ch.Lines = &n
 			}
 			if newText && oldText && ch.Status == realloops.StatusModified && !ch.WhitespaceOnly && !ch.Binary &&
-				!bytes.Equal(oldData.bytes, newData.bytes) && bytes.Equal(stripDigits(oldData.bytes), stripDigits(newData.bytes)) {
+				realloops.DigitsOnly(oldData.bytes, newData.bytes) {
 				ch.DigitsOnly = true
 			}
 			if newText && x.tasks.Match(fc.Path) {
@@ -487,15 +487,4 @@ func isGenerated(data []byte) bool {
 		}
 	}
 	return false
-}
-
-// stripDigits removes the ASCII digits.
-func stripDigits(data []byte) []byte {
-	out := make([]byte, 0, len(data))
-	for _, c := range data {
-		if c < '0' || c > '9' {
-			out = append(out, c)
-		}
-	}
-	return out
 }
