@@ -1,6 +1,7 @@
 package realloops
 
 import (
+	"bufio"
 	"bytes"
 	"slices"
 	"strconv"
@@ -53,28 +54,41 @@ func (s *fileState) lines() int {
 	return n
 }
 
-// content renders the file.
-func (s *fileState) content() []byte {
+// size is the length of the rendered file.
+func (s *fileState) size() int64 {
+	var n int64
+	s.render(func(line string) { n += int64(len(line)) + 1 }, func(b []byte) { n += int64(len(b)) })
+	return n
+}
+
+// writeTo renders the file into w (the caller flushes it).
+func (s *fileState) writeTo(w *bufio.Writer) error {
+	s.render(func(line string) {
+		w.WriteString(line)
+		w.WriteByte('\n')
+	}, func(b []byte) { w.Write(b) })
+	return nil
+}
+
+// render hands the file to its callbacks, a text line by line (without
+// the newline), other content as bytes.
+func (s *fileState) render(line func(string), raw func([]byte)) {
 	switch s.kind {
 	case kindBinary:
-		return []byte("realloops binary " + strconv.Itoa(s.serial) + "\x00\n")
+		raw([]byte("realloops binary " + strconv.Itoa(s.serial) + "\x00\n"))
+		return
 	case kindSubmodule:
-		return nil
+		return
 	}
-	var b strings.Builder
 	if s.header {
-		b.WriteString(generatedHeader)
-		b.WriteByte('\n')
+		line(generatedHeader)
 	}
 	for _, t := range s.boxes {
-		b.WriteString(boxLine(t))
-		b.WriteByte('\n')
+		line(boxLine(t))
 	}
 	for _, l := range s.body {
-		b.WriteString(l)
-		b.WriteByte('\n')
+		line(l)
 	}
-	return []byte(b.String())
 }
 
 // boxLine renders a checkbox whose text is derived from its key, so that

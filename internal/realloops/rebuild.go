@@ -22,7 +22,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // Branch is the branch a rebuilt repository's HEAD points at.
@@ -55,78 +54,23 @@ func Rebuild(dir string, f *Facts, upTo string) error {
 	if err != nil {
 		return fmt.Errorf("rebuild %s: init %s: %w", f.Repo, dir, err)
 	}
-	// The objects are built in memory and written as one pack: thousands
-	// of loose object files cost far more than the content.
-	b := &builder{f: f, st: memory.NewStorage(), root: newDirNode(), cur: map[string]*fileState{}, hist: map[string][]version{}}
+	// The objects stream into one pack file: thousands of loose object
+	// files, or a repository held in memory, cost far more than the
+	// content.
+	pack, err := newPackWriter(dir)
+	if err != nil {
+		return fmt.Errorf("rebuild %s: %w", f.Repo, err)
+	}
+	defer pack.discard()
+	b := &builder{f: f, pack: pack, root: newDirNode(), cur: map[string]*fileState{}, hist: map[string][]version{}}
 	if err := b.build(last); err != nil {
 		return fmt.Errorf("rebuild %s: %w", f.Repo, err)
 	}
-	if err := b.writePack(g.Storer); err != nil {
+	if err := pack.finish(g.Storer); err != nil {
 		return fmt.Errorf("rebuild %s: %w", f.Repo, err)
 	}
 	if err := b.refs(g.Storer, dir, last); err != nil {
 		return fmt.Errorf("rebuild %s: %w", f.Repo, err)
-	}
-	return nil
-}
-
-// writePack writes every object built into one pack file of dst, whole
-// (no deltas) and compressed for speed: go-git's own encoder compresses
-// at the default level, which cost most of a rebuild.
-func (b *builder) writePack(dst storage.Storer) error {
-	pw, ok := dst.(storer.PackfileWriter)
-	if !ok {
-		return errors.New("the repository's storage cannot take a pack file")
-	}
-	w, err := pw.PackfileWriter()
-	if err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	sum := sha1.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
-	werr := b.encodePack(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil {
-		_, werr = w.Write(sum.Sum(nil))
-	}
-	if err := errors.Join(werr, w.Close()); err != nil {
-		return fmt.Errorf("write pack: %w", err)
-	}
-	return nil
-}
-
-// encodePack writes a version 2 pack of b.objects without its trailer.
-func (b *builder) encodePack(w *bufio.Writer) error {
-	var head [12]byte
-	copy(head[:], "PACK")
-	binary.BigEndian.PutUint32(head[4:], 2)
-	binary.BigEndian.PutUint32(head[8:], uint32(len(b.objects)))
-	w.Write(head[:])
-	zw, _ := zlib.NewWriterLevel(w, zlib.BestSpeed)
-	for _, h := range b.objects {
-		obj, err := b.st.EncodedObject(plumbing.AnyObject, h)
-		if err != nil {
-			return err
-		}
-		// The entry header: type and size, 7 bits a byte after the first 4.
-		size := uint64(obj.Size())
-		c := byte(obj.Type())<<4 | byte(size&0x0f)
-		for size >>= 4; size > 0; size >>= 7 {
-			w.WriteByte(c | 0x80)
-			c = byte(size & 0x7f)
-		}
-		w.WriteByte(c)
-		r, err := obj.Reader()
-		if err != nil {
-			return err
-		}
-		zw.Reset(w)
-		_, err = io.Copy(zw, r)
-		if err := errors.Join(err, r.Close(), zw.Close()); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -168,7 +112,7 @@ type version struct {
 
 type builder struct {
 	f     *Facts
-	st    storage.Storer
+	pack  *packWriter
 	root  *dirNode
 	lines lineMaker
 	cur   map[string]*fileState
@@ -179,30 +123,32 @@ type builder struct {
 	// blanks are the blank lines each path's whitespace-only deletions
 	// still need (countBlanks).
 	blanks map[string]int
-	// objects are the hashes of the objects written, once each.
-	objects []plumbing.Hash
-	written map[plumbing.Hash]bool
+	// keep are the paths whose earlier versions a file restore takes up
+	// again; other paths keep only their newest version.
+	keep map[string]bool
 }
 
-// put stores an object once.
-func (b *builder) put(obj plumbing.EncodedObject) (plumbing.Hash, error) {
-	h, err := b.st.SetEncodedObject(obj)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if b.written == nil {
-		b.written = map[plumbing.Hash]bool{}
-	}
-	if !b.written[h] {
-		b.written[h] = true
-		b.objects = append(b.objects, h)
-	}
-	return h, nil
+// put stores an encoded object (a tree or a commit) once.
+func (b *builder) put(obj *plumbing.MemoryObject) (plumbing.Hash, error) {
+	return b.pack.add(obj.Type(), obj.Size(), func(w *bufio.Writer) error {
+		r, err := obj.Reader()
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(w, r)
+		return err
+	})
 }
 
 func (b *builder) build(last int) error {
 	b.commits, b.trees = map[int]plumbing.Hash{}, map[int]plumbing.Hash{}
 	b.countBlanks()
+	b.keep = map[string]bool{}
+	for _, c := range b.f.Commits {
+		for p := range c.FileRestores {
+			b.keep[p] = true
+		}
+	}
 	var parent plumbing.Hash
 	if base := b.f.Base; base != nil {
 		for _, file := range base.Files {
@@ -442,6 +388,9 @@ func (b *builder) set(at int, path string, st *fileState) {
 		b.root.set(path, st)
 	}
 	hs := b.hist[path]
+	if !b.keep[path] {
+		hs = hs[:0] // no file restore takes up an earlier version
+	}
 	if n := len(hs); n > 0 && hs[n-1].at == at {
 		hs[n-1].st = st
 	} else {
@@ -496,7 +445,7 @@ func (b *builder) commit(msg string, at time.Time, parents []plumbing.Hash) (com
 	}
 	sig := object.Signature{Name: "realloops", Email: "realloops@example.invalid", When: at}
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
-	obj := b.st.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
@@ -519,19 +468,7 @@ func (b *builder) blob(st *fileState) (plumbing.Hash, filemode.FileMode, error) 
 	if !st.hash.IsZero() {
 		return st.hash, mode, nil
 	}
-	data := st.content()
-	obj := b.st.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, 0, err
-	}
-	_, werr := w.Write(data)
-	if err := errors.Join(werr, w.Close()); err != nil {
-		return plumbing.ZeroHash, 0, fmt.Errorf("write blob: %w", err)
-	}
-	h, err := b.put(obj)
+	h, err := b.pack.add(plumbing.BlobObject, st.size(), st.writeTo)
 	if err != nil {
 		return plumbing.ZeroHash, 0, fmt.Errorf("write blob: %w", err)
 	}
@@ -558,6 +495,105 @@ func (b *builder) refs(st storage.Storer, dir string, last int) error {
 		return err
 	}
 	return st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, Branch))
+}
+
+// packWriter writes objects into a version 2 pack file as they are made,
+// whole (no deltas) and compressed for speed, then hands the pack to the
+// repository, which indexes it.
+type packWriter struct {
+	file    *os.File
+	w       *bufio.Writer
+	zw      *zlib.Writer
+	buf     *bufio.Writer // in front of the hasher or zw, reused
+	count   uint32
+	written map[plumbing.Hash]bool
+}
+
+func newPackWriter(dir string) (*packWriter, error) {
+	f, err := os.CreateTemp(dir, "realloops-*.pack")
+	if err != nil {
+		return nil, fmt.Errorf("create pack: %w", err)
+	}
+	p := &packWriter{file: f, w: bufio.NewWriterSize(f, 1<<16), buf: bufio.NewWriter(io.Discard), written: map[plumbing.Hash]bool{}}
+	p.zw, _ = zlib.NewWriterLevel(p.w, zlib.BestSpeed)
+	p.w.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x00") // finish fills in the count
+	return p, nil
+}
+
+// add writes an object of the given type and size, whose content write
+// produces (it is called twice: to hash it, then to store it unless an
+// equal object is stored already), and returns its hash.
+func (p *packWriter) add(typ plumbing.ObjectType, size int64, write func(*bufio.Writer) error) (plumbing.Hash, error) {
+	hasher := plumbing.NewHasher(typ, size)
+	if err := p.through(hasher, write); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := hasher.Sum()
+	if p.written[h] {
+		return h, nil
+	}
+	p.written[h] = true
+	p.count++
+	// The entry header: type and size, 7 bits a byte after the first 4.
+	u := uint64(size)
+	c := byte(typ)<<4 | byte(u&0x0f)
+	for u >>= 4; u > 0; u >>= 7 {
+		p.w.WriteByte(c | 0x80)
+		c = byte(u & 0x7f)
+	}
+	p.w.WriteByte(c)
+	p.zw.Reset(p.w)
+	if err := errors.Join(p.through(p.zw, write), p.zw.Close()); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write pack: %w", err)
+	}
+	return h, nil
+}
+
+// through runs write into dst through the reused buffer.
+func (p *packWriter) through(dst io.Writer, write func(*bufio.Writer) error) error {
+	p.buf.Reset(dst)
+	if err := write(p.buf); err != nil {
+		return err
+	}
+	return p.buf.Flush()
+}
+
+// finish completes the pack (object count, checksum) and stores it in dst.
+func (p *packWriter) finish(dst storage.Storer) error {
+	pw, ok := dst.(storer.PackfileWriter)
+	if !ok {
+		return errors.New("the repository's storage cannot take a pack file")
+	}
+	if err := p.w.Flush(); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], p.count)
+	if _, err := p.file.WriteAt(n[:], 8); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	w, err := pw.PackfileWriter()
+	if err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	sum := sha1.New()
+	_, err = io.Copy(io.MultiWriter(w, sum), p.file)
+	if err == nil {
+		_, err = w.Write(sum.Sum(nil))
+	}
+	if err := errors.Join(err, w.Close()); err != nil {
+		return fmt.Errorf("write pack: %w", err)
+	}
+	return nil
+}
+
+// discard removes the pack's working file.
+func (p *packWriter) discard() {
+	p.file.Close()
+	os.Remove(p.file.Name())
 }
 
 // dirNode is one directory of the next commit's tree; hash caches its
@@ -643,7 +679,7 @@ func (d *dirNode) write(b *builder) (plumbing.Hash, error) {
 		return e.Name
 	}
 	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
-	obj := b.st.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
