@@ -2,6 +2,7 @@ package realloops
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -260,8 +261,11 @@ func Write(w io.Writer, f *Facts) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(w)
 	const tail = `"commits":null}`
+	if !bytes.HasSuffix(head, []byte(tail)) {
+		return fmt.Errorf("encode facts of %s: the header does not end in the commits field", f.Repo)
+	}
+	bw := bufio.NewWriter(w)
 	bw.Write(head[:len(head)-len(tail)])
 	bw.WriteString("\"commits\":[\n")
 	for i := range commits {
@@ -283,7 +287,7 @@ func Write(w io.Writer, f *Facts) error {
 // of the history's consistency is validate's.
 func decodeFacts(data []byte) (*Facts, error) {
 	var wf wireFacts
-	dec := json.NewDecoder(bytesReader(data))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&wf); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)

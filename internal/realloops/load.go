@@ -502,5 +502,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
