@@ -58,11 +58,7 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := gitlog.DefaultOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.TaskFiles = tasks
+	opts := gitlog.Options{TaskFiles: tasks, MaxFileBytes: gitlog.DefaultMaxFileBytes}
 	base := ""
 	if f.Base != nil {
 		if base, err = Synthetic(dir, f.Base.Hash); err != nil {

@@ -118,11 +118,9 @@ func open(dir string) (*extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := gitlog.DefaultOptions()
-	if err != nil {
-		return nil, err
-	}
-	opts.TaskFiles = tasks
+	// The facts need no path classes (tests, docs, ignored, protected):
+	// only the diffs, and the task files' checkboxes.
+	opts := gitlog.Options{TaskFiles: tasks, MaxFileBytes: gitlog.DefaultMaxFileBytes}
 	return &extractor{git: g, log: lr, opts: opts, tasks: tasks,
 		contents: map[string]map[entryKey]int{}, lists: map[string][]realloops.Task{}}, nil
 }
