@@ -201,12 +201,15 @@ func isBlobMode(m filemode.FileMode) bool {
 // blob opens a blob object; a blob over the storage's large-object
 // threshold is not read until its reader is.
 func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok := r.pre.take(h); ok {
+	if obj, ok := r.blobs.Get(h); ok {
 		return obj, nil
 	}
 	obj, err := r.st.EncodedObject(plumbing.BlobObject, h) // this package's readers first
 	if err != nil {
 		return nil, r.objectError("blob", h, err)
+	}
+	if _, ok := obj.(*rawObject); ok {
+		r.blobs.Put(obj)
 	}
 	return obj, nil
 }

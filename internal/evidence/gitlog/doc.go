@@ -12,9 +12,8 @@
 // data, which go-git reports). go-git also resolves references and
 // revisions, reading objects through the same readers.
 //
-// History reads the blobs it compares one step ahead on a second goroutine
-// when the process has two or more cores (git log reads them on one); the
-// results are the same either way.
+// Blobs are kept in a bounded cache for their second use (a file's content
+// is the new side of one diff and the old side of the next).
 //
 // # Iterations
 //

@@ -183,34 +183,18 @@ func (r *Repo) History(opts Options) (*History, error) {
 	if h.BaseTasks, err = tracker.counts(); err != nil {
 		return nil, err
 	}
-	// First every commit's tree diff, queueing the blobs they change for
-	// the prefetcher; then the classification, which reads those blobs.
-	r.pre = r.startPrefetch()
-	defer func() {
-		r.prefetched += r.pre.close()
-		r.pre = nil
-	}()
-	isTask := func(path string) bool { return r.match(opts.TaskFiles, path) }
-	raws := make([][]rawChange, len(chain))
+	h.Commits = make([]Commit, 0, len(chain))
 	for i := len(chain) - 1; i >= 0; i-- {
 		c := chain[i]
 		tree, err := r.tree(c.TreeHash)
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		if raws[i], err = r.treeChanges(prevTree, tree, opts.MaxFileBytes); err != nil {
+		raw, err := r.treeChanges(prevTree, tree, opts.MaxFileBytes)
+		if err != nil {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		r.pre.add(blobUses(raws[i], isTask)...)
 		prevTree = tree
-	}
-	if r.prefetch == prefetchAhead {
-		r.pre.drain()
-	}
-	h.Commits = make([]Commit, 0, len(chain))
-	for i := len(chain) - 1; i >= 0; i-- {
-		c, raw := chain[i], raws[i]
-		raws[i] = nil
 		cm := describe(c)
 		if cm.Change, err = r.classify(raw, opts); err != nil {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)

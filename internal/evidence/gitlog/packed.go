@@ -117,16 +117,6 @@ func (p *packObjects) open() {
 	}
 }
 
-// sharing returns a second reader of the same mapped packs with a base
-// cache of its own, for another goroutine. It must not be closed: the
-// packs belong to p.
-func (p *packObjects) sharing(cacheBytes int) *packObjects {
-	if p.dir != "" && !p.opened {
-		p.open()
-	}
-	return &packObjects{dir: p.dir, opened: true, packs: p.packs, cache: newBaseCache(cacheBytes)}
-}
-
 // damage says which packs were refused and why ("" when none was): the
 // likely cause of an object go-git then cannot find.
 func (p *packObjects) damage() string {

@@ -39,15 +39,13 @@ type Repo struct {
 	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
 	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
+	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
 
-	loose      *looseObjects          // loose objects read without go-git (loose.go)
-	packs      *packObjects           // packed objects read without go-git (packed.go)
-	pre        *prefetcher            // blobs read ahead during History (prefetch.go)
-	prefetched int                    // blobs the prefetcher served (tests read it)
-	prefetch   prefetchMode           // whether History reads blobs ahead (tests set it)
-	matches    map[matchKey]bool      // path-pattern answers (memo.go)
-	taskFiles  map[taskKey][]taskFile // task files under a subtree
-	changes    map[changeKey]Change   // classified diffs by tree pair
+	loose     *looseObjects          // loose objects read without go-git (loose.go)
+	packs     *packObjects           // packed objects read without go-git (packed.go)
+	matches   map[matchKey]bool      // path-pattern answers (memo.go)
+	taskFiles map[taskKey][]taskFile // task files under a subtree
+	changes   map[changeKey]Change   // classified diffs by tree pair
 }
 
 // commitCacheMax bounds the decoded-commit cache.
@@ -60,6 +58,12 @@ const treeCacheMax = 1 << 11
 
 // taskCacheMax bounds the task-count cache.
 const taskCacheMax = 1 << 16
+
+// blobCacheBytes bounds the blobs kept for a second use: a walk reads a
+// file's content as the new side of one commit and again as the old side
+// of the next commit that changes it, and a task file once more for its
+// checkboxes. (go-git keeps the objects it reads in a cache of its own.)
+const blobCacheBytes = 32 * cache.MiByte
 
 // Open opens the repository that contains dir (dir itself, a parent, or a
 // bare repository at dir). The error wraps ErrNotRepository when there is
@@ -96,6 +100,7 @@ func Open(dir string) (*Repo, error) {
 		commits:   map[plumbing.Hash]*object.Commit{},
 		trees:     map[plumbing.Hash]*object.Tree{},
 		tasks:     map[plumbing.Hash]Tasks{},
+		blobs:     cache.NewObjectLRU(blobCacheBytes),
 		matches:   map[matchKey]bool{},
 		taskFiles: map[taskKey][]taskFile{},
 		changes:   map[changeKey]Change{},

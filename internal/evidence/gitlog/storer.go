@@ -28,7 +28,7 @@ func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 // at most max bytes, loose first, then packed; ok is false when go-git
 // should read it. A fault in these readers that slipped past their checks
 // (a panic) is taken as "cannot read": go-git reads the object or reports
-// it, and the prefetcher's goroutine cannot take the process down.
+// it.
 func readRaw(loose *looseObjects, packs *packObjects, h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool) {
 	defer func() {
 		if recover() != nil {
