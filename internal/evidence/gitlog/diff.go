@@ -216,7 +216,11 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 
 // blobSize returns a blob's size without reading a large blob's content.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	if n, ok := r.rawSize(h, plumbing.BlobObject); ok {
+	n, ok, err := r.rawSize(h, plumbing.BlobObject)
+	if err != nil {
+		return 0, r.objectError("blob", h, err)
+	}
+	if ok {
 		return n, nil
 	}
 	obj, err := r.blob(h)

@@ -183,9 +183,6 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 	}()
 	ph, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
-		if d := r.packs.damage(); d != "" {
-			err = fmt.Errorf("%v; %s", err, d)
-		}
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
 	}
 	return *ph, nil
@@ -222,14 +219,9 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 
 // rawSize returns the size of object h of type want from this package's
 // readers; ok is false when go-git should be asked.
-func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (n int64, ok bool) {
-	defer func() {
-		if recover() != nil { // as in readRaw
-			n, ok = 0, false
-		}
-	}()
-	if n, ok := r.loose.size(h, want); ok {
-		return n, true
+func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
+	if n, ok, err := r.loose.size(h, want); err != nil || ok {
+		return n, ok, err
 	}
 	return r.packs.size(h, want)
 }
@@ -260,12 +252,6 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 // objectError names the repository and the object, and says what to do
 // about a missing object in a shallow clone.
 func (r *Repo) objectError(kind string, h plumbing.Hash, err error) error {
-	if d := r.packs.damage(); d != "" {
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			err = ErrUnknownRevision
-		}
-		return fmt.Errorf("read %s %s in %s: %w (%s)", kind, h, r.dir, err, d)
-	}
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if r.IsShallow() {
 			return fmt.Errorf("read %s %s in %s: %w (shallow clone: fetch the full history, e.g. fetch-depth: 0)", kind, h, r.dir, ErrUnknownRevision)
