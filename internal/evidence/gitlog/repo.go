@@ -63,7 +63,7 @@ const taskCacheMax = 1 << 16
 // file's content as the new side of one commit and again as the old side
 // of the next commit that changes it, and a task file once more for its
 // checkboxes. (go-git keeps the objects it reads in a cache of its own.)
-const blobCacheBytes = 32 * cache.MiByte
+const blobCacheBytes = 8 * cache.MiByte
 
 // Open opens the repository that contains dir (dir itself, a parent, or a
 // bare repository at dir). The error wraps ErrNotRepository when there is
