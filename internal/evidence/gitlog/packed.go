@@ -137,13 +137,12 @@ func (p *packObjects) Close() error {
 // openPack maps an index and its pack and checks their structure. The
 // error names the pack, or is errPackFallback for a pack left to go-git.
 func openPack(idxPath, packPath string) (*pack, error) {
-	pk := &pack{name: packPath}
 	idx, relIdx, err := mapFile(idxPath)
 	if err != nil {
 		if isLink(packPath) || isLink(idxPath) {
 			return nil, errPackFallback
 		}
-		return nil, pk.fault(fmt.Errorf("map the index: %w", err))
+		return nil, fmt.Errorf("read pack %s: map its index: %w", filepath.Base(packPath), err)
 	}
 	data, relData, err := mapFile(packPath)
 	if err != nil {
@@ -151,9 +150,9 @@ func openPack(idxPath, packPath string) (*pack, error) {
 		if isLink(packPath) {
 			return nil, errPackFallback
 		}
-		return nil, pk.fault(fmt.Errorf("map the pack: %w", err))
+		return nil, fmt.Errorf("read pack %s: map it: %w", filepath.Base(packPath), err)
 	}
-	pk.idx, pk.data = idx, data
+	pk := &pack{name: packPath, idx: idx, data: data}
 	pk.release = func() error { return errors.Join(relIdx(), relData()) }
 	if err := pk.check(); err != nil {
 		_ = pk.release()
@@ -165,9 +164,9 @@ func openPack(idxPath, packPath string) (*pack, error) {
 	return pk, nil
 }
 
-// fault names the pack in err.
+// fault names the damaged pack in err.
 func (pk *pack) fault(err error) error {
-	return fmt.Errorf("pack %s: %w", filepath.Base(pk.name), err)
+	return fmt.Errorf("damaged pack: %s: %w", filepath.Base(pk.name), err)
 }
 
 // Index version 2: magic, version, 256 fan-out counts, then per object a
