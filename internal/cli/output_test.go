@@ -1,38 +1,15 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/internal/note"
 )
-
-// exeIn runs the built binary in dir and returns its exit code, stdout and
-// stderr.
-func exeIn(t *testing.T, dir string, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LOOPBREAKER_PROFILE=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS=")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String(), errb.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	t.Fatalf("run %v: %v", args, err)
-	return 0, "", ""
-}
 
 // stuckLoop is a base commit, one change, then three commits that change
 // nothing: OPEN on no_progress at iteration 4.

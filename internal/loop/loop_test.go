@@ -170,6 +170,20 @@ func TestFutureDatedCommitCannotEndACooldown(t *testing.T) {
 	}
 }
 
+// openHead opens the repository in dir and reads its HEAD.
+func openHead(t *testing.T, dir string) (*git.Repository, *plumbing.Reference) {
+	t.Helper()
+	r, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, head
+}
+
 // TestGitNotesHaveTheirCodes: the git history reader's notes reach the
 // result with the code that names them.
 func TestGitNotesHaveTheirCodes(t *testing.T) {
@@ -201,11 +215,7 @@ func TestGitNotesHaveTheirCodes(t *testing.T) {
 		}, note.NoBase},
 		{"no default branch", func(t *testing.T) (string, string) {
 			dir, _ := stuckRepo(t, 2)
-			r, err := git.PlainOpen(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			head, _ := r.Head()
+			r, head := openHead(t, dir)
 			if err := r.Storer.SetReference(plumbing.NewHashReference("refs/heads/work", head.Hash())); err != nil {
 				t.Fatal(err)
 			}
@@ -219,11 +229,7 @@ func TestGitNotesHaveTheirCodes(t *testing.T) {
 		}, note.NoDefaultBranch},
 		{"shallow clone", func(t *testing.T) (string, string) {
 			dir, base := stuckRepo(t, 3)
-			r, err := git.PlainOpen(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			head, _ := r.Head()
+			r, head := openHead(t, dir)
 			c, _ := r.CommitObject(head.Hash())
 			if err := os.WriteFile(filepath.Join(dir, ".git", "shallow"), []byte(c.ParentHashes[0].String()+"\n"), 0o644); err != nil {
 				t.Fatal(err)
