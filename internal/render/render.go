@@ -191,7 +191,7 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 		}
 	}
 	if d.State == breaker.Open && o.ResetHint != "" {
-		fmt.Fprintf(&b, "When the loop may go on: %s.\n\n", o.ResetHint)
+		fmt.Fprintf(&b, "When the loop may go on: %s\n\n", o.ResetHint)
 	}
 	if d.NextModel != nil {
 		fmt.Fprintf(&b, "**Escalate:** switch the loop to the next model, %s.\n\n", Code(*d.NextModel))
