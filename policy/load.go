@@ -28,30 +28,44 @@ func Load(arg string) (*Policy, error) {
 	if isBuiltin(arg) {
 		return Builtin(arg)
 	}
+	data, err := ReadFile(arg)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, arg)
+}
+
+// ReadFile reads a policy file, at most MaxFileBytes, without waiting on
+// a named pipe. Errors name the file and say what it is instead.
+func ReadFile(path string) ([]byte, error) {
 	// O_NONBLOCK: a named pipe without a writer must not block the open.
-	f, err := os.OpenFile(arg, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", arg, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", path, strings.Join(Names(), ", "))
 		}
-		return nil, fmt.Errorf("policy %s: %w", arg, err)
+		return nil, fmt.Errorf("policy %s: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", arg, err)
+		return nil, fmt.Errorf("policy %s: %w", path, err)
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("policy %s: is a directory, want a TOML file", arg)
+		return nil, fmt.Errorf("policy %s: is a directory, want a TOML file", path)
+	}
+	if !st.Mode().IsRegular() {
+		// A named pipe with a writer would block the read for good.
+		return nil, fmt.Errorf("policy %s: not a regular file, want a TOML file", path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", arg, err)
+		return nil, fmt.Errorf("policy %s: %w", path, err)
 	}
 	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("policy %s: larger than %d bytes", arg, MaxFileBytes)
+		return nil, fmt.Errorf("policy %s: larger than %d bytes", path, MaxFileBytes)
 	}
-	return Parse(data, arg)
+	return data, nil
 }
 
 // Parse decodes and validates a policy from TOML text. source names the

@@ -23,6 +23,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
@@ -196,7 +197,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	r.notes = append(r.notes, res.Notes...)
+	r.notes = append(r.notes, note.Texts(res.Notes)...)
 	return r.report(ctx, res, g)
 }
 
@@ -481,36 +482,9 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 	return o
 }
 
-// FailureContext is a short text for the agent's next prompt.
-func FailureContext(d *breaker.Decision) string {
-	if d.State == breaker.Closed && len(d.Warnings) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "loopbreaker: %s after iteration %d", d.State, d.Iteration)
-	if d.Reason != nil {
-		fmt.Fprintf(&b, ": %s", render.Clean(*d.Reason))
-	}
-	b.WriteString(".")
-	if len(d.Recent) > 0 {
-		if errs := d.Recent[len(d.Recent)-1].Errors; len(errs) > 0 {
-			fmt.Fprintf(&b, " Last error: %s.", render.Clean(errs[0]))
-		}
-	}
-	for _, w := range d.Warnings {
-		fmt.Fprintf(&b, " Warning: %s.", render.Clean(w))
-	}
-	if d.Trigger != nil {
-		if st := render.Strategies(*d.Trigger); len(st) > 0 {
-			fmt.Fprintf(&b, " Next: %s.", strings.Join(st[:min(2, len(st))], "; "))
-		}
-	}
-	s := b.String()
-	if len(s) > 2000 {
-		s = strings.ToValidUTF8(s[:1999], "") + "…"
-	}
-	return s
-}
+// FailureContext is a short text for the agent's next prompt: the
+// command line's failure_context too (render.FailureContext).
+func FailureContext(d *breaker.Decision) string { return render.FailureContext(d) }
 
 func (r *run) setOutputs(o map[string]string) {
 	names := make([]string, 0, len(o))

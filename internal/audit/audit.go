@@ -16,6 +16,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -387,7 +388,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 		}
 		f, err := loop.Fold(loop.FoldInput{Policy: a.o.Policy, Profile: a.o.Profile, BaseTree: src.baseTree(),
 			Iterations: its, Controls: controls, Now: a.o.Now, DryRun: a.o.DryRun})
-		return f.Decisions, append(notes, f.Notes...), err
+		return f.Decisions, append(notes, note.Texts(f.Notes)...), err
 	}
 	ds, notes, err := decide()
 	if err != nil {

@@ -543,13 +543,15 @@ func (b *Breaker) Status(at time.Time) (Decision, error) {
 
 // Reset closes the circuit on a person's word and starts a new fold. The
 // history survives and gains a reset event; iterations are not renumbered.
+// A person can always reset: a time before the newest recorded event is
+// taken as that event's time.
 func (b *Breaker) Reset(at time.Time, reason string) error {
 	s := &b.s
 	if at.IsZero() {
 		return errors.New("reset has no time")
 	}
 	if last := s.lastTime(); at.Before(last) {
-		return fmt.Errorf("reset time %s is earlier than the last recorded event (%s)", at.Format(time.RFC3339), last.Format(time.RFC3339))
+		at = last
 	}
 	if strings.TrimSpace(reason) == "" {
 		reason = "reset by a person"

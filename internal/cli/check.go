@@ -2,19 +2,24 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -40,14 +45,70 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.dryRun, "dry-run", false, "decide and report, but exit 0 even when OPEN (\"would open\")")
 }
 
-// fold reads the repository and folds every iteration.
-func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
-	if err := render.CheckFormat(g.format); err != nil {
-		return nil, nil, usagef("%v", err)
+// folded is what a fold decided, and the ledger file it still has to
+// write once the decision is out.
+type folded struct {
+	decisions []breaker.Decision
+	steps     []breaker.Step // one per iteration, for replay's chart
+	notes     []note.Note
+	record    *recordFile     // nil without --record, or when it could not be locked
+	recordErr error           // why the --record file cannot be written
+	records   []ledger.Record // what to write to it
+}
+
+// close releases the --record file's lock.
+func (f *folded) close() {
+	if f.record != nil {
+		f.record.unlock()
 	}
-	p, err := policy.Load(g.policy)
+}
+
+// writeRecord writes the cumulative ledger to the --record file. It runs
+// after the decision was printed: a loop that cannot keep its record still
+// learns what was decided, then the error names the file.
+func (f *folded) writeRecord() error {
+	if f.recordErr != nil {
+		return f.recordErr
+	}
+	if f.record == nil || f.records == nil {
+		return nil
+	}
+	return f.record.write(f.records)
+}
+
+// fold reads the repository and folds every iteration. With --record the
+// record file is locked before the ledger is read and until the caller
+// closes the result, so that calls in parallel on one ledger each add
+// their record. The caller must close the result.
+func (g *gitFlags) fold(env Env) (*folded, error) {
+	if err := render.CheckFormat(g.format); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if err := checkRevision("base", g.base); err != nil {
+		return nil, err
+	}
+	p, polNotes, err := g.loadPolicy()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	out := &folded{notes: polNotes}
+	ok := false
+	defer func() {
+		if !ok {
+			out.close()
+		}
+	}()
+	// A ledger directory that does not exist holds no records yet; look
+	// before the record file's directory (perhaps the same) is made.
+	ledgerMissing := false
+	if g.ledger != "" {
+		if _, err := os.Stat(g.ledger); errors.Is(err, fs.ErrNotExist) {
+			ledgerMissing = true
+			out.notes = append(out.notes, note.New(note.LedgerMissing, "ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
+		}
+	}
+	if g.record != "" {
+		out.record, out.recordErr = lockRecordFile(g.record)
 	}
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC()}
@@ -57,9 +118,9 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
 		}
 	}
-	if g.ledger != "" {
+	if g.ledger != "" && !ledgerMissing {
 		if cfg.Ledger, err = ledger.ReadDir(g.ledger); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if g.progress && isTerminal(env.Stderr) {
@@ -74,18 +135,19 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 	}
 	res, err := loop.Run(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if g.record != "" && res.Records != nil {
-		var buf bytes.Buffer
-		if err := ledger.Encode(&buf, res.Records); err != nil {
-			return nil, nil, err
-		}
-		if err := statefile.WriteAtomic(g.record, buf.Bytes(), 0o644); err != nil {
-			return nil, nil, err
-		}
+	out.notes = append(out.notes, res.Notes...)
+	if out.record != nil && res.Records != nil {
+		var more []note.Note
+		out.records, more = out.record.keep(res.Records)
+		out.notes = append(out.notes, more...)
+	}
+	if n, ok := note.Find(res.Notes, note.NoBase); ok && g.base == "" && res.Visible == 0 {
+		return nil, usagef("%s: --base REV, the commit the loop started from (e.g. --base HEAD~3)", n.Text)
 	}
 	ds := res.Decisions
+	out.steps = render.Steps(ds)
 	if g.format != "markdown" {
 		// Only the newest decision needs its status log; earlier ones are
 		// trimmed to keep replay output proportional.
@@ -93,7 +155,116 @@ func (g *gitFlags) fold(env Env) ([]breaker.Decision, []string, error) {
 			ds[i].Recent = nil
 		}
 	}
-	return ds, res.Notes, nil
+	out.decisions = ds
+	ok = true
+	return out, nil
+}
+
+// checkRevision refuses revision syntax that names something other than
+// one commit, or that go-git would read as another revision without a
+// word (it takes HEAD:path, HEAD^{tree} and HEAD^{/text} as HEAD).
+func checkRevision(flagName, rev string) error {
+	if rev == "" {
+		return nil
+	}
+	bad := func(why string) error {
+		return usagef("--%s %q: %s; want a commit: a hash, a branch or tag, HEAD~N", flagName, rev, why)
+	}
+	switch {
+	case strings.HasPrefix(rev, "-"):
+		return bad("starts with '-'")
+	case strings.IndexFunc(rev, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
+		return bad("holds a space or a control character")
+	case strings.Contains(rev, ":"):
+		return bad("names a path in a commit (REV:PATH), not a commit")
+	case strings.Contains(rev, ".."):
+		return bad("is a range of commits (A..B), not one commit")
+	}
+	for rest := rev; ; {
+		i := strings.Index(rest, "^{")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+2:]
+		if !strings.HasPrefix(rest, "}") && !strings.HasPrefix(rest, "commit}") {
+			return bad("^{...} other than ^{} or ^{commit} is not supported")
+		}
+	}
+	return nil
+}
+
+// loadPolicy loads --policy. A policy file that lies in the repository
+// and is tracked there is compared with its version at HEAD: an
+// uncommitted change is said in a note, and when either version is based
+// on the strict policy HEAD's version is used, so that an agent's edit in
+// the work tree cannot loosen a strict breaker.
+func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
+	if g.policy == "" || isBuiltinName(g.policy) {
+		p, err := policy.Load(g.policy)
+		return p, nil, err
+	}
+	work, err := policy.ReadFile(g.policy)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, source, notes := g.committedPolicy(work)
+	p, err := policy.Parse(data, source)
+	if err != nil {
+		return nil, nil, err
+	}
+	nameFromFile(p, g.policy)
+	return p, notes, nil
+}
+
+// committedPolicy returns the policy text to use, what to call it in
+// errors, and notes: the work tree's text unless the file is tracked, was
+// changed since HEAD, and either version is strict-based.
+func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []note.Note) {
+	rel, ok := within(g.repo, g.policy)
+	if !ok {
+		return work, g.policy, nil
+	}
+	repo, err := gitlog.Open(g.repo)
+	if err != nil {
+		return work, g.policy, nil // the fold reports what is wrong with the repository
+	}
+	defer repo.Close()
+	head, err := repo.FileAt("HEAD", rel, policy.MaxFileBytes)
+	if err != nil {
+		return work, g.policy, nil // not tracked, or no HEAD yet
+	}
+	if link, err := os.Readlink(g.policy); err == nil && link == string(head) {
+		// A committed symbolic link: git holds the link, not the policy.
+		var notes []note.Note
+		target, err1 := filepath.EvalSymlinks(g.policy)
+		repoDir, err2 := filepath.EvalSymlinks(g.repo)
+		if err1 == nil && err2 == nil {
+			if _, inside := within(repoDir, target); !inside {
+				notes = append(notes, note.New(note.PolicyOutsideRepository, "policy %s is a symbolic link to %s, outside the repository: its content is not under version control", g.policy, target))
+			}
+		}
+		return work, g.policy, notes
+	}
+	if bytes.Equal(work, head) {
+		return work, g.policy, nil
+	}
+	if strictBased(work) || strictBased(head) {
+		return head, g.policy + " at HEAD", []note.Note{note.New(note.PolicyUncommitted, "policy %s differs from its version at HEAD: the policy is strict, so HEAD's version was used (commit the change to use it)", g.policy)}
+	}
+	return work, g.policy, []note.Note{note.New(note.PolicyUncommitted, "policy %s differs from its version at HEAD: the uncommitted version was used (commit it, or restore it if the loop changed it)", g.policy)}
+}
+
+// strictBased reports whether policy text is the strict policy or extends
+// it.
+func strictBased(data []byte) bool {
+	var head struct {
+		Extends string `toml:"extends"`
+		Name    string `toml:"name"`
+	}
+	if _, err := toml.Decode(string(data), &head); err != nil {
+		return false
+	}
+	return head.Extends == "strict" || head.Name == "strict"
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -166,12 +337,16 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	ds, notes, err := g.fold(env)
+	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
 	}
-	d := ds[len(ds)-1]
-	return d.ExitCode(), render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: resetHint(g.repo), Notes: notes})
+	defer f.close()
+	d := f.decisions[len(f.decisions)-1]
+	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: resetHint(g.repo), Notes: f.notes}); err != nil {
+		return 0, err
+	}
+	return d.ExitCode(), f.writeRecord()
 }
 
 func runReplay(args []string, env Env) (int, error) {
@@ -181,29 +356,64 @@ func runReplay(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	ds, notes, err := g.fold(env)
+	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
 	}
-	for i := range ds {
-		if err := writeReplayLine(env.Stdout, g.format, &ds[i]); err != nil {
+	defer f.close()
+	if g.format == "markdown" {
+		if _, err := io.WriteString(env.Stdout, replayHeader); err != nil {
 			return 0, err
 		}
 	}
-	for _, n := range notes {
-		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n))
+	for i := range f.decisions {
+		var notes []note.Note
+		if i == len(f.decisions)-1 {
+			notes = f.notes
+		}
+		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i], notes); err != nil {
+			return 0, err
+		}
 	}
-	last := ds[len(ds)-1]
-	return last.ExitCode(), nil
+	if g.format == "text" {
+		if err := writeReplayChart(env.Stdout, f.steps, f.decisions[len(f.decisions)-1].State); err != nil {
+			return 0, err
+		}
+	}
+	for _, n := range f.notes {
+		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n.Text))
+	}
+	last := f.decisions[len(f.decisions)-1]
+	return last.ExitCode(), f.writeRecord()
 }
 
-// writeReplayLine prints one decision of the fold: a JSON object per line,
-// or one text line per iteration.
-func writeReplayLine(w io.Writer, format string, d *breaker.Decision) error {
+// replayHeader heads replay's markdown table.
+const replayHeader = "| iteration | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n"
+
+// maxReplayChart is how many of the newest iterations replay's chart
+// draws.
+const maxReplayChart = 60
+
+// writeReplayChart closes replay's text with the chart of its newest
+// iterations and what its signs mean.
+func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	from := max(0, len(steps)-maxReplayChart)
+	_, err := fmt.Fprintf(w, "chart of iterations %d to %d: %s\n  (%s)\n", steps[from].Iteration, steps[len(steps)-1].Iteration,
+		render.Sparkline(steps[from:], final), render.ChartLegend)
+	return err
+}
+
+// writeReplayLine prints one decision of the fold: a JSON object per line
+// (the last one with the run's notes), or one text or markdown table line
+// per iteration.
+func writeReplayLine(w io.Writer, format string, d *breaker.Decision, notes []note.Note) error {
 	switch format {
 	case "json":
 		d.History = nil
-		return render.JSON(w, d)
+		return render.JSON(w, d, notes)
 	case "markdown":
 		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, true))
 		return err

@@ -17,11 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 )
 
-// crashRuns is how many record calls the crash test makes: 200 by
-// default, LOOPBREAKER_CRASH_N to change it (the reliability report
+// crashRuns is how many record (and check) calls each crash test makes:
+// 200 by default, LOOPBREAKER_CRASH_N to change it (the reliability report
 // quotes a run of 1000).
 func crashRuns(t *testing.T) int {
 	t.Helper()
@@ -57,6 +58,65 @@ func recordCmd(state string, i int) *exec.Cmd {
 	return cmd
 }
 
+// killWindow runs the calls cmd(0) to cmd(4) to their end and returns how
+// long a kill may wait, so that kills land anywhere in a call: before the
+// lock, while folding, while writing, after the rename.
+func killWindow(t *testing.T, cmd func(i int) *exec.Cmd) time.Duration {
+	t.Helper()
+	var took []time.Duration
+	for i := 0; i < 5; i++ {
+		began := time.Now()
+		if out, err := cmd(i).CombinedOutput(); err != nil && !isExit1(err) {
+			t.Fatalf("%v: %v\n%s", cmd(i).Args, err, out)
+		}
+		took = append(took, time.Since(began))
+	}
+	slices.Sort(took)
+	return took[len(took)/2] * 3 / 2
+}
+
+// runKilled runs cmd and, three calls in four (by i), kills it with
+// SIGKILL at a random point within span. It reports whether the kill
+// ended the call; an exit other than 0 or 1 fails the test.
+func runKilled(t *testing.T, cmd *exec.Cmd, i int, span time.Duration, rng *rand.Rand) bool {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var timer *time.Timer
+	if i%4 != 0 {
+		timer = time.AfterFunc(time.Duration(rng.Int64N(int64(span))), func() { cmd.Process.Signal(syscall.SIGKILL) })
+	}
+	err := cmd.Wait()
+	if timer != nil {
+		timer.Stop()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && st.Signal() == syscall.SIGKILL {
+			return true
+		}
+		if ee.ExitCode() != 1 {
+			t.Fatalf("call %d: exit %d: %s", i, ee.ExitCode(), ee.Stderr)
+		}
+	} else if err != nil {
+		t.Fatalf("call %d: %v", i, err)
+	}
+	return false
+}
+
+// noTemporaryFiles fails the test if killed writers left temporary files
+// in dir that a finished call did not remove.
+func noTemporaryFiles(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left in %s", e.Name(), dir)
+		}
+	}
+}
+
 // TestKilledRecordLeavesOldOrNewState kills record calls with SIGKILL at
 // random points of their run: after each one the state file must decode
 // as a complete state, the old one (iteration unchanged) or the new one
@@ -68,48 +128,13 @@ func TestKilledRecordLeavesOldOrNewState(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 	rng := rand.New(rand.NewPCG(7, 1))
-
-	// How long one call takes, so that kills land anywhere in it: before
-	// the lock, while folding, while writing, after the rename.
-	var took []time.Duration
-	for i := 0; i < 5; i++ {
-		began := time.Now()
-		if out, err := recordCmd(state, i).CombinedOutput(); err != nil && !isExit1(err) {
-			t.Fatalf("record: %v\n%s", err, out)
-		}
-		took = append(took, time.Since(began))
-	}
-	slices.Sort(took)
-	span := took[len(took)/2] * 3 / 2
+	span := killWindow(t, func(i int) *exec.Cmd { return recordCmd(state, i) })
 
 	var finished, killedOld, killedNew int
 	for i := 5; i < n; i++ {
 		before := iterations(t, state)
-		cmd := recordCmd(state, i)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		kill := i%4 != 0 // three calls in four are killed
-		var timer *time.Timer
-		if kill {
-			timer = time.AfterFunc(time.Duration(rng.Int64N(int64(span))), func() { cmd.Process.Signal(syscall.SIGKILL) })
-		}
-		err := cmd.Wait()
-		if timer != nil {
-			timer.Stop()
-		}
+		killed := runKilled(t, recordCmd(state, i), i, span, rng)
 		after := iterations(t, state)
-		killed := false
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && st.Signal() == syscall.SIGKILL {
-				killed = true
-			} else if ee.ExitCode() != 1 {
-				t.Fatalf("call %d: exit %d: %s", i, ee.ExitCode(), ee.Stderr)
-			}
-		} else if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
 		switch {
 		case !killed && after != before+1:
 			t.Fatalf("call %d finished: iteration %d -> %d, want +1", i, before, after)
@@ -134,12 +159,95 @@ func TestKilledRecordLeavesOldOrNewState(t *testing.T) {
 	if out, err := recordCmd(state, n).CombinedOutput(); err != nil && !isExit1(err) {
 		t.Fatalf("record: %v\n%s", err, out)
 	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp-") {
-			t.Errorf("temporary file %s left beside the state file", e.Name())
-		}
+	noTemporaryFiles(t, dir)
+}
+
+// checkCmd is one check of run id on the loop in repo, adding its record
+// to the ledger file in led.
+func checkCmd(repo, led string, run int) *exec.Cmd {
+	cmd := exec.Command(binary, "check", "--repo", repo, "--base", "HEAD~1", "--ledger", led,
+		"--record", filepath.Join(led, "records.json"), "--format", "json")
+	cmd.Env = append(os.Environ(), "LOOPBREAKER_PROFILE=", fmt.Sprintf("GITHUB_RUN_ID=%d", run), "GITHUB_RUN_ATTEMPT=1")
+	return cmd
+}
+
+// ledgerRuns decodes the ledger file (none yet: no runs) and returns the
+// run ids it holds; a file that is not a complete, valid ledger fails the
+// test.
+func ledgerRuns(t *testing.T, path string) map[int64]bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[int64]bool{}
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ledger.Decode(data, path)
+	if len(l.Problems) > 0 {
+		t.Fatalf("the ledger file is not a valid ledger: %v", l.Problems)
+	}
+	runs := map[int64]bool{}
+	for _, r := range l.Records {
+		runs[r.RunID] = true
+	}
+	return runs
+}
+
+// TestKilledCheckKeepsTheLedger kills check --record calls with SIGKILL at
+// random points, as TestKilledRecordLeavesOldOrNewState does record: after
+// each one the ledger file is a complete, valid ledger; the record of
+// every call that finished (its record reported written) is in it, and no
+// record that was in it is ever lost.
+func TestKilledCheckKeepsTheLedger(t *testing.T) {
+	t.Parallel()
+	n := crashRuns(t)
+	repo := commitLoop(t, []map[string]string{{"main.go": "package main\n"}, {"main.go": "package main\n\nfunc main() {}\n"}})
+	led := filepath.Join(t.TempDir(), "ledger")
+	records := filepath.Join(led, "records.json")
+	rng := rand.New(rand.NewPCG(11, 3))
+	// Call i is run i+1.
+	span := killWindow(t, func(i int) *exec.Cmd { return checkCmd(repo, led, i+1) })
+	written := map[int64]bool{1: true, 2: true, 3: true, 4: true, 5: true}
+
+	before := ledgerRuns(t, records)
+	var finished, killedOld, killedNew int
+	for i := 5; i < n; i++ {
+		run := int64(i + 1)
+		killed := runKilled(t, checkCmd(repo, led, i+1), i, span, rng)
+		after := ledgerRuns(t, records)
+		if !killed {
+			written[run] = true
+		}
+		for id := range written {
+			if !after[id] {
+				t.Fatalf("call %d: the record of run %d, reported written, is not in the ledger", i, id)
+			}
+		}
+		for id := range before {
+			if !after[id] {
+				t.Fatalf("call %d: the record of run %d was lost", i, id)
+			}
+		}
+		switch {
+		case !killed:
+			finished++
+		case after[run]:
+			killedNew++
+		default:
+			killedOld++
+		}
+		before = after
+	}
+	t.Logf("%d checks: %d finished, %d killed before their record was written, %d after; kill window %s",
+		n, finished+5, killedOld, killedNew, span)
+	if killedOld == 0 {
+		t.Errorf("no check was killed before it wrote: the test did not exercise the kill")
+	}
+	if out, err := checkCmd(repo, led, n+1).CombinedOutput(); err != nil && !isExit1(err) {
+		t.Fatalf("check: %v\n%s", err, out)
+	}
+	noTemporaryFiles(t, led)
 }
 
 func isExit1(err error) bool {

@@ -99,12 +99,33 @@ func (f *timeFlag) String() string {
 	return f.t.Format(time.RFC3339)
 }
 
+// epoch is the earliest time a flag accepts: Go's zero time (year 1)
+// means "no time" to the breaker, and no loop ran before 1970.
+var epoch = time.Unix(0, 0).UTC()
+
+// maxSkew is how far ahead of this machine's clock an --at time may be:
+// another machine's clock may run a little ahead, but a time in the
+// future would make a cooldown look over or lock out later calls.
+const maxSkew = 5 * time.Minute
+
 func (f *timeFlag) Set(s string) error {
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
 	if err != nil {
 		return fmt.Errorf("%q is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)", s)
 	}
+	if t.Before(epoch) {
+		return fmt.Errorf("%q is before 1970-01-01T00:00:00Z: not a time a loop ran at", s)
+	}
 	f.t, f.set = t.UTC(), true
+	return nil
+}
+
+// notAfter refuses a time later than now plus maxSkew; name is the flag.
+func (f *timeFlag) notAfter(name string, now time.Time) error {
+	if f.set && f.t.After(now.Add(maxSkew)) {
+		return usagef("--%s %s is in the future: later than this machine's clock (%s) by more than %s",
+			name, f.t.Format(time.RFC3339), now.UTC().Format(time.RFC3339), maxSkew)
+	}
 	return nil
 }
 

@@ -15,6 +15,10 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 
+// clock is the time Main reads: a day after t0, so that the --at times the
+// tests give (t0 plus minutes) are in the past, as they are in real use.
+var clock = t0.Add(24 * time.Hour)
+
 // run calls Main in-process with a fixed clock.
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
@@ -23,7 +27,7 @@ func run(t *testing.T, env map[string]string, args ...string) (int, string, stri
 		Stdout: &out,
 		Stderr: &errb,
 		Getenv: func(k string) string { return env[k] },
-		Now:    func() time.Time { return t0 },
+		Now:    func() time.Time { return clock },
 	})
 	return code, out.String(), errb.String()
 }

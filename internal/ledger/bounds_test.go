@@ -55,13 +55,18 @@ func TestHugeLedgerKeepsTheNewest(t *testing.T) {
 	// MaxRecords are ever held.
 	n := 2*MaxRecords + MaxRecords/2
 	var recs []Record
+	l := &Ledger{}
 	for i := n; i >= 1; i-- {
-		recs = keep(recs, []Record{rec(int64(i), 1, i)})
+		recs = l.keep(recs, []Record{rec(int64(i), 1, i)})
 		if len(recs) >= 2*MaxRecords {
 			t.Fatalf("holding %d records, want fewer than %d", len(recs), 2*MaxRecords)
 		}
 	}
-	got := Order(recs)
+	l.done(recs, "huge.json")
+	got := l.Records
+	if l.Dropped != n-MaxRecords || !problemsSay(l, fmt.Sprintf("more than %d records: the %d oldest were not read", MaxRecords, n-MaxRecords)) {
+		t.Errorf("got %d dropped and problems %v, want the %d oldest dropped and said so", l.Dropped, l.Problems, n-MaxRecords)
+	}
 	if len(got) != MaxRecords || got[0].RunID != int64(n-MaxRecords+1) || got[MaxRecords-1].RunID != int64(n) {
 		t.Errorf("got %d records from run %d to %d, want the newest %d (%d to %d)", len(got), got[0].RunID,
 			got[len(got)-1].RunID, MaxRecords, n-MaxRecords+1, n)

@@ -142,6 +142,26 @@ func TestZipBounds(t *testing.T) {
 	}
 }
 
+// TestDamagedZipEntryIsOneProblem: an entry whose bytes fail their
+// checksum, or that is cut short, is reported once, not also for what the
+// decoder made of its bytes.
+func TestDamagedZipEntryIsOneProblem(t *testing.T) {
+	t.Parallel()
+	r := rec(1, 1, 0)
+	r.Phase = "GREEN"
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "records.json", Method: zip.Store})
+	w.Write(marshal(t, []Record{r}))
+	zw.Close()
+	damaged := bytes.Replace(zbuf.Bytes(), []byte("GREEN"), []byte("GRAY!"), 1)
+	l := &Ledger{limit: MaxLedgerBytes}
+	recs := l.readZipFrom(bytes.NewReader(damaged), int64(len(damaged)), "a.zip")
+	if len(recs) != 0 || len(l.Problems) != 1 || !strings.Contains(l.Problems[0].String(), "a.zip:records.json: corrupt entry") {
+		t.Errorf("got %d records and problems %v, want none and one problem naming the entry", len(recs), l.Problems)
+	}
+}
+
 func TestEncodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	p := 42.0

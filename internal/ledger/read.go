@@ -33,6 +33,11 @@ const (
 	MaxLedgerBytes = 128 << 20
 )
 
+// ErrOverMaxRecords is wrapped by the problem that says how many of the
+// oldest records were left out because a ledger held more than MaxRecords.
+// Unlike the other problems it is no fault of the ledger.
+var ErrOverMaxRecords = fmt.Errorf("more than %d records", MaxRecords)
+
 // Problem is a ledger entry that was reported and skipped.
 type Problem struct {
 	File string // the file (and zip entry) at fault
@@ -45,6 +50,9 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %v", p.File, p.Err) }
 type Ledger struct {
 	Records  []Record
 	Problems []Problem
+	// Dropped counts the oldest records left out to keep MaxRecords; a
+	// problem wrapping ErrOverMaxRecords says so.
+	Dropped int
 	// unlisted counts the problems beyond MaxProblems.
 	unlisted int
 	// read counts the bytes decoded, against limit (MaxLedgerBytes).
@@ -84,9 +92,14 @@ func (l *Ledger) bound(file string, err error) {
 	l.unlisted++
 }
 
-// done orders the records and closes the problem list.
+// done orders the records, keeps the newest MaxRecords and closes the
+// problem list.
 func (l *Ledger) done(recs []Record, where string) {
-	l.Records = Order(recs)
+	recs, dropped := newest(order(recs))
+	l.Records = recs
+	if l.Dropped += dropped; l.Dropped > 0 {
+		l.bound(where, fmt.Errorf("%w: the %d oldest were not read", ErrOverMaxRecords, l.Dropped))
+	}
 	if l.unlisted > 0 {
 		l.Problems = append(l.Problems, Problem{where, fmt.Errorf("%d more problems were not listed", l.unlisted)})
 		l.unlisted = 0
@@ -94,11 +107,14 @@ func (l *Ledger) done(recs []Record, where string) {
 }
 
 // keep adds records to recs, trimming to the newest MaxRecords whenever
-// twice that many are held, so that a huge ledger never holds more.
-func keep(recs, more []Record) []Record {
+// twice that many are held, so that a huge ledger never holds more. The
+// records trimmed are counted in Dropped.
+func (l *Ledger) keep(recs, more []Record) []Record {
 	recs = append(recs, more...)
 	if len(recs) >= 2*MaxRecords {
-		recs = Order(recs)
+		var dropped int
+		recs, dropped = newest(order(recs))
+		l.Dropped += dropped
 	}
 	return recs
 }
@@ -142,14 +158,14 @@ func readDir(dir string, limit int64) (*Ledger, error) {
 			break
 		}
 		if ext == ".zip" {
-			recs = keep(recs, l.readZip(path))
+			recs = l.keep(recs, l.readZip(path))
 			continue
 		}
 		more, ok := l.readFile(path)
 		if !ok {
 			break
 		}
-		recs = keep(recs, more)
+		recs = l.keep(recs, more)
 	}
 	l.done(recs, dir)
 	return l, nil
@@ -209,7 +225,13 @@ func (c *countReader) Read(p []byte) (int, error) {
 // end, gives no records.
 func (l *Ledger) readEntry(r io.Reader, where string) []Record {
 	cr := &countReader{r: r, left: MaxFileBytes + 1}
+	listed, unlisted := len(l.Problems), l.unlisted
 	recs := l.decodeFrom(cr, where)
+	if cr.err != nil || cr.n > MaxFileBytes {
+		// The entry is skipped whole, for one reason: what the decoder
+		// made of its cut or damaged bytes would report it twice.
+		l.Problems, l.unlisted = l.Problems[:listed], unlisted
+	}
 	switch {
 	case cr.err != nil:
 		l.problem(where, fmt.Errorf("corrupt entry: %w", cr.err))
@@ -271,7 +293,7 @@ func (l *Ledger) readZipFrom(r io.ReaderAt, size int64, path string) []Record {
 			l.problem(where, err)
 			continue
 		}
-		recs = keep(recs, l.readEntry(rc, where))
+		recs = l.keep(recs, l.readEntry(rc, where))
 		rc.Close()
 	}
 	return recs
@@ -360,7 +382,7 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 			}
 			continue
 		}
-		out = keep(out, []Record{r})
+		out = l.keep(out, []Record{r})
 	}
 	return out
 }
@@ -384,6 +406,19 @@ func decodeRecord(raw json.RawMessage) (Record, error) {
 // record from a cumulative artifact and a single file) are dropped. At most
 // MaxRecords of the newest are kept.
 func Order(recs []Record) []Record {
+	recs, _ = newest(order(recs))
+	return recs
+}
+
+func newest(recs []Record) ([]Record, int) {
+	if len(recs) <= MaxRecords {
+		return recs, 0
+	}
+	return recs[len(recs)-MaxRecords:], len(recs) - MaxRecords
+}
+
+// order is Order without the MaxRecords bound.
+func order(recs []Record) []Record {
 	latest := map[int64]int{}
 	for _, r := range recs {
 		if r.RunID > 0 && r.RunAttempt > latest[r.RunID] {
@@ -417,9 +452,6 @@ func Order(recs []Record) []Record {
 			continue
 		}
 		out = append(out, r)
-	}
-	if len(out) > MaxRecords {
-		out = out[len(out)-MaxRecords:]
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
@@ -113,7 +114,7 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 	if o.Audit {
 		b.WriteString("_Scheduled loopbreaker audit._\n\n")
 	}
-	b.WriteString(render.MarkdownReport(d, render.Options{Notes: limitNotes(o.Notes, maxCommentNotes),
+	b.WriteString(render.MarkdownReport(d, render.Options{FoldLog: true, Notes: note.Of(note.GitHub, limitNotes(o.Notes, maxCommentNotes)),
 		ResetHint: "comment `/loopbreaker reset` (people with write access), or remove the `" + LabelOpen + "` label"}))
 	b.WriteString("\n<details><summary>Commands</summary>\n\n")
 	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker skip-phase`, `/loopbreaker abort` or `/loopbreaker guide <text>`.\n\n</details>\n")

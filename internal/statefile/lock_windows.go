@@ -3,10 +3,19 @@
 package statefile
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 	"unsafe"
 )
+
+// openNoFollow is 0 on Windows, which has no O_NOFOLLOW; Lock checks what
+// it opened instead.
+const openNoFollow = 0
+
+// keepOwner does nothing on Windows, where a replaced file's owner is not
+// carried by its mode bits.
+func keepOwner(*os.File, fs.FileInfo) {}
 
 var (
 	kernel32         = syscall.NewLazyDLL("kernel32.dll")

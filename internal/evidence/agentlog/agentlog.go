@@ -60,6 +60,14 @@ const (
 	DefaultMaxBytes = 1 << 30
 	// maxDocument bounds a buffered multi-line JSON document.
 	maxDocument = 16 << 20
+	// TailBytes is how much of a larger log file ReadFile analyses: its
+	// last 32 MiB, from the first line that starts in them. The rules read
+	// the end of an iteration's output (its last status block, its result,
+	// the errors it stopped on); the lines before are only counted.
+	TailBytes = 32 << 20
+	// MaxCountBytes bounds the bytes before the tail whose lines ReadFile
+	// counts: 64 GiB. Bytes further back are not read at all.
+	MaxCountBytes = 64 << 30
 )
 
 // Limits bound how much of a log is read. A zero field means its default.
@@ -82,8 +90,18 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// ReadFile reads the agent log at path.
+// ReadFile reads the agent log at path. A log larger than TailBytes has
+// only its tail analysed; its lines are counted and checked for binary
+// content over the whole file (see MaxCountBytes), and Bytes is the file's
+// size. Only a regular file is read: a named pipe or a device could block
+// the read for good or never end.
 func ReadFile(path string) (*Log, error) {
+	return readFile(path, TailBytes, MaxCountBytes)
+}
+
+// readFile is ReadFile with the tail and the counted span as parameters,
+// for tests.
+func readFile(path string, tail, maxCount int64) (*Log, error) {
 	// O_NONBLOCK: a named pipe without a writer must not block the open.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -97,7 +115,93 @@ func ReadFile(path string) (*Log, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("read agent log %s: is a directory, want a file", path)
 	}
-	return Read(f, path)
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read agent log %s: not a regular file (a named pipe or a device); write the log to a file", path)
+	}
+	size := st.Size()
+	if size <= tail {
+		return Read(f, path)
+	}
+	head := size - tail
+	from := max(0, head-maxCount)
+	lines, endsLine, err := countLines(f, from, head, path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(f, head, tail), 64<<10)
+	start := head
+	if !endsLine {
+		// The tail starts inside a line: skip to the next one, and count
+		// the line the cut went through.
+		n, err := skipLine(br)
+		if err != nil {
+			return nil, fmt.Errorf("read agent log %s: after %d bytes: %w", path, head+n, err)
+		}
+		start += n
+		lines++
+	}
+	l, err := readFrom(br, path, Limits{}, start)
+	if err != nil {
+		return nil, err
+	}
+	l.Lines += lines
+	l.Bytes = size
+	note := fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted over the whole file", size, size-start)
+	if from > 0 {
+		note = fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted in the last %d, the first %d bytes were not read", size, size-start, size-from, from)
+	}
+	l.Notes = append([]string{note}, l.Notes...)
+	if len(l.Notes) > MaxNotes {
+		l.Notes = l.Notes[:MaxNotes]
+	}
+	return l, nil
+}
+
+// countLines counts the line ends in f's bytes [from, to) in large reads,
+// refusing a binary file as Read does; endsLine reports whether the byte
+// before to is a line end (or to is the start of the file).
+func countLines(f *os.File, from, to int64, name string) (lines int, endsLine bool, err error) {
+	buf := make([]byte, 1<<20)
+	endsLine = to == 0
+	for off := from; off < to; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
+		chunk := buf[:n]
+		if off == 0 && len(chunk) >= 2 && ((chunk[0] == 0xff && chunk[1] == 0xfe) || (chunk[0] == 0xfe && chunk[1] == 0xff)) {
+			return 0, false, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
+		}
+		if i := bytes.IndexByte(chunk, 0); i >= 0 {
+			return 0, false, fmt.Errorf("read agent log %s: binary file (NUL byte at offset %d)", name, off+int64(i))
+		}
+		lines += bytes.Count(chunk, []byte{'\n'})
+		if n > 0 {
+			endsLine = chunk[n-1] == '\n'
+		}
+		off += int64(n)
+		if err != nil && off < to {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF // the file shrank while it was read
+			}
+			return 0, false, fmt.Errorf("read agent log %s: after %d bytes: %w", name, off, err)
+		}
+	}
+	return lines, endsLine, nil
+}
+
+// skipLine reads up to and including the next line end and returns how
+// many bytes it read; at the end of the input it returns what it read.
+func skipLine(br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		switch err {
+		case nil, io.EOF:
+			return n, nil
+		case bufio.ErrBufferFull:
+			continue
+		}
+		return n, err
+	}
 }
 
 // Read reads one agent log from r with the default limits; name is used in
@@ -109,18 +213,25 @@ func Read(r io.Reader, name string) (*Log, error) {
 // ReadLimited reads one agent log from r within lim; name is used in errors
 // and notes. A file holding a NUL byte is refused as binary.
 func ReadLimited(r io.Reader, name string, lim Limits) (*Log, error) {
+	return readFrom(r, name, lim, 0)
+}
+
+// readFrom is ReadLimited for input that starts at byte base of the file name:
+// offsets in errors count from the file's start, and only a file's start
+// can hold a UTF-16 mark.
+func readFrom(r io.Reader, name string, lim Limits, base int64) (*Log, error) {
 	lim = lim.withDefaults()
 	a := newAnalyzer(lim)
 	lr := lineReader{br: bufio.NewReaderSize(io.LimitReader(r, lim.MaxBytes), 64<<10), max: lim.MaxLine}
 	var offset int64 // bytes read before the current line
 	for {
 		ln, err := lr.next()
-		if offset == 0 && len(ln.text) >= 2 &&
+		if base+offset == 0 && len(ln.text) >= 2 &&
 			((ln.text[0] == 0xff && ln.text[1] == 0xfe) || (ln.text[0] == 0xfe && ln.text[1] == 0xff)) {
 			return nil, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
 		}
 		if ln.nul >= 0 {
-			return nil, fmt.Errorf("read agent log %s: binary file (NUL byte at offset %d)", name, offset+int64(ln.nul))
+			return nil, fmt.Errorf("read agent log %s: binary file (NUL byte at offset %d)", name, base+offset+int64(ln.nul))
 		}
 		if ln.total > 0 {
 			a.physical(ln.text, ln.cut)
@@ -130,7 +241,7 @@ func ReadLimited(r io.Reader, name string, lim Limits) (*Log, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read agent log %s: after %d bytes: %w", name, offset, err)
+			return nil, fmt.Errorf("read agent log %s: after %d bytes: %w", name, base+offset, err)
 		}
 	}
 	if offset >= lim.MaxBytes {

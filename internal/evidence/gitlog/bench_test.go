@@ -69,11 +69,7 @@ func benchPath(i int) string { return fmt.Sprintf("pkg%02d/file%04d.go", i/50, i
 
 func benchHistory(b *testing.B, r *testRepo, base string, want int) {
 	b.Helper()
-	opts, err := DefaultOptions()
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts.Base = base
+	opts := defaultOpts(b, base)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

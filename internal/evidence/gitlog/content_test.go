@@ -141,12 +141,11 @@ func TestBinary(t *testing.T) {
 	}
 }
 
-func TestDefaultOptions(t *testing.T) {
+// TestDefaultPolicyPaths: the default policy's path lists, compiled as
+// the package receives them, classify common layouts.
+func TestDefaultPolicyPaths(t *testing.T) {
 	t.Parallel()
-	o, err := DefaultOptions()
-	if err != nil {
-		t.Fatalf("DefaultOptions: %v", err)
-	}
+	o := defaultOpts(t, "")
 	tests := []struct {
 		set  string
 		path string
@@ -159,7 +158,7 @@ func TestDefaultOptions(t *testing.T) {
 		{"test", "py/test_api.py", true},
 		{"test", "py/api_test.py", true},
 		{"test", "py/tests/helpers.py", true},
-		{"test", "svc/src/test/java/a/ATest.java", true},
+		{"test", "src/test/java/a/ATest.java", true},
 		{"test", "crate/tests/it.rs", true},
 		{"test", "pkg/a.go", false},
 		{"test", "src/contest.py", false},

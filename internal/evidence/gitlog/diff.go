@@ -201,19 +201,26 @@ func isBlobMode(m filemode.FileMode) bool {
 // blob opens a blob object; a blob over the storage's large-object
 // threshold is not read until its reader is.
 func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok := r.pre.take(h); ok {
+	if obj, ok := r.blobs.Get(h); ok {
 		return obj, nil
 	}
 	obj, err := r.st.EncodedObject(plumbing.BlobObject, h) // this package's readers first
 	if err != nil {
 		return nil, r.objectError("blob", h, err)
 	}
+	if _, ok := obj.(*rawObject); ok {
+		r.blobs.Put(obj)
+	}
 	return obj, nil
 }
 
 // blobSize returns a blob's size without reading a large blob's content.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	if n, ok := r.rawSize(h, plumbing.BlobObject); ok {
+	n, ok, err := r.rawSize(h, plumbing.BlobObject)
+	if err != nil {
+		return 0, r.objectError("blob", h, err)
+	}
+	if ok {
 		return n, nil
 	}
 	obj, err := r.blob(h)

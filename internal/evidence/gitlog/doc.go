@@ -8,13 +8,13 @@
 // by another user and in minimal images. Objects are read by this package's
 // own readers where they can be (loose objects, and version 2 pack files
 // mapped into memory, with delta chains resolved against a bounded cache),
-// and by go-git otherwise (alternates, objects over the size limit, damaged
-// data, which go-git reports). go-git also resolves references and
-// revisions, reading objects through the same readers.
-//
-// History reads the blobs it compares one step ahead on a second goroutine
-// when the process has two or more cores (git log reads them on one); the
-// results are the same either way.
+// and by go-git otherwise (alternates, linked work trees, objects over the
+// size limit, platforms without memory mapping). An object the readers find
+// damaged is an error naming its file or pack, never read again through
+// go-git. go-git also resolves references and revisions, reading objects
+// through the same readers. Blobs are kept in a bounded cache for their
+// second use (a file's content is the new side of one diff and the old
+// side of the next).
 //
 // # Iterations
 //

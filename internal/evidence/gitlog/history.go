@@ -75,79 +75,17 @@ func (r *Repo) History(opts Options) (*History, error) {
 	h.Notes = append(h.Notes, base.notes...)
 	if !base.hash.IsZero() {
 		h.Base = base.hash.String()
-	}
-
-	// Walk first parents from HEAD, newest first.
-	var chain []*object.Commit
-	var found, reachedRoot, hitShallow bool
-	c := headCommit
-	for {
-		if !base.hash.IsZero() && c.Hash == base.hash {
-			found = true
-			break
-		}
-		if len(chain) == opts.MaxCommits {
-			h.Truncated = true
-			break
-		}
-		chain = append(chain, c)
-		if len(c.ParentHashes) == 0 {
-			reachedRoot = true
-			break
-		}
-		if r.shallow[c.Hash] {
-			hitShallow = true
-			break
-		}
-		p, err := r.commit(c.ParentHashes[0])
-		if err != nil {
-			return nil, fmt.Errorf("first parent of %s: %w", c.Hash, err)
-		}
-		c = p
-	}
-
-	switch {
-	case found:
-	case hitShallow:
-		boundary := chain[len(chain)-1]
-		chain = chain[:len(chain)-1]
-		h.Shallow = true
-		visible := len(chain)
-		switch {
-		case !base.hash.IsZero() && boundary.ParentHashes[0] == base.hash:
-			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of %d iterations visible (the parent of %s is not in the clone; fetch the full history, e.g. fetch-depth: 0)", visible, visible+1, short(boundary.Hash)))
-		default:
-			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of an unknown number of iterations visible (history is cut at %s; fetch the full history, e.g. fetch-depth: 0)", visible, short(boundary.Hash)))
-		}
-	case reachedRoot && !base.hash.IsZero():
-		n := len(chain)
-		chain, err = r.cutAtBase(chain, base)
-		if err != nil {
-			return nil, err
-		}
-		if len(chain) == n {
-			// Nothing on the chain is in the base: make sure it is an
-			// ancestor at all (a shallow clone can hide the connection).
-			if ok, err := r.isAncestor(base.hash, head); err != nil || !ok {
-				if err == nil {
-					err = ErrNotAncestor
-				}
-				return nil, fmt.Errorf("base %s in %s: %w (%s)", describeBase(base), r.dir, err, head)
-			}
-		}
-		h.Notes = append(h.Notes, fmt.Sprintf("base %s is not on HEAD's first-parent chain: iterations start after the newest first-parent commit it contains", describeBase(base)))
-	case reachedRoot && base.unknown:
-		if base.given != "" {
-			return nil, fmt.Errorf("base %q in %s: %w", base.given, r.dir, ErrUnknownRevision)
-		}
-	case h.Truncated:
-		h.Notes = append(h.Notes, fmt.Sprintf("history longer than %d commits: only the newest %d are iterations", opts.MaxCommits, opts.MaxCommits))
-	}
-
-	if !base.hash.IsZero() {
 		if bc, err := r.commit(base.hash); err == nil {
 			h.BaseTree = bc.TreeHash.String()
 		}
+	}
+	w, err := r.walkFirstParents(headCommit, base.hash, opts.MaxCommits)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := r.endChain(h, w, base, opts.MaxCommits)
+	if err != nil {
+		return nil, err
 	}
 	if opts.ChainOnly {
 		h.Commits = make([]Commit, 0, len(chain))
@@ -156,72 +94,161 @@ func (r *Repo) History(opts Options) (*History, error) {
 		}
 		return h, nil
 	}
+	if err := r.addEvidence(h, chain, base.hash, opts); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
 
-	// Evidence, oldest first.
-	var prevTree *object.Tree
-	if n := len(chain); n > 0 && len(chain[n-1].ParentHashes) > 0 {
-		parent, err := r.commit(chain[n-1].ParentHashes[0])
+// firstParentWalk is the first-parent chain from HEAD, newest first, and
+// why it ended.
+type firstParentWalk struct {
+	head        plumbing.Hash
+	chain       []*object.Commit
+	found       bool // at the base, which is not on the chain
+	reachedRoot bool // at a commit without parents, which is on it
+	hitShallow  bool // at a shallow clone's boundary, which is on it
+	truncated   bool // at max commits
+}
+
+// walkFirstParents walks first parents from head until the base (zero: no
+// base), a root, a shallow boundary or max commits.
+func (r *Repo) walkFirstParents(head *object.Commit, base plumbing.Hash, max int) (firstParentWalk, error) {
+	w := firstParentWalk{head: head.Hash}
+	for c := head; ; {
+		if !base.IsZero() && c.Hash == base {
+			w.found = true
+			return w, nil
+		}
+		if len(w.chain) == max {
+			w.truncated = true
+			return w, nil
+		}
+		w.chain = append(w.chain, c)
+		if len(c.ParentHashes) == 0 {
+			w.reachedRoot = true
+			return w, nil
+		}
+		if r.shallow[c.Hash] {
+			w.hitShallow = true
+			return w, nil
+		}
+		p, err := r.commit(c.ParentHashes[0])
 		if err != nil {
-			return nil, fmt.Errorf("first parent of %s: %w", chain[n-1].Hash, err)
+			return w, fmt.Errorf("first parent of %s: %w", c.Hash, err)
 		}
-		if prevTree, err = r.tree(parent.TreeHash); err != nil {
-			return nil, err
+		c = p
+	}
+}
+
+// endChain returns the iterations' commits (newest first) of a walk,
+// noting in h how it ended: at a shallow boundary, at a base that is not
+// on the first-parent chain, or at max commits. A walk that reached the
+// root without meeting a base that is not an ancestor of HEAD, or one the
+// caller named and the clone does not have, is an error.
+func (r *Repo) endChain(h *History, w firstParentWalk, base baseChoice, max int) ([]*object.Commit, error) {
+	chain := w.chain
+	switch {
+	case w.found:
+	case w.hitShallow:
+		boundary := chain[len(chain)-1]
+		chain = chain[:len(chain)-1]
+		h.Shallow = true
+		visible := len(chain)
+		if !base.hash.IsZero() && boundary.ParentHashes[0] == base.hash {
+			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of %d iterations visible (the parent of %s is not in the clone; fetch the full history, e.g. fetch-depth: 0)", visible, visible+1, short(boundary.Hash)))
+		} else {
+			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of an unknown number of iterations visible (history is cut at %s; fetch the full history, e.g. fetch-depth: 0)", visible, short(boundary.Hash)))
 		}
-	} else if n == 0 && !base.hash.IsZero() {
-		bc, err := r.commit(base.hash)
+	case w.reachedRoot && !base.hash.IsZero():
+		cut, err := r.cutAtBase(chain, base)
 		if err != nil {
 			return nil, err
 		}
-		if prevTree, err = r.tree(bc.TreeHash); err != nil {
-			return nil, err
+		if len(cut) == len(chain) {
+			// Nothing on the chain is in the base: make sure it is an
+			// ancestor at all (a shallow clone can hide the connection).
+			if ok, err := r.isAncestor(base.hash, w.head); err != nil || !ok {
+				if err == nil {
+					err = ErrNotAncestor
+				}
+				return nil, fmt.Errorf("base %s in %s: %w (%s)", describeBase(base), r.dir, err, w.head)
+			}
 		}
+		h.Notes = append(h.Notes, fmt.Sprintf("base %s is not on HEAD's first-parent chain: iterations start after the newest first-parent commit it contains", describeBase(base)))
+		return cut, nil
+	case w.reachedRoot && base.unknown:
+		if base.given != "" {
+			return nil, fmt.Errorf("base %q in %s: %w", base.given, r.dir, ErrUnknownRevision)
+		}
+	case w.truncated:
+		h.Truncated = true
+		h.Notes = append(h.Notes, fmt.Sprintf("history longer than %d commits: only the newest %d are iterations", max, max))
+	}
+	return chain, nil
+}
+
+// addEvidence fills h.Commits (oldest first) with each commit's metadata,
+// change against its first parent and task counts, and h.BaseTasks.
+func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Hash, opts Options) error {
+	prevTree, err := r.treeBefore(chain, base)
+	if err != nil {
+		return err
 	}
 	tracker, err := r.newTaskTracker(opts.TaskFiles, orEmpty(prevTree))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if h.BaseTasks, err = tracker.counts(); err != nil {
-		return nil, err
+		return err
 	}
-	// First every commit's tree diff, queueing the blobs they change for
-	// the prefetcher; then the classification, which reads those blobs.
-	r.pre = r.startPrefetch()
-	defer func() {
-		r.prefetched += r.pre.close()
-		r.pre = nil
-	}()
-	isTask := func(path string) bool { return r.match(opts.TaskFiles, path) }
-	raws := make([][]rawChange, len(chain))
+	h.Commits = make([]Commit, 0, len(chain))
 	for i := len(chain) - 1; i >= 0; i-- {
 		c := chain[i]
 		tree, err := r.tree(c.TreeHash)
 		if err != nil {
-			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		if raws[i], err = r.treeChanges(prevTree, tree, opts.MaxFileBytes); err != nil {
-			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		raw, err := r.treeChanges(prevTree, tree, opts.MaxFileBytes)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		r.pre.add(blobUses(raws[i], isTask)...)
 		prevTree = tree
-	}
-	if r.prefetch == prefetchAhead {
-		r.pre.drain()
-	}
-	h.Commits = make([]Commit, 0, len(chain))
-	for i := len(chain) - 1; i >= 0; i-- {
-		c, raw := chain[i], raws[i]
-		raws[i] = nil
 		cm := describe(c)
 		if cm.Change, err = r.classify(raw, opts); err != nil {
-			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 		tracker.apply(raw)
 		if cm.Tasks, err = tracker.counts(); err != nil {
-			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 		h.Commits = append(h.Commits, cm)
 	}
-	return h, nil
+	return nil
+}
+
+// treeBefore returns the tree the oldest iteration of chain (newest first)
+// is diffed against: its first parent's, the base's when the chain is
+// empty, or nil (the empty tree) for a root.
+func (r *Repo) treeBefore(chain []*object.Commit, base plumbing.Hash) (*object.Tree, error) {
+	var from plumbing.Hash
+	switch n := len(chain); {
+	case n > 0 && len(chain[n-1].ParentHashes) > 0:
+		p, err := r.commit(chain[n-1].ParentHashes[0])
+		if err != nil {
+			return nil, fmt.Errorf("first parent of %s: %w", chain[n-1].Hash, err)
+		}
+		from = p.TreeHash
+	case n == 0 && !base.IsZero():
+		bc, err := r.commit(base)
+		if err != nil {
+			return nil, err
+		}
+		from = bc.TreeHash
+	default:
+		return nil, nil
+	}
+	return r.tree(from)
 }
 
 func orEmpty(t *object.Tree) *object.Tree {

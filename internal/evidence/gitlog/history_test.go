@@ -11,17 +11,32 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// defaultOpts returns DefaultOptions with a base.
+// defaultOpts returns Options with the path lists of the built-in
+// "default" policy (the one source of the default lists) and a base.
 func defaultOpts(t testing.TB, base string) Options {
 	t.Helper()
-	o, err := DefaultOptions()
+	p, err := policy.Builtin("default")
 	if err != nil {
-		t.Fatalf("DefaultOptions: %v", err)
+		t.Fatalf("policy.Builtin(default): %v", err)
 	}
-	o.Base = base
-	return o
+	compile := func(key string, list []string) *pathmatch.Set {
+		set, err := pathmatch.Compile(list)
+		if err != nil {
+			t.Fatalf("default policy %s: %v", key, err)
+		}
+		return set
+	}
+	return Options{
+		Base:           base,
+		IgnorePaths:    compile("ignore_paths", p.Progress.IgnorePaths),
+		TestPaths:      compile("test_paths", p.Progress.TestPaths),
+		DocPaths:       compile("doc_paths", p.Progress.DocPaths),
+		TaskFiles:      compile("task_files", p.Progress.TaskFiles),
+		ProtectedPaths: compile("protected_paths", p.Rules.ProtectedPath.ProtectedPaths),
+	}
 }
 
 // hashes returns the commits' hashes, oldest first.

@@ -6,7 +6,9 @@ import (
 	"compress/zlib"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,8 +23,9 @@ import (
 // allocates a new zlib reader for it: in a check over a long loop that was
 // most of the run. Objects that are not loose (packed, in an alternate
 // object store), over the large-object threshold, of another type than
-// asked for, or unreadable here are left to go-git, which reads them as
-// before or reports the fault.
+// asked for, or stored as symbolic links are left to go-git. A loose
+// object that is there but cannot be read (damaged, unreadable) is an
+// error naming its file.
 type looseObjects struct {
 	dir     string                     // the objects directory; "" disables
 	scanned bool                       // the objects directory was listed
@@ -108,11 +111,15 @@ func (l *looseObjects) has(h plumbing.Hash) bool {
 	return ok
 }
 
+// errNotLoose says that an object is not a loose object this reader
+// reads: go-git is asked.
+var errNotLoose = errors.New("not a loose object here")
+
 // open opens a loose object and reads its header; the caller reads the
-// content from l.zr and closes f.
+// content from l.zr and closes f. The error is errNotLoose when the file
+// is gone (packed or pruned since the listing) or a symbolic link.
 func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectType, size int64, err error) {
-	name := hex.EncodeToString(h[:])
-	f, err = os.OpenFile(filepath.Join(l.dir, name[:2], name[2:]), os.O_RDONLY|openNoFollow, 0)
+	f, err = l.openFile(h)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -136,11 +143,11 @@ func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectTyp
 	for {
 		if n == len(l.head) {
 			f.Close()
-			return nil, 0, 0, errors.New("loose object header too long")
+			return nil, 0, 0, errors.New("header longer than 32 bytes")
 		}
 		if _, err := io.ReadFull(l.zr, l.head[n:n+1]); err != nil {
 			f.Close()
-			return nil, 0, 0, err
+			return nil, 0, 0, fmt.Errorf("header: %w", err)
 		}
 		if l.head[n] == 0 {
 			break
@@ -150,16 +157,16 @@ func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectTyp
 	t, s, ok := bytes.Cut(l.head[:n], []byte{' '})
 	if !ok {
 		f.Close()
-		return nil, 0, 0, errors.New("malformed loose object header")
+		return nil, 0, 0, errors.New("malformed header")
 	}
 	typ, err = plumbing.ParseObjectType(string(t))
 	if err == nil && (typ < plumbing.CommitObject || typ > plumbing.TagObject) {
-		err = errors.New("bad loose object type")
+		err = errors.New("not the type of a loose object")
 	}
 	if err == nil {
 		size, err = strconv.ParseInt(string(s), 10, 64)
 		if err == nil && size < 0 {
-			err = errors.New("negative loose object size")
+			err = errors.New("negative size")
 		}
 	}
 	if err != nil {
@@ -173,29 +180,58 @@ func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectTyp
 	return f, typ, size, nil
 }
 
+// openFile opens loose object h's file without following a link.
+func (l *looseObjects) openFile(h plumbing.Hash) (*os.File, error) {
+	name := hex.EncodeToString(h[:])
+	path := filepath.Join(l.dir, name[:2], name[2:])
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+	if err == nil {
+		return f, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) || isLink(path) {
+		return nil, errNotLoose // a link: go-git follows those that stay inside .git
+	}
+	return nil, err
+}
+
+// isLink reports whether path is a symbolic link.
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// fault names the loose object file of h in err.
+func (l *looseObjects) fault(h plumbing.Hash, err error) error {
+	name := hex.EncodeToString(h[:])
+	return fmt.Errorf("loose object %s: %w", filepath.Join(filepath.Base(l.dir), name[:2], name[2:]), err)
+}
+
 // read returns loose object h when it is one of type want (or want is
 // plumbing.AnyObject) and at most max bytes; ok is false when go-git
-// should read it instead.
-func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool) {
+// should read it instead. A loose object that cannot be read is an error.
+func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool, err error) {
 	if !l.has(h) {
-		return nil, false
+		return nil, false, nil
 	}
 	if s, seen := l.sized[h]; seen && (!wanted(s.typ, want) || s.size > max) {
-		return nil, false
+		return nil, false, nil
 	}
 	f, typ, size, err := l.open(h)
+	if errors.Is(err, errNotLoose) {
+		return nil, false, nil
+	}
 	if err != nil {
-		return nil, false
+		return nil, false, l.fault(h, err)
 	}
 	defer f.Close()
 	if !wanted(typ, want) || size > max {
-		return nil, false
+		return nil, false, nil
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(l.zr, data); err != nil {
-		return nil, false
+		return nil, false, l.fault(h, fmt.Errorf("content shorter than its header's %d bytes: %w", size, err))
 	}
-	return &rawObject{hash: h, typ: typ, data: data}, true
+	return &rawObject{hash: h, typ: typ, data: data}, true, nil
 }
 
 // wanted reports whether an object of type typ answers a request for want.
@@ -204,20 +240,24 @@ func wanted(typ, want plumbing.ObjectType) bool {
 }
 
 // size returns the size of loose object h of type want from its header;
-// ok is false when go-git should be asked.
-func (l *looseObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool) {
+// ok is false when go-git should be asked. A loose object whose header
+// cannot be read is an error.
+func (l *looseObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
 	if s, seen := l.sized[h]; seen {
-		return s.size, s.typ == want
+		return s.size, s.typ == want, nil
 	}
 	if !l.has(h) {
-		return 0, false
+		return 0, false, nil
 	}
 	f, typ, size, err := l.open(h)
+	if errors.Is(err, errNotLoose) {
+		return 0, false, nil
+	}
 	if err != nil {
-		return 0, false
+		return 0, false, l.fault(h, err)
 	}
 	f.Close()
-	return size, typ == want
+	return size, typ == want, nil
 }
 
 // rawObject is an object read whole into memory, named by the hash it was

@@ -24,18 +24,18 @@ import (
 // pack on first use: over a long history that was most of the run. This
 // reader finds an object through the index's fan-out table, inflates it
 // straight from the mapping, resolves delta chains against a bounded cache
-// of bases, and never hashes. Anything it does not handle (an index of
-// another version, a base outside the pack, an object over the size limit,
-// a pack it cannot map, damaged data) is left to go-git, which reads it as
-// before or reports the fault.
+// of bases, and never hashes. What it does not handle (an index of
+// version 1, a pack stored as a symbolic link, a delta base outside the
+// packs, an object over the size limit) is left to go-git. Damaged data is
+// an error naming the pack, never a silent retry through go-git.
 //
 // The returned objects never alias the mapping: an object's content is
 // always inflated into memory of its own, so it stays valid after Close.
 type packObjects struct {
-	dir    string   // the objects/pack directory; "" disables
-	opened bool     // the packs were listed and mapped
-	packs  []*pack  // in the order of their names
-	bad    []string // packs refused at open, with the reason
+	dir    string  // the objects/pack directory; "" disables
+	opened bool    // the packs were listed and mapped
+	packs  []*pack // in the order of their names
+	fault  error   // packs that could not be opened, each named
 	zr     io.ReadCloser
 	src    bytes.Reader
 	cache  *baseCache
@@ -71,7 +71,7 @@ const maxDeltaChain = 10000
 // default for core.deltaBaseCacheLimit is 96 MiB).
 const baseCacheBytes = 64 << 20
 
-// errPackFallback marks an object this reader leaves to go-git.
+// errPackFallback marks an object or a pack this reader leaves to go-git.
 var errPackFallback = errors.New("left to go-git")
 
 // newPackObjects returns the reader of gitDir's packs, disabled (reading
@@ -93,15 +93,18 @@ func newPackObjects(gitDir string) *packObjects {
 	return p
 }
 
-// open lists and maps the packs once. A pack that cannot be read or fails
-// the checks of its index and header is skipped (go-git reads it or
-// reports it).
+// open lists and maps the packs once. A pack left to go-git (an index of
+// version 1, a link) is skipped; one that cannot be mapped or fails the
+// checks of its index and header is a fault, reported for every object
+// the other packs do not hold.
 func (p *packObjects) open() {
 	p.opened = true
 	ents, err := os.ReadDir(p.dir)
 	if err != nil {
+		p.fault = fmt.Errorf("list the packs: %w", err)
 		return
 	}
+	var faults []error
 	for _, e := range ents {
 		name := e.Name()
 		if !e.Type().IsRegular() || !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
@@ -109,31 +112,15 @@ func (p *packObjects) open() {
 		}
 		base := filepath.Join(p.dir, strings.TrimSuffix(name, ".idx"))
 		pk, err := openPack(base+".idx", base+".pack")
-		if err != nil {
-			p.bad = append(p.bad, err.Error())
-			continue
+		switch {
+		case errors.Is(err, errPackFallback):
+		case err != nil:
+			faults = append(faults, err)
+		default:
+			p.packs = append(p.packs, pk)
 		}
-		p.packs = append(p.packs, pk)
 	}
-}
-
-// sharing returns a second reader of the same mapped packs with a base
-// cache of its own, for another goroutine. It must not be closed: the
-// packs belong to p.
-func (p *packObjects) sharing(cacheBytes int) *packObjects {
-	if p.dir != "" && !p.opened {
-		p.open()
-	}
-	return &packObjects{dir: p.dir, opened: true, packs: p.packs, cache: newBaseCache(cacheBytes)}
-}
-
-// damage says which packs were refused and why ("" when none was): the
-// likely cause of an object go-git then cannot find.
-func (p *packObjects) damage() string {
-	if len(p.bad) == 0 {
-		return ""
-	}
-	return "damaged pack: " + strings.Join(p.bad, "; ")
+	p.fault = errors.Join(faults...)
 }
 
 // Close unmaps the packs.
@@ -147,25 +134,39 @@ func (p *packObjects) Close() error {
 	return errors.Join(errs...)
 }
 
-// openPack maps an index and its pack and checks their structure.
+// openPack maps an index and its pack and checks their structure. The
+// error names the pack, or is errPackFallback for a pack left to go-git.
 func openPack(idxPath, packPath string) (*pack, error) {
 	idx, relIdx, err := mapFile(idxPath)
 	if err != nil {
-		return nil, err
+		if isLink(packPath) || isLink(idxPath) {
+			return nil, errPackFallback
+		}
+		return nil, fmt.Errorf("read pack %s: map its index: %w", filepath.Base(packPath), err)
 	}
 	data, relData, err := mapFile(packPath)
 	if err != nil {
 		_ = relIdx()
-		return nil, err
+		if isLink(packPath) {
+			return nil, errPackFallback
+		}
+		return nil, fmt.Errorf("read pack %s: map it: %w", filepath.Base(packPath), err)
 	}
-	pk := &pack{name: packPath, idx: idx, data: data, release: func() error {
-		return errors.Join(relIdx(), relData())
-	}}
+	pk := &pack{name: packPath, idx: idx, data: data}
+	pk.release = func() error { return errors.Join(relIdx(), relData()) }
 	if err := pk.check(); err != nil {
 		_ = pk.release()
-		return nil, fmt.Errorf("%s: %w", filepath.Base(packPath), err)
+		if errors.Is(err, errPackFallback) {
+			return nil, err
+		}
+		return nil, pk.fault(err)
 	}
 	return pk, nil
+}
+
+// fault names the damaged pack in err.
+func (pk *pack) fault(err error) error {
+	return fmt.Errorf("damaged pack: %s: %w", filepath.Base(pk.name), err)
 }
 
 // Index version 2: magic, version, 256 fan-out counts, then per object a
@@ -182,7 +183,11 @@ const (
 
 // check validates the index's layout against its length and the pack's
 // header against the index, so that every later lookup stays in bounds.
+// An index without the version 2 header (version 1) is errPackFallback.
 func (pk *pack) check() error {
+	if len(pk.idx) >= idxFanout && !bytes.Equal(pk.idx[:4], idxMagic[:4]) {
+		return errPackFallback
+	}
 	if len(pk.idx) < idxNames+2*hashLen || !bytes.Equal(pk.idx[:8], idxMagic) {
 		return errors.New("not a version 2 pack index")
 	}
@@ -220,8 +225,8 @@ func (pk *pack) check() error {
 }
 
 // find returns the pack offset of object h; ok is false when the pack does
-// not hold it.
-func (pk *pack) find(h plumbing.Hash) (off uint64, ok bool) {
+// not hold it. A damaged index entry is an error.
+func (pk *pack) find(h plumbing.Hash) (off uint64, ok bool, err error) {
 	lo := 0
 	if h[0] > 0 {
 		lo = int(binary.BigEndian.Uint32(pk.idx[idxFanout+4*(int(h[0])-1):]))
@@ -232,35 +237,38 @@ func (pk *pack) find(h plumbing.Hash) (off uint64, ok bool) {
 		return bytes.Compare(pk.idx[at:at+hashLen], h[:]) >= 0
 	})
 	if i >= hi || !bytes.Equal(pk.idx[pk.names+hashLen*i:pk.names+hashLen*(i+1)], h[:]) {
-		return 0, false
+		return 0, false, nil
 	}
 	v := binary.BigEndian.Uint32(pk.idx[pk.offs+4*i:])
 	if v&0x80000000 == 0 {
-		return uint64(v), true
+		return uint64(v), true, nil
 	}
 	// The slot is checked before it is multiplied (int may be 32 bits).
 	slot := int64(v & 0x7fffffff)
 	if slot >= int64(len(pk.idx)-2*hashLen-pk.large)/8 {
-		return 0, false // a damaged index: go-git reports it
+		return 0, false, pk.fault(fmt.Errorf("index entry of %s: large offset %d out of range", h, slot))
 	}
 	at := pk.large + 8*int(slot)
-	return binary.BigEndian.Uint64(pk.idx[at:]), true
+	return binary.BigEndian.Uint64(pk.idx[at:]), true, nil
 }
 
-// locate returns the pack holding h and its offset.
-func (p *packObjects) locate(h plumbing.Hash) (*pack, uint64, bool) {
+// locate returns the pack holding h and its offset; found is false when no
+// pack read here holds it. The error is a damaged index entry, or, for an
+// object the packs read here do not hold, the packs that could not be
+// opened (it may be in one of them).
+func (p *packObjects) locate(h plumbing.Hash) (pk *pack, off uint64, found bool, err error) {
 	if p.dir == "" {
-		return nil, 0, false
+		return nil, 0, false, nil
 	}
 	if !p.opened {
 		p.open()
 	}
 	for _, pk := range p.packs {
-		if off, ok := pk.find(h); ok {
-			return pk, off, true
+		if off, ok, err := pk.find(h); ok || err != nil {
+			return pk, off, ok, err
 		}
 	}
-	return nil, 0, false
+	return nil, 0, false, p.fault
 }
 
 // entry is the header of the object at an offset: its pack type, its
@@ -346,18 +354,18 @@ func (p *packObjects) stream(pk *pack, off int) error {
 // checking that the stream ends there (with its checksum).
 func (p *packObjects) inflate(pk *pack, off int, size int64) ([]byte, error) {
 	if err := p.stream(pk, off); err != nil {
-		return nil, fmt.Errorf("object data at %d: %w", off, err)
+		return nil, fmt.Errorf("inflate: %w", err)
 	}
 	out := make([]byte, size)
 	if _, err := io.ReadFull(p.zr, out); err != nil {
-		return nil, fmt.Errorf("object data at %d: %w", off, err)
+		return nil, fmt.Errorf("inflate %d bytes: %w", size, err)
 	}
 	var one [1]byte
 	if n, err := p.zr.Read(one[:]); n != 0 || err != io.EOF {
 		if err == nil || err == io.EOF {
 			err = errors.New("longer than its header says")
 		}
-		return nil, fmt.Errorf("object data at %d: %w", off, err)
+		return nil, fmt.Errorf("inflate: %w", err)
 	}
 	return out, nil
 }
@@ -385,14 +393,14 @@ func (p *packObjects) object(pk *pack, off uint64, max int64) (int, []byte, erro
 		}
 		e, err := pk.header(off)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, pk.fault(err)
 		}
 		if e.size > max {
 			return 0, nil, errPackFallback
 		}
 		if e.typ != packOfsDelta && e.typ != packRefDelta {
 			if data, err = p.inflate(pk, e.data, e.size); err != nil {
-				return 0, nil, err
+				return 0, nil, pk.fault(fmt.Errorf("object at %d: %w", off, err))
 			}
 			typ = e.typ
 			if len(chain) > 0 {
@@ -401,14 +409,17 @@ func (p *packObjects) object(pk *pack, off uint64, max int64) (int, []byte, erro
 			break
 		}
 		if len(chain) == maxDeltaChain {
-			return 0, nil, fmt.Errorf("object at %d: delta chain longer than %d", off, maxDeltaChain)
+			return 0, nil, pk.fault(fmt.Errorf("object at %d: delta chain longer than %d", off, maxDeltaChain))
 		}
 		chain = append(chain, link{pk, off, e})
 		if e.typ == packOfsDelta {
 			off = e.baseOff
 			continue
 		}
-		bp, boff, found := p.locate(plumbing.Hash(e.baseRef))
+		bp, boff, found, err := p.locate(plumbing.Hash(e.baseRef))
+		if err != nil {
+			return 0, nil, err
+		}
 		if !found {
 			return 0, nil, errPackFallback // a base outside the packs
 		}
@@ -418,13 +429,13 @@ func (p *packObjects) object(pk *pack, off uint64, max int64) (int, []byte, erro
 		l := chain[i]
 		delta, err := p.inflate(l.pk, l.e.data, l.e.size)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, l.pk.fault(fmt.Errorf("object at %d: %w", l.off, err))
 		}
 		if data, err = applyDelta(data, delta, max); err != nil {
 			if errors.Is(err, errPackFallback) {
 				return 0, nil, err
 			}
-			return 0, nil, fmt.Errorf("object at %d: %w", l.off, err)
+			return 0, nil, l.pk.fault(fmt.Errorf("object at %d: %w", l.off, err))
 		}
 		p.cache.put(l.pk, l.off, typ, data)
 	}
@@ -521,69 +532,78 @@ var objectTypes = [...]plumbing.ObjectType{
 }
 
 // read returns packed object h when it is one of type want (or want is
-// plumbing.AnyObject) and at most max bytes; ok is false when go-git should read it instead (not packed here,
-// another type, larger, or unreadable by this reader).
-func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool) {
-	pk, off, found := p.locate(h)
-	if !found {
-		return nil, false
+// plumbing.AnyObject) and at most max bytes; ok is false when go-git
+// should read it instead (not packed here, another type, larger, or a delta
+// against a base outside the packs). Damaged data is an error naming the
+// pack.
+func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool, error) {
+	pk, off, found, err := p.locate(h)
+	if err != nil || !found {
+		return nil, false, err
 	}
 	typ, data, err := p.object(pk, off, max)
-	if err != nil || !wanted(objectTypes[typ], want) {
-		return nil, false
+	if errors.Is(err, errPackFallback) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !wanted(objectTypes[typ], want) {
+		return nil, false, nil
 	}
 	// The content may be a cached delta base: callers only read it, and
 	// the full slice expression keeps an append from writing into it.
-	return &rawObject{hash: h, typ: objectTypes[typ], data: data[:len(data):len(data)]}, true
+	return &rawObject{hash: h, typ: objectTypes[typ], data: data[:len(data):len(data)]}, true, nil
 }
 
 // size returns the size of packed object h of type want without reading a
 // whole object: a whole object's header has it, a delta's first bytes
-// do. ok is false when go-git should be asked.
-func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool) {
-	pk, off, found := p.locate(h)
-	if !found {
-		return 0, false
+// do. ok is false when go-git should be asked (as for read); damaged data
+// is an error naming the pack.
+func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
+	pk, off, found, err := p.locate(h)
+	if err != nil || !found {
+		return 0, false, err
 	}
 	e, err := pk.header(off)
 	if err != nil {
-		return 0, false
+		return 0, false, pk.fault(err)
 	}
 	if e.typ != packOfsDelta && e.typ != packRefDelta {
-		return e.size, objectTypes[e.typ] == want
+		return e.size, objectTypes[e.typ] == want, nil
 	}
 	// The type is the chain's base's; the size is in the delta's header.
 	base, bpk := e, pk
 	for steps := 0; base.typ == packOfsDelta || base.typ == packRefDelta; steps++ {
 		if steps == maxDeltaChain {
-			return 0, false
+			return 0, false, pk.fault(fmt.Errorf("object at %d: delta chain longer than %d", off, maxDeltaChain))
 		}
 		boff := base.baseOff
 		if base.typ == packRefDelta {
-			if bpk, boff, found = p.locate(plumbing.Hash(base.baseRef)); !found {
-				return 0, false
+			if bpk, boff, found, err = p.locate(plumbing.Hash(base.baseRef)); err != nil || !found {
+				return 0, false, err // not found: a base outside the packs
 			}
 		}
 		if base, err = bpk.header(boff); err != nil {
-			return 0, false
+			return 0, false, bpk.fault(err)
 		}
 	}
 	if objectTypes[base.typ] != want {
-		return 0, false
+		return 0, false, nil
 	}
 	head, err := p.inflatePrefix(pk, e.data, 20)
 	if err != nil {
-		return 0, false
+		return 0, false, pk.fault(fmt.Errorf("object at %d: %w", off, err))
 	}
 	_, n, ok := deltaVarint(head)
 	if !ok {
-		return 0, false
+		return 0, false, pk.fault(fmt.Errorf("object at %d: malformed delta size", off))
 	}
 	dst, _, ok := deltaVarint(head[n:])
 	if !ok || dst > 1<<62 {
-		return 0, false
+		return 0, false, pk.fault(fmt.Errorf("object at %d: malformed delta size", off))
 	}
-	return int64(dst), true
+	return int64(dst), true, nil
 }
 
 // inflatePrefix decompresses at most n bytes from the stream at off.

@@ -235,9 +235,9 @@ func TestPackReaderReadsEveryKind(t *testing.T) {
 				if e.typ >= packCommit && e.typ <= packTag {
 					want = objectTypes[e.typ]
 				}
-				obj, ok := p.read(bp.names[i], want, DefaultMaxFileBytes)
-				if !ok {
-					t.Fatalf("entry %d (%s): not read", i, want)
+				obj, ok, err := p.read(bp.names[i], want, DefaultMaxFileBytes)
+				if !ok || err != nil {
+					t.Fatalf("entry %d (%s): not read (%v)", i, want, err)
 				}
 				if got := obj.(*rawObject).data; !bytes.Equal(got, e.content) {
 					t.Errorf("entry %d: content %q, want %q", i, got, e.content)
@@ -245,26 +245,26 @@ func TestPackReaderReadsEveryKind(t *testing.T) {
 				if obj.Type() != want || obj.Hash() != bp.names[i] {
 					t.Errorf("entry %d: type %s hash %s, want %s %s", i, obj.Type(), obj.Hash(), want, bp.names[i])
 				}
-				anyType, ok := p.read(bp.names[i], plumbing.AnyObject, DefaultMaxFileBytes)
-				if !ok || anyType.Type() != want {
-					t.Errorf("entry %d as any type: ok %v", i, ok)
+				anyType, ok, err := p.read(bp.names[i], plumbing.AnyObject, DefaultMaxFileBytes)
+				if !ok || err != nil || anyType.Type() != want {
+					t.Errorf("entry %d as any type: ok %v, error %v", i, ok, err)
 				}
-				if n, ok := p.size(bp.names[i], want); !ok || n != int64(len(e.content)) {
-					t.Errorf("entry %d: size %d ok %v, want %d", i, n, ok, len(e.content))
+				if n, ok, err := p.size(bp.names[i], want); !ok || err != nil || n != int64(len(e.content)) {
+					t.Errorf("entry %d: size %d ok %v error %v, want %d", i, n, ok, err, len(e.content))
 				}
 				other := plumbing.TagObject
 				if want == plumbing.TagObject {
 					other = plumbing.BlobObject
 				}
-				if _, ok := p.read(bp.names[i], other, DefaultMaxFileBytes); ok {
-					t.Errorf("entry %d read as a %s", i, other)
+				if _, ok, err := p.read(bp.names[i], other, DefaultMaxFileBytes); ok || err != nil {
+					t.Errorf("entry %d read as a %s: ok %v, error %v", i, other, ok, err)
 				}
-				if _, ok := p.size(bp.names[i], other); ok {
-					t.Errorf("entry %d sized as a %s", i, other)
+				if _, ok, err := p.size(bp.names[i], other); ok || err != nil {
+					t.Errorf("entry %d sized as a %s: ok %v, error %v", i, other, ok, err)
 				}
 			}
-			if _, ok := p.read(plumbing.NewHash("0123456789012345678901234567890123456789"), plumbing.AnyObject, DefaultMaxFileBytes); ok {
-				t.Error("an object not in the pack was read")
+			if _, ok, err := p.read(plumbing.NewHash("0123456789012345678901234567890123456789"), plumbing.AnyObject, DefaultMaxFileBytes); ok || err != nil {
+				t.Errorf("an object not in the pack: ok %v, error %v", ok, err)
 			}
 		})
 	}
@@ -278,15 +278,15 @@ func TestPackReaderLimits(t *testing.T) {
 	entries := sampleEntries()
 	bp := buildPack(t, entries, false)
 	p := readerOf(t, bp)
-	if _, ok := p.read(bp.names[3], plumbing.BlobObject, int64(len(entries[3].content))-1); ok {
-		t.Error("a whole object over the limit was read")
+	if _, ok, err := p.read(bp.names[3], plumbing.BlobObject, int64(len(entries[3].content))-1); ok || err != nil {
+		t.Errorf("a whole object over the limit: ok %v, error %v; want it left to go-git", ok, err)
 	}
-	if _, ok := p.read(bp.names[5], plumbing.BlobObject, int64(len(entries[5].content))-1); ok {
-		t.Error("a delta result over the limit was read")
+	if _, ok, err := p.read(bp.names[5], plumbing.BlobObject, int64(len(entries[5].content))-1); ok || err != nil {
+		t.Errorf("a delta result over the limit: ok %v, error %v; want it left to go-git", ok, err)
 	}
-	obj, ok := p.read(bp.names[5], plumbing.BlobObject, DefaultMaxFileBytes)
-	if !ok {
-		t.Fatal("not read")
+	obj, ok, err := p.read(bp.names[5], plumbing.BlobObject, DefaultMaxFileBytes)
+	if !ok || err != nil {
+		t.Fatalf("not read: %v", err)
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
@@ -296,8 +296,10 @@ func TestPackReaderLimits(t *testing.T) {
 	}
 }
 
-// TestPackReaderRejectsDamage: damaged indexes and packs are skipped or
-// their objects left to go-git; nothing panics.
+// TestPackReaderRejectsDamage: a damaged index, pack or object is an error
+// naming the pack, never a retry through go-git, and never a panic; an
+// index of version 1 and a delta base outside the packs are left to
+// go-git.
 func TestPackReaderRejectsDamage(t *testing.T) {
 	t.Parallel()
 	entries := sampleEntries()
@@ -314,15 +316,17 @@ func TestPackReaderRejectsDamage(t *testing.T) {
 	cases := []struct {
 		name      string
 		idx, pack []byte
+		fallback  bool // left to go-git, not an error
 	}{
-		{"index version 1", mutate(idx, func(b []byte) []byte { b[7] = 1; return b }), pack},
-		{"index truncated", idx[:len(idx)-1], pack},
-		{"fan-out unsorted", mutate(idx, func(b []byte) []byte { b[idxFanout+4*10+3] = 0xff; return b }), pack},
-		{"index of another pack", mutate(idx, func(b []byte) []byte { b[len(b)-hashLen-1] ^= 1; return b }), pack},
-		{"pack version 4", idx, mutate(pack, func(b []byte) []byte { b[7] = 4; return b })},
-		{"pack count differs", idx, mutate(pack, func(b []byte) []byte { b[11]++; return b })},
-		{"not a pack", idx, mutate(pack, func(b []byte) []byte { copy(b, "KCAP"); return b })},
-		{"empty pack", idx, nil},
+		{"index version 1", mutate(idx, func(b []byte) []byte { copy(b, "\x00\x00\x00\x00"); return b }), pack, true},
+		{"index of an unknown version", mutate(idx, func(b []byte) []byte { b[7] = 3; return b }), pack, false},
+		{"index truncated", idx[:len(idx)-1], pack, false},
+		{"fan-out unsorted", mutate(idx, func(b []byte) []byte { b[idxFanout+4*10+3] = 0xff; return b }), pack, false},
+		{"index of another pack", mutate(idx, func(b []byte) []byte { b[len(b)-hashLen-1] ^= 1; return b }), pack, false},
+		{"pack version 4", idx, mutate(pack, func(b []byte) []byte { b[7] = 4; return b }), false},
+		{"pack count differs", idx, mutate(pack, func(b []byte) []byte { b[11]++; return b }), false},
+		{"not a pack", idx, mutate(pack, func(b []byte) []byte { copy(b, "KCAP"); return b }), false},
+		{"empty pack", idx, nil, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -332,16 +336,23 @@ func TestPackReaderRejectsDamage(t *testing.T) {
 			os.WriteFile(bp.idxPath, tc.idx, 0o644)
 			os.WriteFile(base+".pack", tc.pack, 0o644)
 			p := readerOf(t, bp)
+			packName := filepath.Base(base + ".pack")
 			for i := range entries {
-				if _, ok := p.read(bp.names[i], plumbing.AnyObject, DefaultMaxFileBytes); ok {
+				_, ok, err := p.read(bp.names[i], plumbing.AnyObject, DefaultMaxFileBytes)
+				switch {
+				case ok:
 					t.Errorf("entry %d read from a rejected pack", i)
+				case tc.fallback && err != nil:
+					t.Errorf("entry %d: got error %v, want it left to go-git", i, err)
+				case !tc.fallback && (err == nil || !strings.Contains(err.Error(), packName)):
+					t.Errorf("entry %d: got error %v, want one naming %s", i, err, packName)
 				}
 			}
 		})
 	}
 
-	// Damage inside one object: that object is left to go-git, the others
-	// are read.
+	// Damage inside one object: reading that object is an error naming
+	// the pack, the others are read.
 	objects := []struct {
 		name  string
 		entry packEntry
@@ -354,7 +365,6 @@ func TestPackReaderRejectsDamage(t *testing.T) {
 		{"delta source size wrong", packEntry{content: []byte("xx"), base: 0, delta: []byte{4, 2, 2, 'x', 'x'}}},
 		{"delta reserved instruction", packEntry{content: []byte("xx"), base: 0, delta: []byte{3, 2, 0}}},
 		{"delta result short", packEntry{content: []byte("xx"), base: 0, delta: []byte{3, 2, 1, 'x'}}},
-		{"reference delta to a missing base", packEntry{typ: packRefDelta, content: []byte("xx"), ref: plumbing.NewHash("1111111111111111111111111111111111111111"), delta: []byte{3, 2, 2, 'x', 'x'}}},
 	}
 	for _, tc := range objects {
 		t.Run(tc.name, func(t *testing.T) {
@@ -362,13 +372,27 @@ func TestPackReaderRejectsDamage(t *testing.T) {
 			list := []packEntry{{typ: packBlob, content: []byte("abc")}, tc.entry}
 			bp := buildPack(t, list, false)
 			p := readerOf(t, bp)
-			if _, ok := p.read(bp.names[1], plumbing.AnyObject, DefaultMaxFileBytes); ok {
-				t.Error("a damaged object was read")
+			packName := filepath.Base(strings.TrimSuffix(bp.idxPath, ".idx") + ".pack")
+			_, ok, err := p.read(bp.names[1], plumbing.AnyObject, DefaultMaxFileBytes)
+			if ok || err == nil || !strings.Contains(err.Error(), packName) || !strings.Contains(err.Error(), fmt.Sprintf("object at %d", bp.offsets[1])) {
+				t.Errorf("a damaged object: ok %v, error %v; want an error naming %s and the object's offset %d", ok, err, packName, bp.offsets[1])
 			}
-			if obj, ok := p.read(bp.names[0], plumbing.BlobObject, DefaultMaxFileBytes); !ok || string(obj.(*rawObject).data) != "abc" {
-				t.Error("the sound object beside it was not read")
+			if obj, ok, err := p.read(bp.names[0], plumbing.BlobObject, DefaultMaxFileBytes); !ok || err != nil || string(obj.(*rawObject).data) != "abc" {
+				t.Errorf("the sound object beside it was not read: %v", err)
 			}
 		})
+	}
+
+	// A reference delta whose base is not in the packs (it may be loose or
+	// in an alternate object store) is left to go-git.
+	missing := packEntry{typ: packRefDelta, content: []byte("xx"), ref: plumbing.NewHash("1111111111111111111111111111111111111111"), delta: []byte{3, 2, 2, 'x', 'x'}}
+	bp := buildPack(t, []packEntry{missing}, false)
+	p := readerOf(t, bp)
+	if _, ok, err := p.read(bp.names[0], plumbing.AnyObject, DefaultMaxFileBytes); ok || err != nil {
+		t.Errorf("a delta against a base outside the packs: ok %v, error %v; want it left to go-git", ok, err)
+	}
+	if _, ok, err := p.size(bp.names[0], plumbing.BlobObject); ok || err != nil {
+		t.Errorf("sizing a delta against a base outside the packs: ok %v, error %v; want it left to go-git", ok, err)
 	}
 }
 
@@ -381,7 +405,7 @@ func zlibOf(b []byte) []byte {
 }
 
 // TestPackReaderRefDeltaCycle: two reference deltas naming each other end
-// in an error, not a loop.
+// in an error naming the pack, not a loop.
 func TestPackReaderRefDeltaCycle(t *testing.T) {
 	t.Parallel()
 	a := objectName(packBlob, []byte("a"))
@@ -391,11 +415,11 @@ func TestPackReaderRefDeltaCycle(t *testing.T) {
 		{typ: packRefDelta, content: []byte("b"), ref: a, delta: []byte{1, 1, 1, 'b'}},
 	}, false)
 	p := readerOf(t, bp)
-	if _, ok := p.read(a, plumbing.BlobObject, DefaultMaxFileBytes); ok {
-		t.Error("a cyclic delta was read")
+	if _, ok, err := p.read(a, plumbing.BlobObject, DefaultMaxFileBytes); ok || err == nil || !strings.Contains(err.Error(), "delta chain longer") {
+		t.Errorf("a cyclic delta: ok %v, error %v; want a delta chain error", ok, err)
 	}
-	if _, ok := p.size(a, plumbing.BlobObject); ok {
-		t.Error("a cyclic delta was sized")
+	if _, ok, err := p.size(a, plumbing.BlobObject); ok || err == nil || !strings.Contains(err.Error(), "delta chain longer") {
+		t.Errorf("sizing a cyclic delta: ok %v, error %v; want a delta chain error", ok, err)
 	}
 }
 
@@ -451,15 +475,15 @@ func agreeWithGoGit(t *testing.T, gitDir string) int {
 		if err != nil {
 			return err
 		}
-		got, ok := p.read(want.Hash(), want.Type(), DefaultMaxFileBytes)
-		if !ok {
-			return fmt.Errorf("%s %s: not read", want.Type(), want.Hash())
+		got, ok, err := p.read(want.Hash(), want.Type(), DefaultMaxFileBytes)
+		if !ok || err != nil {
+			return fmt.Errorf("%s %s: not read (%v)", want.Type(), want.Hash(), err)
 		}
 		if got.Type() != want.Type() || !bytes.Equal(got.(*rawObject).data, wantData) {
 			return fmt.Errorf("%s %s: differs from go-git's reading", want.Type(), want.Hash())
 		}
-		if size, ok := p.size(want.Hash(), want.Type()); !ok || size != int64(len(wantData)) {
-			return fmt.Errorf("%s %s: size %d (ok %v), want %d", want.Type(), want.Hash(), size, ok, len(wantData))
+		if size, ok, err := p.size(want.Hash(), want.Type()); !ok || err != nil || size != int64(len(wantData)) {
+			return fmt.Errorf("%s %s: size %d (ok %v, error %v), want %d", want.Type(), want.Hash(), size, ok, err, len(wantData))
 		}
 		n++
 		return nil
@@ -510,8 +534,8 @@ func TestPackReaderAgreesWithGit(t *testing.T) {
 
 // FuzzPackReader reads every object of a pack built from the fuzzer's
 // bytes (as one object's compressed stream, and as a delta against a
-// sound base): nothing panics, and whatever is read is the size its header
-// says.
+// sound base): nothing panics, the sound object is read, whatever is read
+// is the size its header says, and every fault names the pack.
 func FuzzPackReader(f *testing.F) {
 	f.Add([]byte("plain content"), []byte{3, 2, 1, 'x', 0x90, 1})
 	f.Add([]byte{}, []byte{0x80})
@@ -528,12 +552,20 @@ func FuzzPackReader(f *testing.F) {
 			t.Fatalf("the built pack fails its checks: %v", err)
 		}
 		p := &packObjects{dir: "fuzz", opened: true, packs: []*pack{pk}, cache: newBaseCache(1 << 20)}
-		for _, name := range bp.names {
-			obj, ok := p.read(name, plumbing.AnyObject, 1<<16)
+		for i, name := range bp.names {
+			obj, ok, err := p.read(name, plumbing.AnyObject, 1<<16)
 			if ok && obj.Size() != int64(len(obj.(*rawObject).data)) {
 				t.Fatalf("size %d, data %d", obj.Size(), len(obj.(*rawObject).data))
 			}
-			p.size(name, plumbing.BlobObject)
+			if i == 0 && !ok {
+				t.Fatalf("the sound object was not read: %v", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "fuzz.pack") {
+				t.Fatalf("entry %d: the error does not name the pack: %v", i, err)
+			}
+			if _, _, err := p.size(name, plumbing.BlobObject); err != nil && !strings.Contains(err.Error(), "fuzz.pack") {
+				t.Fatalf("entry %d: the size error does not name the pack: %v", i, err)
+			}
 		}
 		out, err := applyDelta([]byte("abc"), delta, 1<<16)
 		if err == nil {
@@ -553,7 +585,8 @@ func FuzzPackReader(f *testing.F) {
 
 // TestPackReaderLargeOffsetOutOfRange: an index entry pointing past the
 // 8-byte offset table (a slot number that would overflow a 32-bit int when
-// multiplied) is not found, never a panic or another object.
+// multiplied) is an error naming the pack, never a panic or another
+// object.
 func TestPackReaderLargeOffsetOutOfRange(t *testing.T) {
 	t.Parallel()
 	entries := sampleEntries()
@@ -571,8 +604,50 @@ func TestPackReaderLargeOffsetOutOfRange(t *testing.T) {
 				first = n
 			}
 		}
-		if off, ok := pk.find(first); ok {
-			t.Errorf("slot %#x: found at offset %d", slot, off)
+		if off, ok, err := pk.find(first); ok || err == nil || !strings.Contains(err.Error(), "test.pack") {
+			t.Errorf("slot %#x: offset %d, found %v, error %v; want an error naming test.pack", slot, off, ok, err)
+		}
+	}
+}
+
+// TestDamagedPackObjectFailsHistory: a packed blob whose compressed data is
+// damaged fails History with an error naming the blob, the pack and the
+// object's offset; it is not read again through go-git.
+func TestDamagedPackObjectFailsHistory(t *testing.T) {
+	t.Parallel()
+	if !canMap {
+		t.Skip("pack files are read by go-git on this platform")
+	}
+	r := newTestRepo(t)
+	base := r.write("a.txt", "one\n").commit("base\n")
+	r.write("a.txt", strings.Repeat("two\n", 50)).commit("edit\n")
+	blob := r.files["a.txt"].hash
+	r.pack()
+	p := newPackObjects(filepath.Join(r.dir, ".git"))
+	pk, off, found, err := p.locate(blob)
+	if !found || err != nil {
+		t.Fatalf("the blob is not in the pack: %v", err)
+	}
+	e, err := pk.header(off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := pk.name
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[e.data] ^= 0xff // no longer a zlib header
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.open().History(defaultOpts(t, base.String()))
+	for _, want := range []string{blob.String(), filepath.Base(name), fmt.Sprintf("object at %d", off)} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("History over a damaged packed blob: got error %v, want one naming %s", err, want)
 		}
 	}
 }

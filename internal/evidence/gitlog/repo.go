@@ -39,15 +39,13 @@ type Repo struct {
 	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
 	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
+	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
 
-	loose      *looseObjects          // loose objects read without go-git (loose.go)
-	packs      *packObjects           // packed objects read without go-git (packed.go)
-	pre        *prefetcher            // blobs read ahead during History (prefetch.go)
-	prefetched int                    // blobs the prefetcher served (tests read it)
-	prefetch   prefetchMode           // whether History reads blobs ahead (tests set it)
-	matches    map[matchKey]bool      // path-pattern answers (memo.go)
-	taskFiles  map[taskKey][]taskFile // task files under a subtree
-	changes    map[changeKey]Change   // classified diffs by tree pair
+	loose     *looseObjects          // loose objects read without go-git (loose.go)
+	packs     *packObjects           // packed objects read without go-git (packed.go)
+	matches   map[matchKey]bool      // path-pattern answers (memo.go)
+	taskFiles map[taskKey][]taskFile // task files under a subtree
+	changes   map[changeKey]Change   // classified diffs by tree pair
 }
 
 // commitCacheMax bounds the decoded-commit cache.
@@ -60,6 +58,12 @@ const treeCacheMax = 1 << 11
 
 // taskCacheMax bounds the task-count cache.
 const taskCacheMax = 1 << 16
+
+// blobCacheBytes bounds the blobs kept for a second use: a walk reads a
+// file's content as the new side of one commit and again as the old side
+// of the next commit that changes it, and a task file once more for its
+// checkboxes. (go-git keeps the objects it reads in a cache of its own.)
+const blobCacheBytes = 8 * cache.MiByte
 
 // Open opens the repository that contains dir (dir itself, a parent, or a
 // bare repository at dir). The error wraps ErrNotRepository when there is
@@ -96,6 +100,7 @@ func Open(dir string) (*Repo, error) {
 		commits:   map[plumbing.Hash]*object.Commit{},
 		trees:     map[plumbing.Hash]*object.Tree{},
 		tasks:     map[plumbing.Hash]Tasks{},
+		blobs:     cache.NewObjectLRU(blobCacheBytes),
 		matches:   map[matchKey]bool{},
 		taskFiles: map[taskKey][]taskFile{},
 		changes:   map[changeKey]Change{},
@@ -178,9 +183,6 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 	}()
 	ph, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
-		if d := r.packs.damage(); d != "" {
-			err = fmt.Errorf("%v; %s", err, d)
-		}
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
 	}
 	return *ph, nil
@@ -217,14 +219,9 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 
 // rawSize returns the size of object h of type want from this package's
 // readers; ok is false when go-git should be asked.
-func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (n int64, ok bool) {
-	defer func() {
-		if recover() != nil { // as in readRaw
-			n, ok = 0, false
-		}
-	}()
-	if n, ok := r.loose.size(h, want); ok {
-		return n, true
+func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
+	if n, ok, err := r.loose.size(h, want); err != nil || ok {
+		return n, ok, err
 	}
 	return r.packs.size(h, want)
 }
@@ -255,12 +252,6 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 // objectError names the repository and the object, and says what to do
 // about a missing object in a shallow clone.
 func (r *Repo) objectError(kind string, h plumbing.Hash, err error) error {
-	if d := r.packs.damage(); d != "" {
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			err = ErrUnknownRevision
-		}
-		return fmt.Errorf("read %s %s in %s: %w (%s)", kind, h, r.dir, err, d)
-	}
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if r.IsShallow() {
 			return fmt.Errorf("read %s %s in %s: %w (shallow clone: fetch the full history, e.g. fetch-depth: 0)", kind, h, r.dir, ErrUnknownRevision)

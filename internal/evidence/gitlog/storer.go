@@ -16,27 +16,15 @@ type objectStorer struct {
 	packs *packObjects
 }
 
-// EncodedObject returns object h of type t (or of any type).
+// EncodedObject returns object h of type t (or of any type). A loose or
+// packed object these readers find damaged is an error naming its file or
+// pack; go-git reads only what they leave to it.
 func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok := readRaw(s.loose, s.packs, h, t, DefaultMaxFileBytes); ok {
-		return obj, nil
+	if obj, ok, err := s.loose.read(h, t, DefaultMaxFileBytes); err != nil || ok {
+		return obj, err
+	}
+	if obj, ok, err := s.packs.read(h, t, DefaultMaxFileBytes); err != nil || ok {
+		return obj, err
 	}
 	return s.Storage.EncodedObject(t, h)
-}
-
-// readRaw reads object h of type want (plumbing.AnyObject: any type) and
-// at most max bytes, loose first, then packed; ok is false when go-git
-// should read it. A fault in these readers that slipped past their checks
-// (a panic) is taken as "cannot read": go-git reads the object or reports
-// it, and the prefetcher's goroutine cannot take the process down.
-func readRaw(loose *looseObjects, packs *packObjects, h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool) {
-	defer func() {
-		if recover() != nil {
-			obj, ok = nil, false
-		}
-	}()
-	if obj, ok := loose.read(h, want, max); ok {
-		return obj, true
-	}
-	return packs.read(h, want, max)
 }

@@ -152,7 +152,6 @@ func checkbox(line []byte) box {
 // taskBlob counts the checkboxes of one blob, cached by hash.
 func (r *Repo) taskBlob(h plumbing.Hash) (Tasks, error) {
 	if t, ok := r.tasks[h]; ok {
-		r.pre.drop(h) // a use queued for this content is not needed
 		return t, nil
 	}
 	b, err := r.blob(h)

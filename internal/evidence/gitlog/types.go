@@ -37,6 +37,13 @@ type Options struct {
 	ChainOnly bool
 }
 
+// DefaultMaxFileBytes is the size above which a file is compared by size
+// only (Options.MaxFileBytes).
+const DefaultMaxFileBytes = 8 << 20
+
+// DefaultMaxCommits bounds the first-parent walk (Options.MaxCommits).
+const DefaultMaxCommits = 10000
+
 // withDefaults fills the zero limits.
 func (o Options) withDefaults() Options {
 	if o.MaxFileBytes <= 0 {

@@ -75,7 +75,11 @@ func ParseFile(path string) (*Report, error) {
 	switch {
 	case fi.IsDir():
 		return nil, &Error{File: path, Err: errors.New("is a directory, not a report file")}
-	case fi.Mode().IsRegular() && fi.Size() > MaxFileSize:
+	case !fi.Mode().IsRegular():
+		// A named pipe with a writer, or a device, could block the read
+		// for good or never end.
+		return nil, &Error{File: path, Err: errors.New("not a regular file (a named pipe or a device), not a report file")}
+	case fi.Size() > MaxFileSize:
 		return nil, &Error{File: path, Err: fmt.Errorf("%w (%d bytes); reports that large are refused", ErrTooLarge, fi.Size())}
 	}
 	return Parse(f, path)

@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/realloops"
+)
+
+// The real-loop corpus: stretches of public agent-loop histories that a
+// person labelled progress, stagnation or unclear (testdata/realloops),
+// each rebuilt as a repository of the same shape and replayed through
+// `replay --base <parent of the stretch> --format json`. A progress
+// stretch should see no trip (OPEN by any rule but max_iterations and
+// rate); a stagnation stretch should end HALF_OPEN or OPEN.
+//
+// The table of results is logged, and written to the file -realloops.out
+// names. The zero-trips, zero-misses assertion holds only with
+// LOOPBREAKER_REALLOOPS_STRICT=1: the engine does not meet it yet.
+
+var realloopsOut = flag.String("realloops.out", "", "write the real-loop corpus table to this file")
+
+// realloopsPolicies are the policies every stretch is replayed under.
+var realloopsPolicies = []string{"default", "ralph"}
+
+// loopOutcome is one stretch replayed under one policy.
+type loopOutcome struct {
+	label realloops.Label
+	// order is the label's position in labels.json.
+	order  int
+	policy string
+	// final is the state after the stretch's last commit.
+	final string
+	// trip is the trigger of the first OPEN decision that a cap (
+	// max_iterations, rate) did not cause, "" when there was none; tripAt
+	// is its iteration.
+	trip   string
+	tripAt int
+	// progress counts the iterations the engine scored as progress.
+	progress, iterations int
+}
+
+// falseTrip reports a trip inside a progress stretch.
+func (o loopOutcome) falseTrip() bool { return o.label.Label == realloops.Progress && o.trip != "" }
+
+// miss reports a stagnation stretch that ends CLOSED.
+func (o loopOutcome) miss() bool { return o.label.Label == realloops.Stagnation && o.final == "CLOSED" }
+
+func TestRealLoops(t *testing.T) {
+	t.Parallel()
+	corpus, err := realloops.Load(filepath.Join("..", "..", "testdata", "realloops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var outcomes []loopOutcome
+	t.Run("repos", func(t *testing.T) {
+		for _, f := range corpus.Repos {
+			var labels []int
+			for i, l := range corpus.Labels {
+				if l.Repo == f.Repo {
+					labels = append(labels, i)
+				}
+			}
+			t.Run(strings.ReplaceAll(f.Repo, "/", "__"), func(t *testing.T) {
+				t.Parallel()
+				got := replayStretches(t, f, corpus.Labels, labels)
+				mu.Lock()
+				outcomes = append(outcomes, got...)
+				mu.Unlock()
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	table := realloopsTable(corpus, outcomes)
+	t.Log("\n" + table)
+	if *realloopsOut != "" {
+		if err := os.WriteFile(*realloopsOut, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Getenv("LOOPBREAKER_REALLOOPS_STRICT") != "1" {
+		return
+	}
+	for _, o := range outcomes {
+		switch {
+		case o.falseTrip():
+			t.Errorf("%s %s..%s (progress) under %s: tripped %s at iteration %d", o.label.Repo, o.label.From[:12], o.label.To[:12], o.policy, o.trip, o.tripAt)
+		case o.miss():
+			t.Errorf("%s %s..%s (stagnation) under %s: ends CLOSED (%d of %d iterations scored progress)", o.label.Repo, o.label.From[:12], o.label.To[:12], o.policy, o.progress, o.iterations)
+		}
+	}
+}
+
+// replayStretches rebuilds one repository once, up to its last labelled
+// commit, and replays each of its stretches under each policy.
+func replayStretches(t *testing.T, f *realloops.Facts, labels []realloops.Label, mine []int) []loopOutcome {
+	t.Helper()
+	last := 0
+	for _, i := range mine {
+		_, to, err := f.Stretch(labels[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = max(last, to)
+	}
+	dir := t.TempDir()
+	if err := realloops.Rebuild(dir, f, f.Commits[last].Hash); err != nil {
+		t.Fatal(err)
+	}
+	var out []loopOutcome
+	for _, i := range mine {
+		l := labels[i]
+		from, to, _ := f.Stretch(l)
+		if err := realloops.Checkout(dir, l.To); err != nil {
+			t.Fatal(err)
+		}
+		base, err := realloops.Synthetic(dir, f.Parent(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The run happens just after the stretch's newest commit.
+		now := f.Commits[to].Time
+		for _, c := range f.Commits[from:to] {
+			if c.Time.After(now) {
+				now = c.Time
+			}
+		}
+		now = now.Add(time.Minute)
+		for _, policy := range realloopsPolicies {
+			res := scnMain(nil, now, []string{"replay", "--repo", dir, "--base", base, "--policy", policy, "--format", "json"})
+			if res.code == 2 {
+				t.Fatalf("%s..%s under %s: replay failed: %s", l.From[:12], l.To[:12], policy, res.stderr)
+			}
+			o := loopOutcome{label: l, order: i, policy: policy}
+			for i, line := range strings.Split(strings.TrimRight(res.stdout, "\n"), "\n") {
+				var d scnDecision
+				if err := json.Unmarshal([]byte(line), &d); err != nil {
+					t.Fatalf("%s..%s under %s: replay line %d is not a JSON decision: %v", l.From[:12], l.To[:12], policy, i+1, err)
+				}
+				o.iterations++
+				if d.Progress {
+					o.progress++
+				}
+				if trig := d.trigger(); d.State == "OPEN" && o.trip == "" && trig != "max_iterations" && trig != "rate" {
+					o.trip, o.tripAt = trig, d.Iteration
+				}
+				o.final = d.State
+			}
+			if want := to - from + 1; o.iterations != want {
+				t.Errorf("%s..%s under %s: replay gave %d iterations, want %d", l.From[:12], l.To[:12], policy, o.iterations, want)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// realloopsTable renders the results: the corpus, the counts per policy,
+// the triggers of the false trips, and each false trip and miss.
+func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
+	sort.SliceStable(outcomes, func(i, j int) bool {
+		a, b := outcomes[i], outcomes[j]
+		if a.policy != b.policy {
+			return slices.Index(realloopsPolicies, a.policy) < slices.Index(realloopsPolicies, b.policy)
+		}
+		return a.order < b.order
+	})
+	kinds := map[realloops.Kind]int{}
+	for _, l := range corpus.Labels {
+		kinds[l.Label]++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Real-loop corpus: %d repositories, %d stretches (%d progress, %d stagnation, %d unclear)\n\n",
+		len(corpus.Repos), len(corpus.Labels), kinds[realloops.Progress], kinds[realloops.Stagnation], kinds[realloops.Unclear])
+	b.WriteString("| policy | progress stretches with a trip | stagnation stretches ending CLOSED | unclear: OPEN / HALF_OPEN / CLOSED at the end |\n")
+	b.WriteString("|---|---|---|---|\n")
+	for _, p := range realloopsPolicies {
+		var trips, misses int
+		unclear := map[string]int{}
+		for _, o := range outcomes {
+			if o.policy != p {
+				continue
+			}
+			if o.falseTrip() {
+				trips++
+			}
+			if o.miss() {
+				misses++
+			}
+			if o.label.Label == realloops.Unclear {
+				unclear[o.final]++
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d of %d | %d of %d | %d / %d / %d |\n", p, trips, kinds[realloops.Progress], misses,
+			kinds[realloops.Stagnation], unclear["OPEN"], unclear["HALF_OPEN"], unclear["CLOSED"])
+	}
+
+	b.WriteString("\nTrips inside progress stretches, by trigger:\n\n| policy | trigger | stretches |\n|---|---|---|\n")
+	for _, p := range realloopsPolicies {
+		byTrigger := map[string]int{}
+		for _, o := range outcomes {
+			if o.policy == p && o.falseTrip() {
+				byTrigger[o.trip]++
+			}
+		}
+		triggers := make([]string, 0, len(byTrigger))
+		for trig := range byTrigger {
+			triggers = append(triggers, trig)
+		}
+		sort.Strings(triggers)
+		for _, trig := range triggers {
+			fmt.Fprintf(&b, "| %s | %s | %d |\n", p, trig, byTrigger[trig])
+		}
+	}
+
+	b.WriteString("\nEach false trip and miss:\n\n| policy | repository | stretch | label | outcome |\n|---|---|---|---|---|\n")
+	for _, o := range outcomes {
+		var what string
+		switch {
+		case o.falseTrip():
+			what = fmt.Sprintf("OPEN by %s at iteration %d of %d", o.trip, o.tripAt, o.iterations)
+		case o.miss():
+			what = fmt.Sprintf("CLOSED at the end; %d of %d iterations scored progress", o.progress, o.iterations)
+		default:
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s..%s | %s | %s |\n", o.policy, o.label.Repo, o.label.From[:7], o.label.To[:7], o.label.Label, what)
+	}
+	return b.String()
+}

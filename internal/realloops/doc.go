@@ -1,0 +1,41 @@
+// Package realloops holds the real-loop corpus: the shape of public
+// repositories whose history an autonomous coding loop wrote, reduced to
+// derived facts, and the stretches of that history a person labelled as
+// progress, stagnation or unclear.
+//
+// A facts file (testdata/realloops/OWNER__NAME.json) describes a window of a
+// repository's first-parent chain, oldest commit first: per commit its hash,
+// parents and committer time; per changed path its status, the added and
+// deleted line counts and what kind of change it was (binary,
+// whitespace-only, digits-only, generated, submodule); whether the whole
+// tree or single files went back to an earlier version; the checkbox states
+// of its task lists, keyed by a hash of the task's text; and the Loop-Phase
+// and Loop-Progress trailers. No file content and no commit message text is
+// kept.
+//
+// Load reads and validates the facts files and labels.json of a directory.
+// Rebuild turns one facts file back into a git repository whose
+// first-parent history has the same shape, with synthetic content: the same
+// commits and times, the same paths changed by the same line counts, the
+// same restores and the same checkbox states. Tests replay the labelled
+// stretches of those repositories through the command line.
+//
+// # Facts file format
+//
+// The file is one JSON object, written with one commit a line:
+//
+//	{"repo":"owner/name","head":"<last commit>",
+//	 "base":{"hash":"<parent of the first commit>","files":[...],"tasks":{...}},
+//	 "task_keys":["<12 hex>",...],
+//	 "commits":[
+//	 {"hash":...,"parents":[...],"time":"<RFC 3339>","changes":[...],...},
+//	 ...]}
+//
+// base describes the parent of the window's first commit (absent when that
+// commit is a root): the files the window later changes, with their line
+// counts and kinds, and the task lists there. A commit's tasks hold only the
+// task files whose content the commit changed; the others keep their lists.
+// To keep the files small a task list is written as numbers: 2*i+1 is
+// task_keys[i] checked, 2*i the same task open. Load expands them into
+// Task values.
+package realloops
