@@ -9,10 +9,12 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// Formats lists the output formats.
-var Formats = []string{"text", "json", "markdown"}
+// Formats lists the output formats of a decision: agent is the block for
+// the agent's next prompt (FailureContext).
+var Formats = []string{"text", "json", "markdown", "agent"}
 
 // CheckFormat rejects an unknown format name.
 func CheckFormat(f string) error {
@@ -21,7 +23,7 @@ func CheckFormat(f string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown format %q: want text, json or markdown", f)
+	return fmt.Errorf("unknown format %q: want text, json, markdown or agent", f)
 }
 
 // Options tell the renderers how the user reached the decision.
@@ -50,6 +52,8 @@ func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 	case "text", "":
 		_, err := io.WriteString(w, Text(d, o))
 		return err
+	case "agent":
+		return Agent(w, d)
 	}
 	return CheckFormat(format)
 }
@@ -76,10 +80,28 @@ func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
 	return err
 }
 
+// Agent writes the failure context for the agent's next prompt, ending in
+// a newline, or nothing when there is none (CLOSED, no warning, no
+// guidance).
+func Agent(w io.Writer, d *breaker.Decision) error {
+	fc := FailureContext(d)
+	if fc == "" {
+		return nil
+	}
+	_, err := io.WriteString(w, fc+"\n")
+	return err
+}
+
 func verdict(d *breaker.Decision) string {
 	switch {
 	case d.State == breaker.Open && d.DryRun:
 		return "OPEN (dry run: would stop the loop)"
+	case d.State == breaker.Open && d.OpenAction == policy.OnOpenPause:
+		return "OPEN: the loop is paused until a person resumes it"
+	case d.State == breaker.Open && d.OpenAction == policy.OnOpenAlert:
+		return "OPEN: alert, the loop goes on"
+	case d.State == breaker.Open && d.OpenAction == policy.OnOpenEscalate:
+		return "OPEN: escalated, the loop goes on with the next model"
 	case d.State == breaker.Open:
 		return "OPEN: stop the loop"
 	case d.State == breaker.HalfOpen:
