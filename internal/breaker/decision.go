@@ -76,8 +76,8 @@ type Decision struct {
 	// Guidance is a person's text for the agent (/loopbreaker guide), on
 	// the decisions up to and including the first iteration after it.
 	Guidance *Guidance `json:"guidance,omitempty"`
-	History               []Event        `json:"history"`
-	Recent                []Step         `json:"recent"`
+	History  []Event   `json:"history"`
+	Recent   []Step    `json:"recent"`
 }
 
 // SignalCircuitOpen is the decision's signal when it stops the loop.
