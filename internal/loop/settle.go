@@ -83,6 +83,12 @@ func OpenedNow(d *breaker.Decision) bool {
 	return d.State == breaker.Open && openedAt(d)
 }
 
+// AlertDue reports whether the decision calls for the alert of on_open =
+// "alert": the breaker opened at it, and it is not a dry run.
+func AlertDue(d *breaker.Decision) bool {
+	return d.OpenAction == policy.OnOpenAlert && OpenedNow(d) && !d.DryRun
+}
+
 // phaseOf is the phase an iteration naming phase is folded in: after a
 // skip-phase, the phase skipped to when it names none, the skipped one or
 // one before it in phase_order.

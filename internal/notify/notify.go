@@ -20,6 +20,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // Defaults of a Webhook.
@@ -39,7 +40,8 @@ type Webhook struct {
 	// Client sends the request (nil: http.DefaultClient); each try has its
 	// own Timeout all the same.
 	Client *http.Client
-	// Sleep waits between tries; tests pass one that returns at once.
+	// Sleep waits between tries (nil: a timer); tests pass one that
+	// returns at once.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Attempts (DefaultAttempts when 0) and Timeout (DefaultTimeout when
 	// 0) bound the tries.
@@ -151,14 +153,18 @@ func Post(ctx context.Context, w Webhook, p Payload) (Result, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	wait := firstBackoff
+	sleep := w.Sleep
+	if sleep == nil {
+		sleep = wait
+	}
+	backoff := firstBackoff
 	var last error
 	for i := 0; i < attempts; i++ {
-		if i > 0 && w.Sleep != nil {
-			if err := w.Sleep(ctx, wait); err != nil {
+		if i > 0 {
+			if err := sleep(ctx, backoff); err != nil {
 				return res, fmt.Errorf("webhook %s: %w", res.Host, err)
 			}
-			wait *= 2
+			backoff *= 2
 		}
 		res.Attempts++
 		status, err := try(ctx, client, u, body, timeout)
@@ -196,6 +202,18 @@ func try(ctx context.Context, client *http.Client, u *url.URL, body []byte, time
 	return resp.StatusCode, nil
 }
 
+// wait waits d, or until ctx is done.
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // retryable reports whether a try may succeed later: no answer, a rate
 // limit or a server error.
 func retryable(status int) bool {
@@ -213,4 +231,30 @@ func withoutURL(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// Send posts p to the webhook of the policy's alert table (its URL, or the
+// one in the environment variable "$NAME" names, through getenv) with w's
+// client, sleep and bounds. It returns the line to log — where the alert
+// went, or why it was not posted (warn) — and "" when the policy names no
+// webhook.
+func Send(ctx context.Context, a policy.Alert, getenv func(string) string, w Webhook, p Payload) (line string, warn bool) {
+	w.URL = a.WebhookURL
+	if name := a.WebhookEnv(); name != "" {
+		w.URL = strings.TrimSpace(getenv(name))
+		if w.URL == "" {
+			return fmt.Sprintf("alert not posted: alert.webhook_url names $%s, which is not set", name), true
+		}
+	}
+	if w.URL == "" {
+		return "", false
+	}
+	if err := policy.CheckWebhookURL(w.URL); err != nil {
+		return fmt.Sprintf("alert not posted: the webhook URL: %v", err), true
+	}
+	res, err := Post(ctx, w, p)
+	if err != nil {
+		return "alert not posted: " + err.Error(), true
+	}
+	return res.String(), false
 }

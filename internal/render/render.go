@@ -80,6 +80,32 @@ func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
 	return err
 }
 
+// Disabled writes what a command says when the breaker is off: no
+// decision, the loop may continue. JSON is an object with state DISABLED,
+// allow_continue true and the reason; the agent format writes nothing.
+func Disabled(w io.Writer, format, why string) error {
+	var err error
+	switch format {
+	case "json":
+		var b []byte
+		b, err = json.Marshal(map[string]any{"state": "DISABLED", "allow_continue": true, "reason": why, "notes": []note.Note{}, "failure_context": ""})
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
+		}
+	case "markdown":
+		_, err = io.WriteString(w, DisabledMarkdown(why))
+	case "agent":
+	default:
+		_, err = fmt.Fprintf(w, "loopbreaker: DISABLED (%s): no decision was made; the loop may continue\n", Clean(why))
+	}
+	return err
+}
+
+// DisabledMarkdown is the report of a run the breaker is off for.
+func DisabledMarkdown(why string) string {
+	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", Markdown(why))
+}
+
 // Agent writes the failure context for the agent's next prompt, ending in
 // a newline, or nothing when there is none (CLOSED, no warning, no
 // guidance).
