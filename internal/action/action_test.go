@@ -31,6 +31,13 @@ type loopRepo struct {
 
 func newLoop(t *testing.T, steps ...map[string]string) *loopRepo {
 	t.Helper()
+	return newLoopWithPolicy(t, "extends = \"default\"\n", steps...)
+}
+
+// newLoopWithPolicy is newLoop whose base commit holds the policy file
+// .github/loopbreaker.toml with the given text.
+func newLoopWithPolicy(t *testing.T, policyText string, steps ...map[string]string) *loopRepo {
+	t.Helper()
 	dir := t.TempDir()
 	r, err := git.PlainInit(dir, false)
 	if err != nil {
@@ -55,7 +62,7 @@ func newLoop(t *testing.T, steps ...map[string]string) *loopRepo {
 		return h.String()
 	}
 	l := &loopRepo{dir: dir}
-	l.base = commit(0, map[string]string{"main.go": "package main\n", ".github/loopbreaker.toml": "extends = \"default\"\n"})
+	l.base = commit(0, map[string]string{"main.go": "package main\n", ".github/loopbreaker.toml": policyText})
 	l.head = l.base
 	for i, s := range steps {
 		l.head = commit(i+1, s)

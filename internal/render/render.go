@@ -194,6 +194,9 @@ func Text(d *breaker.Decision, o Options) string {
 	if d.NextModel != nil {
 		fmt.Fprintf(&b, "  escalate:   next model %s\n", Clean(*d.NextModel))
 	}
+	if g := d.Guidance; g != nil {
+		fmt.Fprintf(&b, "  guidance:   from %s: %s\n", Clean(g.By), Clean(g.Text))
+	}
 	next, _ := NextSteps(d)
 	label := "  next:       "
 	for i, s := range next {
@@ -243,6 +246,9 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 	}
 	if d.NextModel != nil {
 		fmt.Fprintf(&b, "**Escalate:** switch the loop to the next model, %s.\n\n", Code(*d.NextModel))
+	}
+	if g := d.Guidance; g != nil {
+		fmt.Fprintf(&b, "**Guidance from %s** (in the agent's next prompt): %s\n\n", Markdown(g.By), Markdown(g.Text))
 	}
 	if names, total := Failing(d); total > 0 {
 		fmt.Fprintf(&b, "**Failing tests (%d):** %s\n\n", total, failingList(names, total))
