@@ -3,15 +3,13 @@ package action
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/notify/notifytest"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
@@ -26,32 +24,6 @@ func (h *harness) nextRun() {
 // stagnantPolicy is stagnant's loop with the policy file's text.
 func stagnantPolicy(t *testing.T, policyText string) *loopRepo {
 	return newLoopWithPolicy(t, policyText, map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, nil, nil, nil)
-}
-
-// hookServer is a local webhook that keeps the bodies it was sent.
-type hookServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
-}
-
-func newHookServer(t *testing.T) *hookServer {
-	t.Helper()
-	hs := &hookServer{}
-	hs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		hs.mu.Lock()
-		hs.bodies = append(hs.bodies, string(b))
-		hs.mu.Unlock()
-	}))
-	t.Cleanup(hs.Close)
-	return hs
-}
-
-func (hs *hookServer) posts() []string {
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
-	return append([]string(nil), hs.bodies...)
 }
 
 // TestPausedLoopWaitsForResume: with on_open = "pause" the OPEN breaker
@@ -112,12 +84,12 @@ func TestPausedLoopWaitsForResume(t *testing.T) {
 // only.
 func TestAlertCallsPeopleAndPostsOnce(t *testing.T) {
 	t.Parallel()
-	hs := newHookServer(t)
+	hs := notifytest.New(t)
 	pol := "extends = \"default\"\non_open = \"alert\"\n[alert]\nmentions = [\"@alice\", \"octo-org/loop-owners\"]\nwebhook_url = \"$LOOP_HOOK\"\n"
 	h := newHarness(t, stagnantPolicy(t, pol))
 	h.env["INPUT_POLICY"] = ".github/loopbreaker.toml"
 	h.env["INPUT_ON-OPEN"] = "fail,label"
-	h.env["LOOP_HOOK"] = hs.URL + "/services/T0/B0/s3cr3t?token=s3cr3t"
+	h.env["LOOP_HOOK"] = hs.SecretURL()
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("alert: got exit %d, want 0\n%s", code, h.log.String())
 	}
@@ -129,7 +101,7 @@ func TestAlertCallsPeopleAndPostsOnce(t *testing.T) {
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "**Alert:** @alice @octo-org/loop-owners — the breaker opened") {
 		t.Fatalf("got comments %+v, want the sticky comment calling the people (on-open has no comment: an alert comments anyway)", cs)
 	}
-	posts := hs.posts()
+	posts := hs.Bodies()
 	if len(posts) != 1 {
 		t.Fatalf("got %d posts, want 1", len(posts))
 	}
@@ -150,8 +122,7 @@ func TestAlertCallsPeopleAndPostsOnce(t *testing.T) {
 		!strings.HasPrefix(p.Text, "loopbreaker: OPEN on octo/loop#7 after iteration 4") || !strings.HasSuffix(p.RunURL, "/octo/loop/actions/runs/100") {
 		t.Errorf("got payload %+v", p)
 	}
-	host := strings.TrimPrefix(hs.URL, "http://")
-	if log := h.log.String(); !strings.Contains(log, "::notice::loopbreaker: alert posted to "+host+" (HTTP 200)") || strings.Contains(log, "s3cr3t") {
+	if log := h.log.String(); !strings.Contains(log, "::notice::loopbreaker: alert posted to "+hs.Host()+" (HTTP 200)") || strings.Contains(log, notifytest.Secret) {
 		t.Errorf("the log does not name the host alone:\n%s", log)
 	}
 
@@ -159,8 +130,8 @@ func TestAlertCallsPeopleAndPostsOnce(t *testing.T) {
 	h.uploadRecord(100, "agent/loop", h.loop.head)
 	h.env["GITHUB_RUN_ID"] = "101"
 	h.now = h.now.Add(time.Hour)
-	if code := h.run(); code != exitContinue || h.outputs()["iteration"] != "5" || len(hs.posts()) != 1 {
-		t.Errorf("next run: got exit %d, iteration %s and %d posts; want 0, 5 and still 1", code, h.outputs()["iteration"], len(hs.posts()))
+	if code := h.run(); code != exitContinue || h.outputs()["iteration"] != "5" || len(hs.Bodies()) != 1 {
+		t.Errorf("next run: got exit %d, iteration %s and %d posts; want 0, 5 and still 1", code, h.outputs()["iteration"], len(hs.Bodies()))
 	}
 }
 
@@ -168,9 +139,8 @@ func TestAlertCallsPeopleAndPostsOnce(t *testing.T) {
 // or does not answer is a warning; the decision and the exit code stand.
 func TestAlertWebhookFailureNeverChangesTheDecision(t *testing.T) {
 	t.Parallel()
-	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
-	t.Cleanup(down.Close)
-	for name, hook := range map[string]string{"unset": "", "down": down.URL + "/hook?token=s3cr3t"} {
+	down := notifytest.New(t, http.StatusBadGateway)
+	for name, hook := range map[string]string{"unset": "", "down": down.SecretURL()} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, stagnantPolicy(t, "extends = \"default\"\non_open = \"alert\"\n[alert]\nwebhook_url = \"$LOOP_HOOK\"\n"))
@@ -180,7 +150,7 @@ func TestAlertWebhookFailureNeverChangesTheDecision(t *testing.T) {
 				t.Fatalf("got exit %d state %q", code, h.outputs()["state"])
 			}
 			log := h.log.String()
-			if !strings.Contains(log, "::warning::loopbreaker: alert not posted") || strings.Contains(log, "s3cr3t") {
+			if !strings.Contains(log, "::warning::loopbreaker: alert not posted") || strings.Contains(log, notifytest.Secret) {
 				t.Errorf("no warning, or one with the URL:\n%s", log)
 			}
 			if name == "down" && (len(h.sleeps) < 2 || h.sleeps[0] != time.Second || h.sleeps[1] != 2*time.Second) {

@@ -2,20 +2,17 @@ package cli_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/notify/notifytest"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -40,32 +37,6 @@ func decision(t *testing.T, out string) map[string]any {
 		t.Fatalf("not a JSON decision: %v\n%s", err, out)
 	}
 	return d
-}
-
-// webhook is a local webhook receiver that counts what it was sent.
-type webhook struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
-}
-
-func newWebhook(t *testing.T) *webhook {
-	t.Helper()
-	w := &webhook{}
-	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		w.mu.Lock()
-		w.bodies = append(w.bodies, string(b))
-		w.mu.Unlock()
-	}))
-	t.Cleanup(w.Close)
-	return w
-}
-
-func (w *webhook) count() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.bodies)
 }
 
 // TestOnOpenThroughTheCommandLine: the same stuck loop (OPEN at its fourth
@@ -107,22 +78,19 @@ func TestOnOpenThroughTheCommandLine(t *testing.T) {
 // breaker opens at their iteration, once; stderr names the host only.
 func TestAlertWebhookThroughTheCommandLine(t *testing.T) {
 	t.Parallel()
-	hook := newWebhook(t)
-	env := map[string]string{"LOOP_HOOK": hook.URL + "/services/T0/B0/s3cr3t?token=s3cr3t"}
+	hook := notifytest.New(t)
+	env := map[string]string{"LOOP_HOOK": hook.SecretURL()}
 	pol := policyFile(t, "on_open = \"alert\"\n[alert]\nwebhook_url = \"$LOOP_HOOK\"\n")
-	host := strings.TrimPrefix(hook.URL, "http://")
 
 	code, _, errOut := call(seedNow, env, "check", "--repo", stuckLoop(t), "--base", "HEAD~4", "--policy", pol)
-	if code != 0 || hook.count() != 1 || !strings.Contains(errOut, "loopbreaker: alert posted to "+host+" (HTTP 200)") || strings.Contains(errOut, "s3cr3t") {
-		t.Fatalf("check: got exit %d, %d posts, stderr %q", code, hook.count(), errOut)
+	if code != 0 || len(hook.Bodies()) != 1 || !strings.Contains(errOut, "loopbreaker: alert posted to "+hook.Host()+" (HTTP 200)") || strings.Contains(errOut, notifytest.Secret) {
+		t.Fatalf("check: got exit %d, %d posts, stderr %q", code, len(hook.Bodies()), errOut)
 	}
 	var p struct {
 		Text     string         `json:"text"`
 		Decision map[string]any `json:"decision"`
 	}
-	hook.mu.Lock()
-	err := json.Unmarshal([]byte(hook.bodies[0]), &p)
-	hook.mu.Unlock()
+	err := json.Unmarshal([]byte(hook.Bodies()[0]), &p)
 	if err != nil || !strings.HasPrefix(p.Text, "loopbreaker: OPEN after iteration 4: no progress in 3 consecutive iterations") || p.Decision["open_action"] != "alert" {
 		t.Errorf("got payload %+v (%v)", p, err)
 	}
@@ -132,8 +100,8 @@ func TestAlertWebhookThroughTheCommandLine(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "breaker.json")
 	for i := 1; i <= 4; i++ {
 		code, _, errOut := call(seedNow, env, "record", "--state", state, "--policy", pol, "--files-changed", "0", "--at", minute(i))
-		if want := 1 + min(1, i/3); code != 0 || hook.count() != want {
-			t.Errorf("record %d: got exit %d and %d posts, want 0 and %d\n%s", i, code, hook.count(), want, errOut)
+		if want := 1 + min(1, i/3); code != 0 || len(hook.Bodies()) != want {
+			t.Errorf("record %d: got exit %d and %d posts, want 0 and %d\n%s", i, code, len(hook.Bodies()), want, errOut)
 		}
 	}
 	// No URL in the environment: a warning, the decision stands.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -155,7 +156,7 @@ func Post(ctx context.Context, w Webhook, p Payload) (Result, error) {
 	}
 	sleep := w.Sleep
 	if sleep == nil {
-		sleep = wait
+		sleep = github.SleepTimer
 	}
 	backoff := firstBackoff
 	var last error
@@ -200,18 +201,6 @@ func try(ctx context.Context, client *http.Client, u *url.URL, body []byte, time
 		return resp.StatusCode, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	return resp.StatusCode, nil
-}
-
-// wait waits d, or until ctx is done.
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // retryable reports whether a try may succeed later: no answer, a rate

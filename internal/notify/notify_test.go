@@ -4,53 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/notify/notifytest"
 )
-
-// hook is a local webhook receiver that answers with the given statuses
-// in turn (the last one from then on) and keeps what it was sent.
-type hook struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	statuses []int
-	bodies   [][]byte
-	types    []string
-}
-
-func newHook(t *testing.T, statuses ...int) *hook {
-	t.Helper()
-	h := &hook{statuses: statuses}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.bodies = append(h.bodies, body)
-		h.types = append(h.types, r.Header.Get("Content-Type"))
-		st := h.statuses[min(len(h.bodies), len(h.statuses))-1]
-		w.WriteHeader(st)
-	}))
-	t.Cleanup(h.srv.Close)
-	return h
-}
-
-// secretURL is the hook's URL with a secret path and query, as chat
-// webhooks have.
-func (h *hook) secretURL() string { return h.srv.URL + "/services/T0/B0/s3cr3t?token=s3cr3t" }
-
-func (h *hook) host() string {
-	u, _ := url.Parse(h.srv.URL)
-	return u.Host
-}
 
 // recorder is an injected Sleep that records its waits.
 type recorder struct{ waits []time.Duration }
@@ -67,16 +30,16 @@ func openDecision() *breaker.Decision {
 
 func TestPostDelivers(t *testing.T) {
 	t.Parallel()
-	h := newHook(t, 200)
+	h := notifytest.New(t)
 	var rec recorder
-	res, err := Post(context.Background(), Webhook{URL: h.secretURL(), Sleep: rec.sleep}, NewPayload(openDecision(), Where{Repository: "octo/loop", PullRequest: 7, RunURL: "https://github.com/octo/loop/actions/runs/9"}))
+	res, err := Post(context.Background(), Webhook{URL: h.SecretURL(), Sleep: rec.sleep}, NewPayload(openDecision(), Where{Repository: "octo/loop", PullRequest: 7, RunURL: "https://github.com/octo/loop/actions/runs/9"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Attempts != 1 || res.Status != 200 || res.Host != h.host() || len(rec.waits) != 0 {
+	if res.Attempts != 1 || res.Status != 200 || res.Host != h.Host() || len(rec.waits) != 0 {
 		t.Errorf("got %+v and waits %v", res, rec.waits)
 	}
-	if s := res.String(); strings.Contains(s, "s3cr3t") || !strings.Contains(s, h.host()) {
+	if s := res.String(); strings.Contains(s, notifytest.Secret) || !strings.Contains(s, h.Host()) {
 		t.Errorf("the log line %q names more than the host", s)
 	}
 	var p struct {
@@ -87,12 +50,12 @@ func TestPostDelivers(t *testing.T) {
 			State string `json:"state"`
 		} `json:"decision"`
 	}
-	if err := json.Unmarshal(h.bodies[0], &p); err != nil {
+	if err := json.Unmarshal([]byte(h.Bodies()[0]), &p); err != nil {
 		t.Fatal(err)
 	}
 	want := "loopbreaker: OPEN on octo/loop#7 after iteration 4: no progress in 3 consecutive iterations &lt;!channel&gt; @\u200dhere (rule no_progress) https://github.com/octo/loop/actions/runs/9"
-	if p.Text != want || p.Event != EventOpened || p.PullRequest != 7 || p.Decision.State != "OPEN" || h.types[0] != "application/json" {
-		t.Errorf("got %+v (%s), want text %q", p, h.types[0], want)
+	if p.Text != want || p.Event != EventOpened || p.PullRequest != 7 || p.Decision.State != "OPEN" || h.ContentTypes()[0] != "application/json" {
+		t.Errorf("got %+v, want text %q", p, want)
 	}
 }
 
@@ -116,18 +79,18 @@ func TestPostRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHook(t, tt.statuses...)
+			h := notifytest.New(t, tt.statuses...)
 			var rec recorder
-			res, err := Post(context.Background(), Webhook{URL: h.secretURL(), Sleep: rec.sleep}, NewPayload(openDecision(), Where{}))
-			if res.Attempts != tt.attempts || len(h.bodies) != tt.attempts || !slices.Equal(rec.waits, tt.waits) {
-				t.Errorf("got %d tries (%d received), waits %v; want %d, %v", res.Attempts, len(h.bodies), rec.waits, tt.attempts, tt.waits)
+			res, err := Post(context.Background(), Webhook{URL: h.SecretURL(), Sleep: rec.sleep}, NewPayload(openDecision(), Where{}))
+			if res.Attempts != tt.attempts || len(h.Bodies()) != tt.attempts || !slices.Equal(rec.waits, tt.waits) {
+				t.Errorf("got %d tries (%d received), waits %v; want %d, %v", res.Attempts, len(h.Bodies()), rec.waits, tt.attempts, tt.waits)
 			}
 			switch {
 			case tt.err == "" && err != nil:
 				t.Errorf("got %v", err)
-			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), h.host())):
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), h.Host())):
 				t.Errorf("got %v, want %q naming the host", err, tt.err)
-			case err != nil && strings.Contains(err.Error(), "s3cr3t"):
+			case err != nil && strings.Contains(err.Error(), notifytest.Secret):
 				t.Errorf("the error %q shows the URL's secret", err)
 			}
 		})
@@ -139,29 +102,29 @@ func TestPostRetries(t *testing.T) {
 // does not quote the URL.
 func TestPostBounded(t *testing.T) {
 	t.Parallel()
-	h := newHook(t, 200)
+	h := notifytest.New(t)
 	var rec recorder
-	res, err := Post(context.Background(), Webhook{URL: h.secretURL(), Sleep: rec.sleep, Timeout: time.Nanosecond}, NewPayload(openDecision(), Where{}))
-	if err == nil || !strings.Contains(err.Error(), "timed out") || strings.Contains(err.Error(), "s3cr3t") || res.Attempts != 3 {
+	res, err := Post(context.Background(), Webhook{URL: h.SecretURL(), Sleep: rec.sleep, Timeout: time.Nanosecond}, NewPayload(openDecision(), Where{}))
+	if err == nil || !strings.Contains(err.Error(), "timed out") || strings.Contains(err.Error(), notifytest.Secret) || res.Attempts != 3 {
 		t.Errorf("timeout: got %v after %d tries", err, res.Attempts)
 	}
 
 	closed := httptest.NewServer(http.NotFoundHandler())
 	gone := closed.URL + "/hook?token=s3cr3t"
 	closed.Close()
-	if _, err := Post(context.Background(), Webhook{URL: gone, Sleep: rec.sleep}, NewPayload(openDecision(), Where{})); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+	if _, err := Post(context.Background(), Webhook{URL: gone, Sleep: rec.sleep}, NewPayload(openDecision(), Where{})); err == nil || strings.Contains(err.Error(), notifytest.Secret) {
 		t.Errorf("no server: got %v", err)
 	}
 
-	h = newHook(t, 500)
+	h = notifytest.New(t, 500)
 	stop := func(context.Context, time.Duration) error { return context.Canceled }
-	res, err = Post(context.Background(), Webhook{URL: h.secretURL(), Sleep: stop}, NewPayload(openDecision(), Where{}))
+	res, err = Post(context.Background(), Webhook{URL: h.SecretURL(), Sleep: stop}, NewPayload(openDecision(), Where{}))
 	if !errors.Is(err, context.Canceled) || res.Attempts != 1 {
 		t.Errorf("cancelled: got %v after %d tries", err, res.Attempts)
 	}
 
 	for _, bad := range []string{"", "ftp://h/x?token=s3cr3t", "https:///s3cr3t", "::s3cr3t"} {
-		if _, err := Post(context.Background(), Webhook{URL: bad}, NewPayload(openDecision(), Where{})); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		if _, err := Post(context.Background(), Webhook{URL: bad}, NewPayload(openDecision(), Where{})); err == nil || strings.Contains(err.Error(), notifytest.Secret) {
 			t.Errorf("%q: got %v", bad, err)
 		}
 	}
