@@ -11,7 +11,9 @@
 // and by go-git otherwise (objects over the size limit, packs with a
 // version 1 index or stored as links, platforms without memory mapping).
 // An object the readers find damaged is an error naming its file or pack,
-// never read again through go-git. A linked work tree reads the objects of its common directory,
+// never read again through go-git; so is a pack or index that another
+// process truncates while it is mapped (the memory fault is caught, not a
+// crash). A linked work tree reads the objects of its common directory,
 // and a repository made with git clone --shared or --reference those of
 // its alternate object stores (objects/info/alternates), by both readers:
 // the stores are found as git finds them (relative paths from the objects

@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -136,6 +138,9 @@ func (p *packObjects) open() {
 	p.fault = errors.Join(faults...)
 }
 
+// mapped returns the packs mapped so far.
+func (p *packObjects) mapped() []*pack { return p.packs }
+
 // Close unmaps the packs.
 func (p *packObjects) Close() error {
 	var errs []error
@@ -168,7 +173,7 @@ func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
 	}
 	pk := &pack{name: packPath, alternate: alternate, idx: idx, data: data}
 	pk.release = func() error { return errors.Join(relIdx(), relData()) }
-	if err := pk.check(); err != nil {
+	if err := pk.checkMapped(); err != nil {
 		_ = pk.release()
 		if errors.Is(err, errPackFallback) {
 			return nil, err
@@ -176,6 +181,60 @@ func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
 		return nil, pk.fault(err)
 	}
 	return pk, nil
+}
+
+// Another process can truncate a pack or its index while it is mapped
+// here (git gc or repack, a work space cleaned under a running check, a
+// copy cut short); reading a page past the file's new end then raises
+// SIGBUS, and so does an I/O error under a mapped page, which would end
+// the process with a stack trace. Every read of the mappings therefore
+// runs with debug.SetPanicOnFault on its goroutine, and recoverFault
+// turns such a fault into an error naming the pack.
+
+// checkMapped is check with a memory fault in the mappings turned into an
+// error naming the pack.
+func (pk *pack) checkMapped() (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(&err, func() []*pack { return []*pack{pk} })
+	return pk.check()
+}
+
+// recoverFault, deferred after debug.SetPanicOnFault(true), turns a
+// memory fault at an address inside a mapping of one of packs() into an
+// error naming that pack, its file and the offset. Any other panic goes
+// on: a fault elsewhere is a bug, not a file that changed.
+func recoverFault(err *error, packs func() []*pack) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if f, ok := r.(interface{ Addr() uintptr }); ok {
+		for _, pk := range packs() {
+			if e := pk.faultAt(f.Addr()); e != nil {
+				*err = e
+				return
+			}
+		}
+	}
+	panic(r)
+}
+
+// faultAt returns the error of a memory fault at addr when addr lies in
+// the pack's mapping or its index's, else nil.
+func (pk *pack) faultAt(addr uintptr) error {
+	for _, m := range [...]struct {
+		file string
+		data []byte
+	}{{"pack", pk.data}, {"index", pk.idx}} {
+		if len(m.data) == 0 {
+			continue
+		}
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+		if addr >= start && addr-start < uintptr(len(m.data)) {
+			return pk.fault(fmt.Errorf("the %s file could not be read at offset %d: it was truncated, or failed to read, while it was mapped", m.file, addr-start))
+		}
+	}
+	return nil
 }
 
 // fault names the damaged pack in err.
@@ -558,8 +617,11 @@ var objectTypes = [...]plumbing.ObjectType{
 // plumbing.AnyObject) and at most max bytes; ok is false when go-git
 // should read it instead (not packed here, another type, larger, or a delta
 // against a base outside the packs). Damaged data is an error naming the
-// pack.
-func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool, error) {
+// pack, and so is a fault in reading a mapping (a pack truncated since
+// it was mapped).
+func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (_ plumbing.EncodedObject, _ bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(&err, p.mapped)
 	pk, off, found, err := p.locate(h)
 	if err != nil || !found {
 		return nil, false, err
@@ -582,8 +644,10 @@ func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64)
 // size returns the size of packed object h of type want without reading a
 // whole object: a whole object's header has it, a delta's first bytes
 // do. ok is false when go-git should be asked (as for read); damaged data
-// is an error naming the pack.
-func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
+// is an error naming the pack, as for read.
+func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (_ int64, _ bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(&err, p.mapped)
 	pk, off, found, err := p.locate(h)
 	if err != nil || !found {
 		return 0, false, err
