@@ -326,6 +326,8 @@ func TestPolicyComesFromTheBaseBranch(t *testing.T) {
 func TestDisabledByLabel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t), present.LabelDisabled)
+	h.mem.SetPermission("maintainer", "write")
+	h.mem.AddLabelEvent(7, "labeled", present.LabelDisabled, "maintainer", "User", start.Add(time.Hour))
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("got exit %d, want 0", code)
 	}

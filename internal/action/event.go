@@ -16,8 +16,12 @@ const MaxEventBytes = 25 << 20
 type Event struct {
 	Name   string // GITHUB_EVENT_NAME
 	Number int    // pull request (or issue) number; 0 when none
-	// HeadSHA and HeadRef are the PR head (or the pushed commit and branch).
-	HeadSHA, HeadRef string
+	// HeadSHA and HeadRef are the PR head (or the pushed commit and branch;
+	// for workflow_run the triggering run's). HeadRepo is the head
+	// repository's "owner/name" and HeadOwner its owner, when the payload
+	// says (a fork's, for a fork's pull request).
+	HeadSHA, HeadRef    string
+	HeadRepo, HeadOwner string
 	// BaseSHA and BaseRef are the PR base.
 	BaseSHA, BaseRef string
 	Labels           []string
@@ -89,8 +93,12 @@ type payload struct {
 		DefaultBranch string `json:"default_branch"`
 	} `json:"repository"`
 	WorkflowRun *struct {
-		HeadSHA      string `json:"head_sha"`
-		HeadBranch   string `json:"head_branch"`
+		HeadSHA        string `json:"head_sha"`
+		HeadBranch     string `json:"head_branch"`
+		HeadRepository *struct {
+			FullName string `json:"full_name"`
+			Owner    user   `json:"owner"`
+		} `json:"head_repository"`
 		PullRequests []struct {
 			Number int `json:"number"`
 		} `json:"pull_requests"`
@@ -167,6 +175,11 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		}
 	case p.WorkflowRun != nil:
 		ev.HeadSHA, ev.HeadRef = p.WorkflowRun.HeadSHA, p.WorkflowRun.HeadBranch
+		if hr := p.WorkflowRun.HeadRepository; hr != nil {
+			ev.HeadRepo, ev.HeadOwner = hr.FullName, hr.Owner.Login
+		}
+		// A fork's run lists no pull request: the API finds it by the
+		// head (pull.go).
 		if len(p.WorkflowRun.PullRequests) > 0 {
 			ev.Number = p.WorkflowRun.PullRequests[0].Number
 		}

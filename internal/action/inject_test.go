@@ -21,6 +21,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
+	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
 // hostile is agent text that tries every trick on every path: workflow
@@ -209,7 +210,7 @@ func TestInjectionOutputs(t *testing.T) {
 	runHostile(t, h)
 	o := h.outputs()
 	want := []string{"allow-continue", "consecutive-stuck", "decision", "escalate", "failure-context", "ignored-open", "iteration",
-		"next-model", "progress-score", "reason", "record-path", "state", "trigger", "window-score"}
+		"next-model", "progress-score", "reason", "record-path", "shallow", "state", "trigger", "window-score"}
 	var got []string
 	for k := range o {
 		got = append(got, k)
@@ -274,7 +275,7 @@ func TestInjectionStickyComment(t *testing.T) {
 	}
 	body := cs[0].Body
 	digest := regexp.MustCompile(`<!-- loopbreaker-digest:v1:[A-Za-z0-9+/=]* -->`)
-	checkMarkdown(t, "comment", body, present.CommentBudget, present.Marker, digest.FindString(body), "<details><summary>Commands</summary>", "</details>")
+	checkMarkdown(t, "comment", body, present.CommentBudget, present.Marker, digest.FindString(body), "<details><summary>Commands</summary>", render.StatusLogDetails, "</details>")
 }
 
 func TestInjectionLabelsAndStatus(t *testing.T) {

@@ -20,17 +20,23 @@ type metadata struct {
 	env     map[string]string // INPUT_NAME -> value
 }
 
-// readMetadata reads the two-space-indented YAML of an action.yml line by
-// line: enough for these files, not a YAML parser.
-func readMetadata(t *testing.T, path string) *metadata {
+// yamlLine is one line of a two-space-indented YAML file that is neither
+// blank nor a comment: its indentation, its text, and the key and value
+// around its first colon (a list item's "- " dropped).
+type yamlLine struct {
+	indent              int
+	trimmed, key, value string
+}
+
+// yamlLines reads the meaningful lines of a YAML file.
+func yamlLines(t *testing.T, path string) []yamlLine {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m := &metadata{inputs: map[string]string{}, outputs: map[string]string{}, env: map[string]string{}}
-	section, name := "", ""
+	var out []yamlLine
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -38,9 +44,23 @@ func readMetadata(t *testing.T, path string) *metadata {
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		key, value, _ := strings.Cut(trimmed, ":")
-		value = unquote(strings.TrimSpace(value))
+		key, value, _ := strings.Cut(strings.TrimPrefix(trimmed, "- "), ":")
+		out = append(out, yamlLine{indent: len(line) - len(strings.TrimLeft(line, " ")), trimmed: trimmed, key: key, value: strings.TrimSpace(value)})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readMetadata reads the two-space-indented YAML of an action.yml line by
+// line: enough for these files, not a YAML parser.
+func readMetadata(t *testing.T, path string) *metadata {
+	t.Helper()
+	m := &metadata{inputs: map[string]string{}, outputs: map[string]string{}, env: map[string]string{}}
+	section, name := "", ""
+	for _, l := range yamlLines(t, path) {
+		indent, key, value := l.indent, l.key, unquote(l.value)
 		switch {
 		case indent == 0:
 			section, name = key, ""
@@ -58,9 +78,6 @@ func readMetadata(t *testing.T, path string) *metadata {
 		case section == "runs" && strings.HasPrefix(key, "INPUT_"):
 			m.env[key] = value
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return m
 }

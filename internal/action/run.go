@@ -18,11 +18,12 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/control"
+	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
@@ -67,7 +68,19 @@ type run struct {
 	try    int
 	client github.API
 	notes  []string
+	// record is where this run's record goes (recordFile checked it).
+	record string
+	// sticky is loopbreaker's sticky comment; listed says the comments
+	// were read, so that its absence is known.
 	sticky *github.Comment
+	listed bool
+	// trust caches who may control the breaker, events the pull request's
+	// label events (read at most once: eventsRead, eventsOK).
+	trust                map[string]bool
+	events               []github.LabelEvent
+	eventsRead, eventsOK bool
+	// deepenErr says why the clone could not be deepened.
+	deepenErr string
 }
 
 // Run runs the action and returns the process exit code: 0 continue, 1 OPEN
@@ -77,7 +90,7 @@ func Run(ctx context.Context, env Env) int {
 		env.Now = time.Now
 	}
 	gha := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
-	r := &run{env: env, gha: gha, files: fileCommands{output: env.Getenv("GITHUB_OUTPUT"), summary: env.Getenv("GITHUB_STEP_SUMMARY")}}
+	r := &run{env: env, gha: gha, files: fileCommands{output: env.Getenv("GITHUB_OUTPUT"), summary: env.Getenv("GITHUB_STEP_SUMMARY")}, trust: map[string]bool{}}
 	code, err := r.main(ctx)
 	if err != nil {
 		gha.Errorf("loopbreaker: %s", render.Clean(err.Error()))
@@ -108,15 +121,13 @@ func (r *run) main(ctx context.Context) (int, error) {
 		r.try = 1
 	}
 
-	if in.Disabled || r.ev.HasLabel(present.LabelDisabled) {
-		why := "the disabled input is true"
-		if !in.Disabled {
-			why = "the PR has the " + present.LabelDisabled + " label"
+	if in.Mode != "audit" {
+		if r.record, err = recordFile(r.ws, in.RecordPath); err != nil {
+			return 0, err
 		}
-		r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
-		r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": "null"})
-		r.summary(present.DisabledSummary(why))
-		return exitContinue, nil
+	}
+	if in.Disabled {
+		return r.disabled("the disabled input is true")
 	}
 
 	if in.Token == "" {
@@ -129,31 +140,56 @@ func (r *run) main(ctx context.Context) (int, error) {
 		}
 	}
 
+	if in.Mode == "audit" {
+		pol, protect, err := r.policy(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return r.audit(ctx, pol, protect)
+	}
+	if err := r.pull(ctx); err != nil {
+		return 0, err
+	}
+	if r.ev.HasLabel(present.LabelDisabled) {
+		if by, _, ok := r.labelledBy(ctx, present.LabelDisabled); ok {
+			return r.disabled("the PR has the " + present.LabelDisabled + " label, added by " + by)
+		}
+	}
+	g, err := r.prepareGit(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if g.clone != nil {
+		defer g.clone.Close()
+	}
 	pol, protect, err := r.policy(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if in.Mode == "audit" {
-		return r.audit(ctx, pol, protect)
-	}
-	cfg := loop.Config{Repo: r.ws, Base: in.Base, Policy: pol, ProtectPaths: protect, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")),
+	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")),
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
 	}
-	if cfg.Base == "" && r.ev.BaseSHA != "" {
-		cfg.Base = r.ev.BaseSHA
-	}
 
-	if err := r.gather(ctx, &cfg); err != nil {
+	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
 	}
 	res, err := loop.Run(cfg)
+	if errors.Is(err, gitlog.ErrNotAncestor) {
+		if mb, ok := r.mergeBase(g); ok {
+			cfg.Base = mb
+			res, err = loop.Run(cfg)
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
-	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil {
+	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil &&
+		(cfg.Ledger == nil || openedBefore(res)) {
 		// The open label is gone: a reset if a trusted person removed it.
+		// A breaker that opened at this run's own record never had the
+		// label: no events to read.
 		if c, ok := r.labelReset(ctx, *d.OpenedAt); ok {
 			cfg.Controls = append(cfg.Controls, c)
 			if res, err = loop.Run(cfg); err != nil {
@@ -161,8 +197,23 @@ func (r *run) main(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	r.notes = append(r.notes, res.Notes...)
-	return r.report(ctx, res)
+	r.notes = append(r.notes, note.Texts(res.Notes)...)
+	return r.report(ctx, res, g)
+}
+
+// openedBefore reports whether the breaker was already OPEN before the
+// newest iteration.
+func openedBefore(res *loop.Result) bool {
+	n := len(res.Decisions)
+	return n >= 2 && res.Decisions[n-2].State == breaker.Open
+}
+
+// disabled reports a run the breaker is off for: a notice, no decision.
+func (r *run) disabled(why string) (int, error) {
+	r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
+	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": "null"})
+	r.summary(present.DisabledSummary(why))
+	return exitContinue, nil
 }
 
 // connect opens the GitHub seam for owner/repo with the run's token.
@@ -246,14 +297,40 @@ func (r *run) apiError(what string, err error) error {
 	return nil
 }
 
-// gather fetches the ledger (artifact, else the sticky comment's digest)
-// and the controls of trusted people.
-func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
+// gather reads the controls of trusted people and the ledger of earlier
+// runs: the sticky comment's digest when it holds every record (the
+// comments are listed anyway, for the commands), else the newest record
+// artifact of the loop. Records of another loop's commits are dropped.
+func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	if r.ev.HasLabel(present.LabelForceOpen) {
-		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label"})
+		if by, _, ok := r.labelledBy(ctx, present.LabelForceOpen); ok {
+			cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label, added by " + by})
+		}
 	}
 	if r.client == nil {
 		r.notes = append(r.notes, "git-only evidence: no token to read earlier records")
+		return nil
+	}
+	var digest *ledger.Ledger
+	partial := false
+	if r.ev.Number > 0 {
+		comments, err := r.client.Comments(ctx, r.ev.Number, time.Time{})
+		if err := r.apiError("list PR comments", err); err != nil {
+			return err
+		}
+		r.listed = err == nil
+		r.commands(ctx, comments, cfg)
+		if r.sticky != nil {
+			if l, err := present.DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
+				digest, partial = l, !present.DigestComplete(r.sticky.Body)
+			}
+		}
+	}
+	// A dry run never updates the sticky comment: its digest stops at the
+	// last run that wrote.
+	if digest != nil && !partial && !r.in.DryRun {
+		cfg.Ledger = r.ownRecords(g, digest)
+		r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 		return nil
 	}
 	branch := r.ev.HeadRef
@@ -261,26 +338,15 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
 		branch = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
 	}
 	if r.in.UseArtifact && branch != "" {
-		l, err := r.artifactLedger(ctx, branch)
+		l, err := r.artifactLedger(ctx, g, branch)
 		if err := r.apiError("read the previous record artifact", err); err != nil {
 			return err
 		}
-		cfg.Ledger = l
+		cfg.Ledger = r.ownRecords(g, l)
 	}
-	if r.ev.Number > 0 {
-		comments, err := r.client.Comments(ctx, r.ev.Number, time.Time{})
-		if err := r.apiError("list PR comments", err); err != nil {
-			return err
-		}
-		if err := r.commands(ctx, comments, cfg); err != nil {
-			return err
-		}
-		if cfg.Ledger == nil && r.sticky != nil {
-			if l, err := present.DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
-				cfg.Ledger = l
-				r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(l.Records)))
-			}
-		}
+	if cfg.Ledger == nil && digest != nil {
+		cfg.Ledger = r.ownRecords(g, digest)
+		r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 	}
 	if cfg.Ledger == nil {
 		r.notes = append(r.notes, "no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
@@ -288,9 +354,12 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config) error {
 	return nil
 }
 
-// artifactLedger downloads the previous run's cumulative record.
-func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger, error) {
-	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, branch, r.runID)
+// artifactLedger downloads the previous run's cumulative record: the
+// newest artifact of the loop's branch whose run's head is in the
+// evaluated commit's history (GitHub lists artifacts in no documented
+// order: every page is read).
+func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*ledger.Ledger, error) {
+	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
 	if err != nil {
 		return nil, err
 	}
@@ -335,76 +404,11 @@ func (r *run) artifactLedger(ctx context.Context, branch string) (*ledger.Ledger
 	return l, nil
 }
 
-// trusted reports whether login may control the breaker: a person (not a
-// bot) with write access, checked through the API.
-func (r *run) trusted(ctx context.Context, cache map[string]bool, login, userType string) bool {
-	if !control.MayControl(login, userType) {
-		return false
-	}
-	if v, ok := cache[login]; ok {
-		return v
-	}
-	perm, err := r.client.Permission(ctx, login)
-	if err != nil {
-		r.apiError("check the permission of "+login, err)
-		cache[login] = false
-		return false
-	}
-	ok := control.WriteAccess(perm)
-	cache[login] = ok
-	return ok
-}
-
-// commands finds the sticky comment and turns trusted /loopbreaker
-// commands into controls.
-func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) error {
-	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
-	cache := map[string]bool{}
-	for i := range comments {
-		c := &comments[i]
-		if strings.Contains(c.Body, present.Marker) {
-			continue
-		}
-		verb, text, ok := control.ParseCommand(c.Body)
-		if !ok {
-			continue
-		}
-		if !r.trusted(ctx, cache, c.Login, c.UserType) {
-			r.notes = append(r.notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, c.Login))
-			continue
-		}
-		if ctl, ok := control.FromCommand(verb, text, c.Login, c.CreatedAt); ok {
-			cfg.Controls = append(cfg.Controls, ctl)
-		}
-	}
-	return nil
-}
-
-// labelReset looks for the removal of the open label by a trusted person
-// after the breaker opened. Removal by the workflow's own token (a bot) or
-// by someone without write access is not a reset.
-func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control, bool) {
-	events, err := r.client.LabelEvents(ctx, r.ev.Number)
-	if err != nil {
-		r.apiError("list label events", err)
-		return loop.Control{}, false
-	}
-	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
-	if !ok {
-		return loop.Control{}, false
-	}
-	if r.trusted(ctx, map[string]bool{}, e.Actor, e.ActorType) {
-		return control.LabelReset(e, present.LabelOpen), true
-	}
-	r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
-	return loop.Control{}, false
-}
-
 // report writes outputs, the record, the summary, annotations and the
 // GitHub side effects, and picks the exit code.
-func (r *run) report(ctx context.Context, res *loop.Result) (int, error) {
+func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, error) {
 	d := res.Final()
-	recordPath := filepath.Join(r.ws, filepath.FromSlash(r.in.RecordPath))
+	recordPath := r.record
 	if res.Records != nil {
 		var buf bytes.Buffer
 		if err := ledger.Encode(&buf, res.Records); err != nil {
@@ -416,13 +420,24 @@ func (r *run) report(ctx context.Context, res *loop.Result) (int, error) {
 		if err := statefile.WriteAtomic(recordPath, buf.Bytes(), 0o644); err != nil {
 			return 0, err
 		}
+		if err := checkout.Own(r.ws, recordTop(r.ws, recordPath)); err != nil {
+			r.gha.Warningf("loopbreaker: %s", render.Clean(err.Error()))
+		}
 	}
 
+	if g.shallow {
+		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker: shallow clone"}).Warningf("%s", render.Clean(fmt.Sprintf(
+			"the clone's history is cut before the loop's start and could not be deepened with the token: the decision rests on the %d iterations visible; check out with fetch-depth: 0 (%s)",
+			d.Iteration, orDefault(r.deepenErr, "no fetch was possible"))))
+		r.notes = append(r.notes, "the clone is shallow and could not be deepened: "+orDefault(r.deepenErr, "its history is cut"))
+	}
 	r.annotate(present.Annotations(res, r.in.DryRun))
-	if err := r.sideEffects(ctx, res); err != nil {
+	if err := r.sideEffects(ctx, res, g); err != nil {
 		return 0, err
 	}
-	r.setOutputs(outputs(d, recordPath))
+	out := outputs(d, recordPath)
+	out["shallow"] = strconv.FormatBool(g.shallow)
+	r.setOutputs(out)
 	o := present.SummaryOptions{Notes: r.notes}
 	if r.client != nil {
 		o.API, o.Calls, o.Planned = true, r.client.Calls(), r.client.Planned()
@@ -467,36 +482,9 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 	return o
 }
 
-// FailureContext is a short text for the agent's next prompt.
-func FailureContext(d *breaker.Decision) string {
-	if d.State == breaker.Closed && len(d.Warnings) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "loopbreaker: %s after iteration %d", d.State, d.Iteration)
-	if d.Reason != nil {
-		fmt.Fprintf(&b, ": %s", render.Clean(*d.Reason))
-	}
-	b.WriteString(".")
-	if len(d.Recent) > 0 {
-		if errs := d.Recent[len(d.Recent)-1].Errors; len(errs) > 0 {
-			fmt.Fprintf(&b, " Last error: %s.", render.Clean(errs[0]))
-		}
-	}
-	for _, w := range d.Warnings {
-		fmt.Fprintf(&b, " Warning: %s.", render.Clean(w))
-	}
-	if d.Trigger != nil {
-		if st := render.Strategies(*d.Trigger); len(st) > 0 {
-			fmt.Fprintf(&b, " Next: %s.", strings.Join(st[:min(2, len(st))], "; "))
-		}
-	}
-	s := b.String()
-	if len(s) > 2000 {
-		s = strings.ToValidUTF8(s[:1999], "") + "…"
-	}
-	return s
-}
+// FailureContext is a short text for the agent's next prompt: the
+// command line's failure_context too (render.FailureContext).
+func FailureContext(d *breaker.Decision) string { return render.FailureContext(d) }
 
 func (r *run) setOutputs(o map[string]string) {
 	names := make([]string, 0, len(o))
@@ -534,7 +522,7 @@ func (r *run) annotate(as []present.Annotation) {
 }
 
 // sideEffects sets labels, the sticky comment and the commit status.
-func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
+func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) error {
 	if r.client == nil {
 		return nil
 	}
@@ -552,17 +540,18 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result) error {
 				known = r.sticky.ID
 			}
 			body := present.StickyComment(d, res.Records, present.CommentOptions{})
-			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, github.Sticky{Marker: present.Marker, Author: r.ev.Author}, body)
+			sticky := github.Sticky{Marker: present.Marker, Author: r.ev.Author, Absent: r.listed && r.sticky == nil}
+			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, sticky, body)
 			if err := r.apiError("update the sticky comment", err); err != nil {
 				return err
 			}
 		}
 	}
-	// The PR head from the payload; an issue_comment payload has none, so
-	// the newest iteration's commit (the checked-out PR head) stands in.
-	sha := r.ev.HeadSHA
+	// The commit evaluated: the pull request's head (or commits the run
+	// added on top of it), never GitHub's test merge.
+	sha := g.head
 	if sha == "" {
-		sha = d.Commit
+		sha = r.ev.HeadSHA
 	}
 	if sha == "" {
 		sha = r.getenv("GITHUB_SHA")
@@ -599,11 +588,7 @@ func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
 		want := l.State == d.State && r.posts().Wants(l.State, "label")
 		switch has := r.ev.HasLabel(l.Name); {
 		case want && !has:
-			if err := r.client.EnsureLabel(ctx, l.Name, l.Color, l.Description); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			errs = append(errs, r.client.AddLabels(ctx, r.ev.Number, l.Name))
+			errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
 		case !want && has:
 			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
 		}

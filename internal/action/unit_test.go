@@ -29,6 +29,8 @@ func TestReadEvent(t *testing.T) {
 			CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), Action: "created", Sender: "maintainer", SenderT: "User",
 			Comment: &EventComment{ID: 991, Body: "Looks stuck.\n/loopbreaker guide try the streaming parser instead", Login: "maintainer", UserType: "User", At: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}},
 		{"workflow_run.json", "workflow_run", Event{Name: "workflow_run", Number: 9, HeadSHA: strings.Repeat("5", 40), HeadRef: "patch-1", DefaultBranch: "main", Action: "completed", Sender: "someone", SenderT: "User"}},
+		{"workflow_run_fork.json", "workflow_run", Event{Name: "workflow_run", HeadSHA: strings.Repeat("6", 40), HeadRef: "main", HeadRepo: "carol/loop", HeadOwner: "carol",
+			DefaultBranch: "main", Action: "completed", Sender: "carol", SenderT: "User"}},
 		{"workflow_dispatch.json", "workflow_dispatch", Event{Name: "workflow_dispatch", DefaultBranch: "main", Sender: "octo", SenderT: "User"}},
 		{"schedule.json", "schedule", Event{Name: "schedule", DefaultBranch: "main"}},
 	}

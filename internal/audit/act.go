@@ -44,7 +44,7 @@ func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *report.PullR
 	for _, l := range adds {
 		need++
 		if !a.ensured[l.Name] {
-			need += 2 // look the label up, create it
+			need++ // GitHub creates a missing label in grey: colour it
 		}
 	}
 	if comment {
@@ -59,24 +59,13 @@ func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *report.PullR
 		}
 	}
 	for _, l := range adds {
-		if !a.ensured[l.Name] {
-			before := a.used()
-			err := a.c.EnsureLabel(ctx, l.Name, l.Color, l.Description)
-			a.shared += a.used() - before
-			if err != nil {
-				if stop := a.writeFailed(ctx, err, pr, "create label "+l.Name); stop != nil || a.refused != "" {
-					return stop
-				}
-				continue
-			}
-			a.ensured[l.Name] = true
-		}
-		if err := a.c.AddLabels(ctx, p.Number, l.Name); err != nil {
+		if err := a.c.AddLabel(ctx, p.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}); err != nil {
 			if stop := a.writeFailed(ctx, err, pr, "add label "+l.Name); stop != nil || a.refused != "" {
 				return stop
 			}
 			continue
 		}
+		a.ensured[l.Name] = true
 		pr.LabelsAdded = append(pr.LabelsAdded, l.Name)
 	}
 	for _, l := range removes {

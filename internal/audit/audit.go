@@ -16,6 +16,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -49,14 +50,15 @@ type auditor struct {
 	// after the one being evaluated.
 	queued int
 
-	listed  map[int]bool    // pull requests listed so far
-	trust   map[string]bool // login -> may control the breaker
-	ensured map[string]bool // labels known to exist
-	refused string          // why writes stopped (a read-only token)
-	apiUsed bool            // some commits came from the API (noted once)
-	arts    *artifactIndex
-	feed    labelFeed // the repository's label events, shared (events.go)
-	tmp     string
+	listed   map[int]bool                // pull requests listed so far
+	prEvents map[int][]github.LabelEvent // a pull request's label events, read once
+	trust    map[string]bool             // login -> may control the breaker
+	ensured  map[string]bool             // labels known to exist
+	refused  string                      // why writes stopped (a read-only token)
+	apiUsed  bool                        // some commits came from the API (noted once)
+	arts     *artifactIndex
+	feed     labelFeed // the repository's label events, shared (events.go)
+	tmp      string
 }
 
 // Run audits the repository's open pull requests. It returns an error only
@@ -86,7 +88,7 @@ func Run(ctx context.Context, c github.API, o Options) (*report.Result, error) {
 		return nil, err
 	}
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Calls(),
-		listed: map[int]bool{}, trust: map[string]bool{}, ensured: map[string]bool{},
+		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
 		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
 			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{}}}
 	if o.Artifact != "" {
@@ -200,6 +202,10 @@ func (a *auditor) run(ctx context.Context) error {
 			a.costN++
 			a.res.Pulls = append(a.res.Pulls, *pr)
 			continue
+		case errors.As(err, new(*disabledError)):
+			consecutive = 0
+			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: err.Error()})
+			continue
 		case errors.Is(err, errBudget) || errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil:
 			why := "GitHub's rate limit refused a call: " + err.Error()
 			switch {
@@ -304,10 +310,6 @@ func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
 			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: why})
 			continue
 		}
-		if hasLabel(p.Labels, present.LabelDisabled) {
-			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: "the " + present.LabelDisabled + " label turns the breaker off"})
-			continue
-		}
 		out = append(out, p)
 	}
 	return out
@@ -331,9 +333,26 @@ func (a *auditor) finish() {
 	sortByProgress(a.res.Pulls)
 }
 
+// disabledError says a trusted person turned the breaker off for a pull
+// request.
+type disabledError struct{ by string }
+
+func (e *disabledError) Error() string {
+	return "the " + present.LabelDisabled + " label, added by " + e.by + ", turns the breaker off"
+}
+
 // evaluate gathers one pull request's evidence, decides and acts.
 func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.PullResult, error) {
 	pr := &report.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
+	if hasLabel(p.Labels, present.LabelDisabled) {
+		by, ok, err := a.labelledBy(ctx, p, present.LabelDisabled, pr)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return nil, &disabledError{by: by}
+		}
+	}
 	src, err := a.source(ctx, p, pr)
 	if err != nil {
 		return nil, err
@@ -369,7 +388,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 		}
 		f, err := loop.Fold(loop.FoldInput{Policy: a.o.Policy, Profile: a.o.Profile, BaseTree: src.baseTree(),
 			Iterations: its, Controls: controls, Now: a.o.Now, DryRun: a.o.DryRun})
-		return f.Decisions, append(notes, f.Notes...), err
+		return f.Decisions, append(notes, note.Texts(f.Notes)...), err
 	}
 	ds, notes, err := decide()
 	if err != nil {
@@ -496,30 +515,21 @@ func dedupe(s []string) []string {
 func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *report.PullResult) ([]loop.Control, *github.Comment, error) {
 	var out []loop.Control
 	if hasLabel(p.Labels, present.LabelForceOpen) {
-		out = append(out, loop.Control{At: a.o.Now.UTC(), Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label"})
-	}
-	sticky := control.Sticky(comments, present.Marker, p.User)
-	for i := range comments {
-		cm := &comments[i]
-		if strings.Contains(cm.Body, present.Marker) {
-			continue
-		}
-		verb, text, ok := control.ParseCommand(cm.Body)
-		if !ok {
-			continue
-		}
-		trusted, err := a.trusted(ctx, cm.Login, cm.UserType, pr)
+		by, ok, err := a.labelledBy(ctx, p, present.LabelForceOpen, pr)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !trusted {
-			pr.Notes = append(pr.Notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, cm.Login))
-			continue
-		}
-		if c, ok := control.FromCommand(verb, text, cm.Login, cm.CreatedAt); ok {
-			out = append(out, c)
+		if ok {
+			out = append(out, loop.Control{At: a.o.Now.UTC(), Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label, added by " + by})
 		}
 	}
+	sticky := control.Sticky(comments, present.Marker, p.User)
+	cmds, notes, err := control.Commands(comments, present.Marker, a.trustedFunc(ctx, pr))
+	if err != nil {
+		return nil, nil, err
+	}
+	pr.Notes = append(pr.Notes, notes...)
+	out = append(out, cmds...)
 	return out, sticky, nil
 }
 
@@ -547,6 +557,42 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *repor
 	ok := control.WriteAccess(perm)
 	a.trust[key] = ok
 	return ok, nil
+}
+
+// labelledBy says who added label to p, when that person may control the
+// breaker: the disabled and force-open labels count only then, as every
+// control does (an agent can label its own pull request). The pull
+// request's label events are read for it (one call, budgeted); ok is false,
+// with a note, when someone else added it or the events cannot be read.
+func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label string, pr *report.PullResult) (by string, ok bool, err error) {
+	events, cached := a.prEvents[p.Number]
+	if !cached {
+		if err := a.afford(ctx, 1); err != nil {
+			return "", false, err
+		}
+		events, err = a.c.LabelEvents(ctx, p.Number)
+		if err != nil {
+			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+				return "", false, err
+			}
+			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was ignored: who added it could not be read (%s)", label, oneLine(err.Error())))
+			return "", false, nil
+		}
+		a.prEvents[p.Number] = events
+	}
+	e, ok, note, err := control.LabelledBy(events, label, a.trustedFunc(ctx, pr))
+	if err != nil || !ok {
+		if note != "" {
+			pr.Notes = append(pr.Notes, note)
+		}
+		return "", false, err
+	}
+	return e.Actor, true, nil
+}
+
+// trustedFunc is trusted for the control package's walks.
+func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) control.Trusted {
+	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
 }
 
 // labelReset finds the removal of the open label by a trusted person after

@@ -66,8 +66,9 @@ func TestAuditEveryPullOverSeveralPages(t *testing.T) {
 	// verdict); the 50 stuck ones lack the open label, so the removals
 	// since they opened are looked for (a person may have removed it): one
 	// page of the repository's label events answers for all 50. Then the
-	// label is looked up, created and added.
-	if got, want := res.Operations.Used, 3+250+250+1+200+1+2+50; got != want {
+	// label is added (GitHub creates it), coloured once, and added to the
+	// other 49.
+	if got, want := res.Operations.Used, 3+250+250+1+200+1+1+50; got != want {
 		t.Errorf("got %d calls, want %d", got, want)
 	}
 	if res.Operations.Used != e.fake.Calls() {
@@ -406,7 +407,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if len(res.Tripped()) != 2 || len(res.Recovered()) != 1 {
 		t.Errorf("got tripped %v and recovered %v, want 2 and 1 (would be)", res.Tripped(), res.Recovered())
 	}
-	if len(res.Planned) == 0 || !strings.Contains(strings.Join(res.Planned, "\n"), "add labels") {
+	if len(res.Planned) == 0 || !strings.Contains(strings.Join(res.Planned, "\n"), "add label") {
 		t.Errorf("got planned writes %q, want the labels it would add", res.Planned)
 	}
 	if md := present.AuditSummary(res); !strings.Contains(md, "writes that were not made") || !strings.Contains(md, "(dry run)") {
@@ -506,17 +507,36 @@ func TestTrustedResetsAndHolds(t *testing.T) {
 	}
 }
 
+// TestForceOpenAndDisabledLabels: the labels count when a person with
+// write access added them; added by the agent (a bot, or an account
+// without write access) they are ignored with a note, as every control is.
 func TestForceOpenAndDisabledLabels(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	e.mem.SetPermission("maintainer", "write")
+	e.mem.SetPermission("agent", "read")
 	e.pull(1, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelForceOpen} })
 	e.pull(2, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelDisabled} })
+	e.pull(3, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelForceOpen} })
+	e.pull(4, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelDisabled} })
+	e.mem.AddLabelEvent(1, "labeled", present.LabelForceOpen, "maintainer", "User", t0)
+	e.mem.AddLabelEvent(2, "labeled", present.LabelDisabled, "maintainer", "User", t0)
+	e.mem.AddLabelEvent(3, "labeled", present.LabelForceOpen, "agent", "User", t0)
+	e.mem.AddLabelEvent(4, "labeled", present.LabelDisabled, "copilot[bot]", "Bot", t0)
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("#1 held open: got %s", got)
 	}
-	if len(res.Skipped) != 1 || res.Skipped[0].Number != 2 || !strings.Contains(res.Skipped[0].Reason, "disabled") {
+	if len(res.Skipped) != 1 || res.Skipped[0].Number != 2 || !strings.Contains(res.Skipped[0].Reason, "disabled") || !strings.Contains(res.Skipped[0].Reason, "maintainer") {
 		t.Errorf("got skipped %+v, want #2 for its disabled label", res.Skipped)
+	}
+	if got := stateOf(res, 3); got == "OPEN" {
+		t.Errorf("#3 held open by the agent's label: got %s", got)
+	}
+	for _, n := range []int{3, 4} {
+		if pr := find(res, n); pr == nil || !strings.Contains(strings.Join(pr.Notes, "\n"), "cannot control the breaker") {
+			t.Errorf("#%d: evaluated %v, want evaluated with a note that the label was ignored", n, pr != nil)
+		}
 	}
 }
 
@@ -670,14 +690,13 @@ func TestReadOnlyTokenStopsWritingOnce(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "writes were refused") {
 		t.Errorf("notes %q do not say writes were refused", res.Notes)
 	}
-	// One refused attempt (the label lookup succeeds, its creation is
-	// refused); no more writes after it.
+	// One refused attempt (adding the label); no more writes after it.
 	writes := 0
-	for _, w := range []string{"CreateLabel", "AddLabels", "RemoveLabel", "CreateComment", "EditComment"} {
+	for _, w := range []string{"UpdateLabel", "AddLabels", "RemoveLabel", "CreateComment", "EditComment"} {
 		writes += e.mem.CallsTo(w)
 	}
-	if writes != 1 || e.mem.CallsTo("CreateLabel") != 1 {
-		t.Errorf("got %d write attempts (%v), want 1 (the label's creation)", writes, e.mem.CallLog())
+	if writes != 1 || e.mem.CallsTo("AddLabels") != 1 {
+		t.Errorf("got %d write attempts (%v), want 1 (the label's addition)", writes, e.mem.CallLog())
 	}
 }
 
@@ -811,5 +830,35 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 				t.Errorf("got %d feed pages and %d per-PR reads, want %d and %d", f, p, c.feed, c.perPR)
 			}
 		})
+	}
+}
+
+// TestNewestArtifactOnAnyPage: GitHub lists artifacts in no documented
+// order; among many other loops' artifacts, a pull request's newest record
+// is found on whatever page it is, not its older one found first.
+func TestNewestArtifactOnAnyPage(t *testing.T) {
+	t.Parallel()
+	e := newHTTPEnv(t)
+	p := e.pull(1, 2)
+	for i := int64(1); i <= 230; i++ {
+		e.artifact(i, fmt.Sprintf("other-%d", i), sha(9, int(i)), t0.Add(time.Duration(i)*time.Minute), []byte("zip"), false)
+	}
+	for _, a := range []struct {
+		run  int64
+		at   time.Duration
+		runs int
+	}{{300, 2 * time.Hour, 1}, {301, 5 * time.Hour, 4}} {
+		data, err := buildZip(map[string]string{"record.json": recordsJSON(stuckRecords(p.HeadSHA, a.runs))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.artifact(a.run, p.HeadRef, p.HeadSHA, t0.Add(a.at), data, false)
+	}
+	res := e.run()
+	if pr := find(res, 1); pr == nil || !strings.Contains(pr.Ledger, "artifact of run 301") {
+		t.Errorf("#1: got ledger %q, want the newest artifact (run 301)", find(res, 1).Ledger)
+	}
+	if n := e.fake.CallsTo("GET", "/repos/octo/loop/actions/artifacts"); n != 3+1 {
+		t.Errorf("got %d artifact calls, want 3 pages read once and one download", n)
 	}
 }

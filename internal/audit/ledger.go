@@ -18,9 +18,11 @@ import (
 // artifacts).
 const maxArtifactPages = 100
 
-// artifactIndex is the repository's record artifacts, listed newest first,
-// one page at a time and only as far as some pull request needs: one call
-// serves up to a hundred pull requests instead of one call each.
+// artifactIndex is the repository's record artifacts, listed one page at
+// a time the first time a pull request needs them, and shared by all: one
+// call serves up to a hundred pull requests instead of one call each.
+// GitHub documents no order for the list, so every page is read before an
+// artifact is taken for the newest.
 type artifactIndex struct {
 	name  string
 	list  []github.Artifact
@@ -39,33 +41,22 @@ func (x *artifactIndex) match(p *github.AuditPull, commits map[string]bool) (liv
 		if ar.HeadBranch != p.HeadRef || !commits[ar.HeadSHA] {
 			continue
 		}
+		best := &live
 		if ar.Expired {
-			if expired == nil {
-				expired = ar
-			}
-			continue
+			best = &expired
 		}
-		return ar, expired
+		if *best == nil || ar.CreatedAt.After((*best).CreatedAt) || ar.CreatedAt.Equal((*best).CreatedAt) && ar.ID > (*best).ID {
+			*best = ar
+		}
 	}
-	return nil, expired
+	return live, expired
 }
 
-// findArtifact returns the pull request's newest artifact, reading more
-// pages while they may hold it: until one matches or the listing reaches
-// artifacts older than the pull request's oldest commit.
+// findArtifact returns the pull request's newest artifact, reading the
+// pages of the listing not read yet.
 func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *report.PullResult) (*github.Artifact, error) {
 	x := a.arts
-	commits, since := src.commits(), src.since()
-	for {
-		live, expired := x.match(p, commits)
-		if live != nil {
-			return live, nil
-		}
-		n := len(x.list)
-		older := n > 0 && !since.IsZero() && x.list[n-1].CreatedAt.Before(since)
-		if x.next == 0 || older || x.pages >= maxArtifactPages {
-			return expired, nil
-		}
+	for x.next != 0 && x.pages < maxArtifactPages {
 		if err := a.afford(ctx, 1); err != nil {
 			return nil, err
 		}
@@ -78,12 +69,20 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src sou
 			}
 			pr.Notes = append(pr.Notes, "the record artifacts could not be listed: "+oneLine(err.Error()))
 			x.next = 0
-			return expired, nil
+			break
 		}
 		x.pages++
 		x.list = append(x.list, list...)
 		x.next = next
 	}
+	if x.next != 0 {
+		pr.Notes = append(pr.Notes, fmt.Sprintf("only the first %d pages of record artifacts were read: a newer one may be missed", maxArtifactPages))
+	}
+	live, expired := x.match(p, src.commits())
+	if live != nil {
+		return live, nil
+	}
+	return expired, nil
 }
 
 // ledger returns the earlier runs' records of a pull request: the sticky

@@ -22,9 +22,6 @@ type source interface {
 	commits() map[string]bool
 	// baseTree is the base's tree hash ("" when unknown).
 	baseTree() string
-	// since is the oldest commit's time (zero when there is none): no run
-	// of the loop, and so no record artifact, is older.
-	since() time.Time
 	// iterations builds the iterations, from the ledger's records when l
 	// has any, else one per commit.
 	iterations(l *ledger.Ledger) ([]breaker.Iteration, []string, error)
@@ -94,12 +91,6 @@ func (s *gitSource) kind() string             { return "git" }
 func (s *gitSource) commits() map[string]bool { return s.set }
 func (s *gitSource) baseTree() string         { return s.tree }
 func (s *gitSource) close()                   { s.repo.Close() }
-func (s *gitSource) since() (t time.Time) {
-	if len(s.h.Commits) > 0 {
-		return s.h.Commits[0].At.UTC()
-	}
-	return t
-}
 func (s *gitSource) headTime() (t time.Time) {
 	if n := len(s.h.Commits); n > 0 {
 		return s.h.Commits[n-1].At.UTC()
@@ -172,14 +163,6 @@ func (s *apiSource) kind() string             { return "api" }
 func (s *apiSource) commits() map[string]bool { return s.set }
 func (s *apiSource) baseTree() string         { return "" }
 func (s *apiSource) close()                   {}
-func (s *apiSource) since() (t time.Time) {
-	for _, c := range s.list {
-		if t.IsZero() || c.At.Before(t) {
-			t = c.At.UTC()
-		}
-	}
-	return t
-}
 
 func (s *apiSource) notes() []string {
 	var notes []string

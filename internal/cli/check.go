@@ -18,6 +18,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -48,7 +49,8 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 // write once the decision is out.
 type folded struct {
 	decisions []breaker.Decision
-	notes     []string
+	steps     []breaker.Step // one per iteration, for replay's chart
+	notes     []note.Note
 	record    *recordFile     // nil without --record, or when it could not be locked
 	recordErr error           // why the --record file cannot be written
 	records   []ledger.Record // what to write to it
@@ -102,7 +104,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if g.ledger != "" {
 		if _, err := os.Stat(g.ledger); errors.Is(err, fs.ErrNotExist) {
 			ledgerMissing = true
-			out.notes = append(out.notes, fmt.Sprintf("ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
+			out.notes = append(out.notes, note.New(note.LedgerMissing, "ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
 		}
 	}
 	if g.record != "" {
@@ -137,11 +139,15 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	}
 	out.notes = append(out.notes, res.Notes...)
 	if out.record != nil && res.Records != nil {
-		var more []string
+		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
 		out.notes = append(out.notes, more...)
 	}
+	if n, ok := note.Find(res.Notes, note.NoBase); ok && g.base == "" && res.Visible == 0 {
+		return nil, usagef("%s: --base REV, the commit the loop started from (e.g. --base HEAD~3)", n.Text)
+	}
 	ds := res.Decisions
+	out.steps = render.Steps(ds)
 	if g.format != "markdown" {
 		// Only the newest decision needs its status log; earlier ones are
 		// trimmed to keep replay output proportional.
@@ -192,7 +198,7 @@ func checkRevision(flagName, rev string) error {
 // uncommitted change is said in a note, and when either version is based
 // on the strict policy HEAD's version is used, so that an agent's edit in
 // the work tree cannot loosen a strict breaker.
-func (g *gitFlags) loadPolicy() (*policy.Policy, []string, error) {
+func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
 	if g.policy == "" || isBuiltinName(g.policy) {
 		p, err := policy.Load(g.policy)
 		return p, nil, err
@@ -213,7 +219,7 @@ func (g *gitFlags) loadPolicy() (*policy.Policy, []string, error) {
 // committedPolicy returns the policy text to use, what to call it in
 // errors, and notes: the work tree's text unless the file is tracked, was
 // changed since HEAD, and either version is strict-based.
-func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []string) {
+func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []note.Note) {
 	rel, ok := within(g.repo, g.policy)
 	if !ok {
 		return work, g.policy, nil
@@ -229,12 +235,12 @@ func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []string) {
 	}
 	if link, err := os.Readlink(g.policy); err == nil && link == string(head) {
 		// A committed symbolic link: git holds the link, not the policy.
-		var notes []string
+		var notes []note.Note
 		target, err1 := filepath.EvalSymlinks(g.policy)
 		repoDir, err2 := filepath.EvalSymlinks(g.repo)
 		if err1 == nil && err2 == nil {
 			if _, inside := within(repoDir, target); !inside {
-				notes = append(notes, fmt.Sprintf("policy %s is a symbolic link to %s, outside the repository: its content is not under version control", g.policy, target))
+				notes = append(notes, note.New(note.PolicyOutsideRepository, "policy %s is a symbolic link to %s, outside the repository: its content is not under version control", g.policy, target))
 			}
 		}
 		return work, g.policy, notes
@@ -243,9 +249,9 @@ func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []string) {
 		return work, g.policy, nil
 	}
 	if strictBased(work) || strictBased(head) {
-		return head, g.policy + " at HEAD", []string{fmt.Sprintf("policy %s differs from its version at HEAD: the policy is strict, so HEAD's version was used (commit the change to use it)", g.policy)}
+		return head, g.policy + " at HEAD", []note.Note{note.New(note.PolicyUncommitted, "policy %s differs from its version at HEAD: the policy is strict, so HEAD's version was used (commit the change to use it)", g.policy)}
 	}
-	return work, g.policy, []string{fmt.Sprintf("policy %s differs from its version at HEAD: the uncommitted version was used (commit it, or restore it if the loop changed it)", g.policy)}
+	return work, g.policy, []note.Note{note.New(note.PolicyUncommitted, "policy %s differs from its version at HEAD: the uncommitted version was used (commit it, or restore it if the loop changed it)", g.policy)}
 }
 
 // strictBased reports whether policy text is the strict policy or extends
@@ -355,25 +361,59 @@ func runReplay(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	defer f.close()
+	if g.format == "markdown" {
+		if _, err := io.WriteString(env.Stdout, replayHeader); err != nil {
+			return 0, err
+		}
+	}
 	for i := range f.decisions {
-		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i]); err != nil {
+		var notes []note.Note
+		if i == len(f.decisions)-1 {
+			notes = f.notes
+		}
+		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i], notes); err != nil {
+			return 0, err
+		}
+	}
+	if g.format == "text" {
+		if err := writeReplayChart(env.Stdout, f.steps, f.decisions[len(f.decisions)-1].State); err != nil {
 			return 0, err
 		}
 	}
 	for _, n := range f.notes {
-		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n))
+		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n.Text))
 	}
 	last := f.decisions[len(f.decisions)-1]
 	return last.ExitCode(), f.writeRecord()
 }
 
-// writeReplayLine prints one decision of the fold: a JSON object per line,
-// or one text line per iteration.
-func writeReplayLine(w io.Writer, format string, d *breaker.Decision) error {
+// replayHeader heads replay's markdown table.
+const replayHeader = "| iteration | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n"
+
+// maxReplayChart is how many of the newest iterations replay's chart
+// draws.
+const maxReplayChart = 60
+
+// writeReplayChart closes replay's text with the chart of its newest
+// iterations and what its signs mean.
+func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	from := max(0, len(steps)-maxReplayChart)
+	_, err := fmt.Fprintf(w, "chart of iterations %d to %d: %s\n  (%s)\n", steps[from].Iteration, steps[len(steps)-1].Iteration,
+		render.Sparkline(steps[from:], final), render.ChartLegend)
+	return err
+}
+
+// writeReplayLine prints one decision of the fold: a JSON object per line
+// (the last one with the run's notes), or one text or markdown table line
+// per iteration.
+func writeReplayLine(w io.Writer, format string, d *breaker.Decision, notes []note.Note) error {
 	switch format {
 	case "json":
 		d.History = nil
-		return render.JSON(w, d)
+		return render.JSON(w, d, notes)
 	case "markdown":
 		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, true))
 		return err

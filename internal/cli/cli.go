@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -220,10 +219,4 @@ func profileFrom(flagValue string, env Env) string {
 		return flagValue
 	}
 	return env.Getenv("LOOPBREAKER_PROFILE")
-}
-
-// fileExists reports whether a regular file exists at path.
-func fileExists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

@@ -43,8 +43,16 @@ func TestMain(m *testing.M) {
 // exe runs the built binary and returns its exit code, stdout and stderr.
 func exe(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return exeIn(t, "", args...)
+}
+
+// exeIn runs the built binary in dir ("" for this directory) and returns
+// its exit code, stdout and stderr.
+func exeIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "LOOPBREAKER_PROFILE=", "GITHUB_RUN_ID=")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LOOPBREAKER_PROFILE=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS=")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -769,7 +769,7 @@ func TestStateLinkToADevice(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "s.json")
 	os.Symlink("/dev/zero", state)
 	for _, cmd := range []string{"record", "status", "reset"} {
-		code, _, errs := call(hostileNow, nil, cmd, "--state", state, "--at", minute(0))
+		code, _, errs := call(hostileNow, nil, stateArgs(cmd, "--state", state, "--at", minute(0))...)
 		if code != 2 || !strings.Contains(errs, "not a regular file") || !strings.Contains(errs, state) {
 			t.Errorf("%s: got exit %d %q, want 2 naming the file", cmd, code, errs)
 		}
@@ -840,12 +840,22 @@ func TestStaleTemporaryFileInTheLedger(t *testing.T) {
 
 // TestStateDirectoryIsAFile names the path when the state file's directory
 // is a regular file.
+// stateArgs are a state-file command's arguments, with the --reason a
+// reset needs.
+func stateArgs(cmd string, args ...string) []string {
+	out := append([]string{cmd}, args...)
+	if cmd == "reset" {
+		out = append(out, "--reason", "the cause is fixed")
+	}
+	return out
+}
+
 func TestStateDirectoryIsAFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	file := write(t, filepath.Join(dir, "file"), "x")
 	for _, cmd := range []string{"record", "status", "reset"} {
-		code, _, errs := call(hostileNow, nil, cmd, "--state", filepath.Join(file, "s.json"), "--at", minute(0))
+		code, _, errs := call(hostileNow, nil, stateArgs(cmd, "--state", filepath.Join(file, "s.json"), "--at", minute(0))...)
 		if code != 2 || !strings.Contains(errs, file) {
 			t.Errorf("%s: got exit %d %q, want 2 naming the path", cmd, code, errs)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 )
 
 // measurementFlags are record's per-iteration measurements (the seed's
@@ -42,12 +43,12 @@ func (m *measurementFlags) register(fs *flag.FlagSet) {
 }
 
 // iteration builds the iteration: files first, then explicit flags.
-func (m *measurementFlags) iteration(at time.Time) (breaker.Iteration, []string, error) {
+func (m *measurementFlags) iteration(at time.Time) (breaker.Iteration, []note.Note, error) {
 	if len(m.phase) > ledger.MaxPhase {
 		return breaker.Iteration{}, nil, usagef("--phase is %d bytes long: a phase name has at most %d", len(m.phase), ledger.MaxPhase)
 	}
 	it := breaker.Iteration{At: at, Phase: m.phase}
-	var notes []string
+	var notes []note.Note
 	if len(m.reports) > 0 || m.log != "" {
 		f, err := evidence.ReadFiles(m.reports, m.log)
 		if err != nil {

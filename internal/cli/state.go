@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -58,7 +59,7 @@ type session struct {
 	file   *statefile.File
 	b      *breaker.Breaker
 	unlock func()
-	notes  []string
+	notes  []note.Note
 	// readOnly is set for a status of a state file that does not exist:
 	// nothing is locked, created or written.
 	readOnly bool
@@ -103,7 +104,7 @@ func openState(f *stateFlags, env Env, readOnly bool) (*session, error) {
 		return nil, err
 	}
 	if sf.Policy != "" && f.policy != "" && sf.Policy != f.policy {
-		s.notes = append(s.notes, fmt.Sprintf("policy changed from %s to %s for this state file", sf.Policy, f.policy))
+		s.notes = append(s.notes, note.New(note.PolicyChanged, "policy changed from %s to %s for this state file", sf.Policy, f.policy))
 	}
 	profile := f.profile
 	if profile == "" {
@@ -143,7 +144,7 @@ func (s *session) now(f *stateFlags, env Env) time.Time {
 	}
 	at := env.Now().UTC()
 	if last := s.lastEvent(); at.Before(last) {
-		s.notes = append(s.notes, fmt.Sprintf("this machine's clock (%s) is behind the newest event in the state file (%s): the call was taken at that event's time",
+		s.notes = append(s.notes, note.New(note.ClockBehind, "this machine's clock (%s) is behind the newest event in the state file (%s): the call was taken at that event's time",
 			at.Format(time.RFC3339), last.Format(time.RFC3339)))
 		at = last
 	}
@@ -262,12 +263,12 @@ func (rf *recordFile) read() ([]ledger.Record, error) {
 // keep keeps the last ledger.MaxRecords of ordered records, as a reader
 // of the file would; the note says how many older ones were left out,
 // naming the file.
-func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []string) {
+func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []note.Note) {
 	dropped := len(recs) - ledger.MaxRecords
 	if dropped <= 0 {
 		return recs, nil
 	}
-	return recs[dropped:], []string{fmt.Sprintf("record file %s: more than %d records; the %d oldest were dropped from it", rf.path, ledger.MaxRecords, dropped)}
+	return recs[dropped:], []note.Note{note.New(note.RecordsDropped, "record file %s: more than %d records; the %d oldest were dropped from it", rf.path, ledger.MaxRecords, dropped)}
 }
 
 // write replaces the file with the records, atomically (an existing file
@@ -282,7 +283,7 @@ func (rf *recordFile) write(recs []ledger.Record) error {
 
 // appendRecord adds a record to a ledger file under its lock, atomically.
 // It returns notes on what it dropped to stay within ledger.MaxRecords.
-func appendRecord(path string, r ledger.Record) ([]string, error) {
+func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 	rf, err := lockRecordFile(path)
 	if err != nil {
 		return nil, err
@@ -329,12 +330,15 @@ func runReset(args []string, env Env) (int, error) {
 	fs := newFlagSet("reset", "--state FILE --reason TEXT", env)
 	var sf stateFlags
 	sf.register(fs)
-	reason := fs.String("reason", "", fmt.Sprintf("why the loop may continue (recorded in the history; at most %d bytes are kept)", MaxReason))
+	reason := fs.String("reason", "", fmt.Sprintf("why the loop may continue (required; recorded in the history; at most %d bytes are kept)", MaxReason))
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
 	if err := sf.check(env); err != nil {
 		return 0, err
+	}
+	if strings.TrimSpace(*reason) == "" {
+		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state file's history)")
 	}
 	s, err := openState(&sf, env, false)
 	if err != nil {
@@ -345,7 +349,7 @@ func runReset(args []string, env Env) (int, error) {
 	// A person can always reset: a time before the newest recorded event
 	// is taken as that event's time.
 	if last := s.lastEvent(); at.Before(last) {
-		s.notes = append(s.notes, fmt.Sprintf("reset at %s, the newest event in the state file, not at --at %s, which is before it",
+		s.notes = append(s.notes, note.New(note.ResetTimeAdjusted, "reset at %s, the newest event in the state file, not at --at %s, which is before it",
 			last.Format(time.RFC3339), at.Format(time.RFC3339)))
 		at = last
 	}

@@ -6,14 +6,16 @@
 //     digest) is loopbreaker's only when a bot wrote it, and never the bot
 //     that opened the pull request: an agent running as a GitHub App is a
 //     bot too, and must not plant a digest of its own;
-//   - /loopbreaker commands and removals of the open label count only from
-//     people (not bots) with write access to the repository.
+//   - /loopbreaker commands, removals of the open label and additions of
+//     the disabled and force-open labels count only from people (not bots)
+//     with write access to the repository: one rule for every control.
 //
 // Looking up a person's access is the caller's (it costs an API call, which
 // the audit budgets); WriteAccess judges the answer.
 package control
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -96,6 +98,69 @@ func LabelRemoval(events []github.LabelEvent, label string, openedAt time.Time) 
 		}
 	}
 	return github.LabelEvent{}, false
+}
+
+// LabelAdded returns the newest addition of label (compared without case)
+// among a pull request's label events, oldest first; ok is false when
+// there is none. Whether its actor may control the breaker (the disabled
+// and force-open labels count only from people with write access) is the
+// caller's to check.
+func LabelAdded(events []github.LabelEvent, label string) (e github.LabelEvent, ok bool) {
+	for i := len(events) - 1; i >= 0; i-- {
+		if e := events[i]; e.Event == "labeled" && strings.EqualFold(e.Label, label) {
+			return e, true
+		}
+	}
+	return github.LabelEvent{}, false
+}
+
+// Trusted says whether an account may control the breaker (the caller
+// looks up its permission); an error stops what asked.
+type Trusted func(login, userType string) (bool, error)
+
+// Commands turns the /loopbreaker commands among a pull request's
+// comments into controls. A comment carrying marker (loopbreaker's own) is
+// never a command; a command counts only when trusted says its author may
+// control the breaker, and notes say which were ignored.
+func Commands(comments []github.Comment, marker string, trusted Trusted) (controls []loop.Control, notes []string, err error) {
+	for i := range comments {
+		c := &comments[i]
+		if strings.Contains(c.Body, marker) {
+			continue
+		}
+		verb, text, ok := ParseCommand(c.Body)
+		if !ok {
+			continue
+		}
+		ok, err := trusted(c.Login, c.UserType)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			notes = append(notes, fmt.Sprintf("ignored /loopbreaker %s from %s: only people with write access can control the breaker", verb, c.Login))
+			continue
+		}
+		if ctl, ok := FromCommand(verb, text, c.Login, c.CreatedAt); ok {
+			controls = append(controls, ctl)
+		}
+	}
+	return controls, notes, nil
+}
+
+// LabelledBy returns the event that put label on a pull request, from its
+// label events, when trusted says the person who added it may control the
+// breaker (the disabled and force-open labels count only then). Otherwise
+// ok is false and note says why the label is ignored.
+func LabelledBy(events []github.LabelEvent, label string, trusted Trusted) (e github.LabelEvent, ok bool, note string, err error) {
+	e, found := LabelAdded(events, label)
+	if !found {
+		return e, false, fmt.Sprintf("the %s label was ignored: no event says who added it", label), nil
+	}
+	ok, err = trusted(e.Actor, e.ActorType)
+	if err != nil || ok {
+		return e, ok, "", err
+	}
+	return e, false, fmt.Sprintf("the %s label was added by %s, who cannot control the breaker: it is ignored", label, e.Actor), nil
 }
 
 // LabelReset is the reset a trusted person's removal of the open label

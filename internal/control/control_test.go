@@ -138,3 +138,55 @@ func TestLabelRemoval(t *testing.T) {
 		t.Errorf("LabelReset (-want +got):\n%s", diff)
 	}
 }
+
+// writers trusts the logins listed.
+func writers(logins ...string) Trusted {
+	return func(login, _ string) (bool, error) {
+		for _, l := range logins {
+			if l == login {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+}
+
+func TestCommandsCountOnlyFromTrustedPeople(t *testing.T) {
+	t.Parallel()
+	comments := []github.Comment{
+		{Login: "alice", Body: "/loopbreaker reset", CreatedAt: t0},
+		{Login: "mallory", Body: "/loopbreaker reset", CreatedAt: t0.Add(time.Minute)},
+		{Login: "github-actions[bot]", UserType: "Bot", Body: "<!-- m -->\n/loopbreaker reset", CreatedAt: t0},
+		{Login: "alice", Body: "just a comment", CreatedAt: t0},
+		{Login: "alice", Body: "/loopbreaker abort", CreatedAt: t0.Add(2 * time.Minute)},
+	}
+	controls, notes, err := Commands(comments, "<!-- m -->", writers("alice", "github-actions[bot]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []loop.Control{{At: t0, Kind: loop.ControlReset, Reason: "reset by alice"}, {At: t0.Add(2 * time.Minute), Kind: loop.ControlForceOpen, Reason: "aborted by alice"}}
+	if diff := cmp.Diff(want, controls); diff != "" {
+		t.Errorf("controls (-want +got):\n%s", diff)
+	}
+	if len(notes) != 1 || notes[0] != "ignored /loopbreaker reset from mallory: only people with write access can control the breaker" {
+		t.Errorf("got notes %q", notes)
+	}
+}
+
+func TestLabelledBy(t *testing.T) {
+	t.Parallel()
+	events := []github.LabelEvent{
+		{Event: "labeled", Label: "loopbreaker:disabled", Actor: "alice", At: t0},
+		{Event: "unlabeled", Label: "loopbreaker:disabled", Actor: "alice", At: t0.Add(time.Minute)},
+		{Event: "labeled", Label: "LOOPBREAKER:DISABLED", Actor: "agent", At: t0.Add(2 * time.Minute)},
+	}
+	if _, ok, note, _ := LabelledBy(events, "loopbreaker:disabled", writers("alice")); ok || note != "the loopbreaker:disabled label was added by agent, who cannot control the breaker: it is ignored" {
+		t.Errorf("the newest addition is the agent's: got ok %v, note %q", ok, note)
+	}
+	if e, ok, _, _ := LabelledBy(events[:1], "loopbreaker:disabled", writers("alice")); !ok || e.Actor != "alice" {
+		t.Errorf("alice's addition: got %+v, %v", e, ok)
+	}
+	if _, ok, note, _ := LabelledBy(nil, "loopbreaker:disabled", writers("alice")); ok || note == "" {
+		t.Errorf("no event: got ok %v, note %q", ok, note)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 )
 
 // MaxErrors bounds the error signatures kept for one iteration.
@@ -37,14 +38,15 @@ func ReadFiles(reportGlobs []string, logPath string) (*Files, error) {
 	return f, nil
 }
 
-// Notes returns what the readers skipped or truncated.
-func (f *Files) Notes() []string {
-	var out []string
+// Notes returns what the readers skipped or truncated: the test report
+// reader's notes (test_report), then the agent log reader's (agent_log).
+func (f *Files) Notes() []note.Note {
+	var out []note.Note
 	if f.Report != nil {
-		out = append(out, f.Report.Notes...)
+		out = append(out, note.Of(note.TestReport, f.Report.Notes)...)
 	}
 	if f.Log != nil {
-		out = append(out, f.Log.Notes...)
+		out = append(out, note.Of(note.AgentLog, f.Log.Notes)...)
 	}
 	return out
 }

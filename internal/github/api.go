@@ -10,8 +10,11 @@ import (
 // implements it over the REST API; tests of their logic use the in-memory
 // githubtest.Memory instead.
 type API interface {
-	// Pull requests an audit walks.
+	// Pull requests an audit walks, and the one a run is about when its
+	// payload does not say enough (issue_comment, a fork's workflow_run).
 	ListPulls(ctx context.Context, q PullQuery) (PullPage, error)
+	GetPull(ctx context.Context, number int) (AuditPull, error)
+	PullsByHead(ctx context.Context, owner, branch string) ([]AuditPull, error)
 	PullCommits(ctx context.Context, number int) ([]PullCommit, bool, error)
 	PullFiles(ctx context.Context, number, maxPages int) (PullFiles, error)
 
@@ -20,15 +23,14 @@ type API interface {
 	UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (int64, error)
 
 	// Labels, their events and who may control the breaker.
-	EnsureLabel(ctx context.Context, name, color, description string) error
-	AddLabels(ctx context.Context, number int, labels ...string) error
+	AddLabel(ctx context.Context, number int, l LabelSpec) error
 	RemoveLabel(ctx context.Context, number int, label string) error
 	LabelEvents(ctx context.Context, number int) ([]LabelEvent, error)
 	RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, int, error)
 	Permission(ctx context.Context, login string) (string, error)
 
 	// Record artifacts of earlier runs.
-	LatestArtifact(ctx context.Context, name, branch string, excludeRunID int64) (*Artifact, error)
+	LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error)
 	ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error)
 	DownloadArtifact(ctx context.Context, a *Artifact, maxBytes int64) ([]byte, error)
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
+
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
@@ -40,42 +40,46 @@ func artifactOf(a *gh.Artifact) Artifact {
 	}
 }
 
-// LatestArtifact finds the previous run's artifact called name on branch
-// with one call (the newest 100 artifacts of that name): the newest one
-// that has not expired, from a run other than excludeRunID (the current
-// run). When only expired ones match it returns the newest of them with
-// Expired set, so the caller can say the record has expired; nil when none
-// matches.
-func (c *Client) LatestArtifact(ctx context.Context, name, branch string, excludeRunID int64) (*Artifact, error) {
-	if name == "" || branch == "" {
-		return nil, fmt.Errorf("latest artifact: name %q and branch %q must both be given", name, branch)
-	}
-	call := "GET " + c.path("/actions/artifacts")
-	q := url.Values{"name": {name}, "per_page": {fmt.Sprint(perPage)}}
-	req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/actions/artifacts?%s", c.owner, c.repo, q.Encode()), nil)
-	if err != nil {
-		return nil, c.fail(call, err)
-	}
-	var list gh.ArtifactList
-	if _, err := c.gh.Do(ctx, req, &list); err != nil {
-		return nil, c.fail(call, err)
+// maxArtifactPages bounds LatestArtifact's listing (5,000 artifacts of one
+// name).
+const maxArtifactPages = 50
+
+// LatestArtifact finds the newest artifact called name that belongs to
+// the loop: belongs says which do (the caller's own: the branch, and a
+// head commit of the loop's history), and one from run excludeRunID (the
+// current run) never does. GitHub documents no order for the repository's
+// artifacts, so every page is read (one call per 100 artifacts of that
+// name, at most 50 pages). The newest is the one created last, the higher
+// id on a tie. When only expired ones belong it returns the newest of
+// them with Expired set, so the caller can say the record has expired;
+// nil when none belongs.
+func (c *Client) LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error) {
+	if name == "" || belongs == nil {
+		return nil, fmt.Errorf("latest artifact: a name and a test of what belongs to the loop are required (name %q)", name)
 	}
 	var live, expired *Artifact
-	for _, ga := range list.Artifacts {
-		if ga == nil {
-			continue
+	for page, n := 1, 0; page != 0; n++ {
+		if n == maxArtifactPages {
+			return nil, fmt.Errorf("latest artifact %s: %w: more than %d pages of artifacts of that name", name, ErrTruncated, maxArtifactPages)
 		}
-		a := artifactOf(ga)
-		if a.Name != name || a.HeadBranch != branch || (excludeRunID != 0 && a.RunID == excludeRunID) {
-			continue
+		list, next, err := c.ListArtifacts(ctx, name, page)
+		if err != nil {
+			return nil, err
 		}
-		best := &live
-		if a.Expired {
-			best = &expired
+		for i := range list {
+			a := list[i]
+			if excludeRunID != 0 && a.RunID == excludeRunID || !belongs(a) {
+				continue
+			}
+			best := &live
+			if a.Expired {
+				best = &expired
+			}
+			if *best == nil || newerArtifact(&a, *best) {
+				*best = &a
+			}
 		}
-		if *best == nil || newerArtifact(&a, *best) {
-			*best = &a
-		}
+		page = next
 	}
 	if live != nil {
 		return live, nil

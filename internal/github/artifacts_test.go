@@ -47,7 +47,7 @@ func TestLatestArtifact(t *testing.T) {
 				h.srv.AddRun(owner, repo, fakegithub.Run{ID: a.run, HeadBranch: a.branch, HeadSHA: head, CreatedAt: t0})
 				h.srv.AddArtifact(owner, repo, a.run, a.name, []byte("zip"), a.expired)
 			}
-			got, err := h.c.LatestArtifact(context.Background(), recordName, "agent", tt.exclude)
+			got, err := h.c.LatestArtifact(context.Background(), recordName, tt.exclude, onBranch("agent"))
 			if err != nil {
 				t.Fatalf("LatestArtifact: %v", err)
 			}
@@ -63,6 +63,34 @@ func TestLatestArtifact(t *testing.T) {
 				t.Errorf("got %d calls, want 1", c)
 			}
 		})
+	}
+}
+
+// onBranch says an artifact belongs to the loop when its run was on branch.
+func onBranch(branch string) func(Artifact) bool {
+	return func(a Artifact) bool { return a.HeadBranch == branch }
+}
+
+// TestLatestArtifactReadsEveryPage: GitHub lists the repository's
+// artifacts in no documented order, so the newest of the loop's may be on
+// any page; the one that belongs to another loop's history is skipped.
+func TestLatestArtifactReadsEveryPage(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	for run := int64(1); run <= 230; run++ {
+		branch := "agent"
+		if run%3 == 0 {
+			branch = "main"
+		}
+		h.srv.AddRun(owner, repo, fakegithub.Run{ID: run, HeadBranch: branch, HeadSHA: head, CreatedAt: t0.Add(time.Duration(run) * time.Minute)})
+		h.srv.AddArtifact(owner, repo, run, recordName, []byte("zip"), false)
+	}
+	got, err := h.c.LatestArtifact(context.Background(), recordName, 230, onBranch("agent"))
+	if err != nil || got == nil || got.RunID != 229 {
+		t.Fatalf("got %+v, %v, want the artifact of run 229", got, err)
+	}
+	if c := h.c.Calls(); c != 3 {
+		t.Errorf("got %d calls for 230 artifacts, want 3 (every page)", c)
 	}
 }
 
@@ -113,7 +141,7 @@ func TestDownloadArtifactDropsTokenOnRedirect(t *testing.T) {
 	srv.AddRun(owner, repo, fakegithub.Run{ID: 7, HeadBranch: "agent", HeadSHA: head, CreatedAt: t0})
 	srv.AddArtifact(owner, repo, 7, recordName, zip, false)
 	c, _ := newClient(t, base)
-	a, err := c.LatestArtifact(context.Background(), recordName, "agent", 0)
+	a, err := c.LatestArtifact(context.Background(), recordName, 0, onBranch("agent"))
 	if err != nil || a == nil {
 		t.Fatalf("LatestArtifact: %v, %v", a, err)
 	}

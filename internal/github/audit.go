@@ -79,18 +79,58 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 	}
 	out := PullPage{Pulls: make([]AuditPull, 0, len(list))}
 	for _, p := range list {
-		if p == nil {
-			continue
+		if p != nil {
+			out.Pulls = append(out.Pulls, auditPullOf(p))
 		}
-		ap := AuditPull{Pull: pullOf(p), BaseSHA: p.GetBase().GetSHA()}
-		if r := p.GetHead().GetRepo(); r != nil {
-			ap.HeadRepo = r.GetFullName()
-		}
-		out.Pulls = append(out.Pulls, ap)
 	}
 	if resp != nil && resp.NextPage > page {
 		out.Next = resp.NextPage
 		out.Last = max(resp.LastPage, resp.NextPage)
+	}
+	return out, nil
+}
+
+func auditPullOf(p *gh.PullRequest) AuditPull {
+	ap := AuditPull{Pull: pullOf(p), BaseSHA: p.GetBase().GetSHA()}
+	if r := p.GetHead().GetRepo(); r != nil {
+		ap.HeadRepo = r.GetFullName()
+	}
+	return ap
+}
+
+// GetPull returns pull request number, open or closed: one call. A run
+// whose payload lacks the head and base (issue_comment) learns them so.
+func (c *Client) GetPull(ctx context.Context, number int) (AuditPull, error) {
+	if err := validNumber(number); err != nil {
+		return AuditPull{}, fmt.Errorf("get pull request: %w", err)
+	}
+	call := "GET " + c.path("/pulls/%d", number)
+	p, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
+	if err != nil {
+		return AuditPull{}, c.fail(call, err)
+	}
+	return auditPullOf(p), nil
+}
+
+// PullsByHead returns the open pull requests whose head is branch of
+// owner's repository (the fork's owner for a fork's pull request): one
+// call. A workflow_run payload lists no pull request for a fork's branch;
+// this finds it.
+func (c *Client) PullsByHead(ctx context.Context, owner, branch string) ([]AuditPull, error) {
+	if !loginPattern().MatchString(owner) || strings.TrimSpace(branch) == "" {
+		return nil, fmt.Errorf("pull requests by head: %q:%q is not an owner and a branch", bounded(owner, 60), bounded(branch, 100))
+	}
+	call := "GET " + c.path("/pulls")
+	list, _, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &gh.PullRequestListOptions{State: "open", Head: owner + ":" + branch,
+		ListOptions: gh.ListOptions{PerPage: perPage}})
+	if err != nil {
+		return nil, c.fail(call, err)
+	}
+	var out []AuditPull
+	for _, p := range list {
+		if p != nil {
+			out = append(out, auditPullOf(p))
+		}
 	}
 	return out, nil
 }
@@ -216,10 +256,11 @@ func (c *Client) PullFiles(ctx context.Context, number, maxPages int) (PullFiles
 	}
 }
 
-// ListArtifacts returns one page (100, newest first) of the repository's
-// artifacts called name, expired ones included, and the next page (0 on
-// the last): one call. An audit matches them to pull requests by branch
-// and commit instead of asking once per pull request.
+// ListArtifacts returns one page (100) of the repository's artifacts
+// called name, expired ones included, and the next page (0 on the last):
+// one call. GitHub documents no order for this list. An audit matches them
+// to pull requests by branch and commit instead of asking once per pull
+// request.
 func (c *Client) ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error) {
 	if name == "" {
 		return nil, 0, fmt.Errorf("list artifacts: no name given")

@@ -140,12 +140,19 @@ func TestListArtifactsPages(t *testing.T) {
 	if len(first) != 100 || next != 2 {
 		t.Fatalf("got %d artifacts and next %d, want 100 and 2", len(first), next)
 	}
-	if first[0].RunID != 150 || first[0].HeadBranch != "b150" || first[0].HeadSHA != shaN(150) || !first[0].Expired {
-		t.Errorf("newest artifact: got %+v", first[0])
-	}
 	second, next, err := c.ListArtifacts(context.Background(), "loopbreaker-record", 2)
 	if err != nil || len(second) != 50 || next != 0 {
 		t.Errorf("got %d artifacts, next %d, err %v; want 50, 0, nil", len(second), next, err)
+	}
+	runs := map[int64]bool{}
+	for _, a := range append(first, second...) {
+		runs[a.RunID] = true
+		if a.HeadBranch != fmt.Sprint("b", a.RunID) || a.HeadSHA != shaN(int(a.RunID)) || a.Expired != (a.RunID%2 == 0) {
+			t.Errorf("artifact of run %d: got %+v", a.RunID, a)
+		}
+	}
+	if len(runs) != 150 {
+		t.Errorf("the two pages hold %d runs' artifacts, want 150", len(runs))
 	}
 	if _, _, err := c.ListArtifacts(context.Background(), "", 1); err == nil {
 		t.Error("an empty name was accepted")

@@ -70,6 +70,9 @@ func (c *Client) Comments(ctx context.Context, number int, since time.Time) ([]C
 type Sticky struct {
 	Marker string
 	Author string
+	// Absent says the caller listed the comments just before and found no
+	// sticky one: UpsertComment creates one without listing them again.
+	Absent bool
 }
 
 // FindComment returns the newest comment of issue or pull request number
@@ -166,9 +169,9 @@ func (c *Client) selfLogin(ctx context.Context) (string, error) {
 // UpsertComment keeps one sticky comment on issue or pull request number
 // and returns its id. With knownID > 0 (the id a previous run recorded for
 // this same pull request) it edits that comment: one call, falling back to
-// a search when it is gone (404). Otherwise it edits the comment
-// FindComment finds, or creates one when there is none: it never creates a
-// second. The body gets marker prepended when it lacks it; a body over
+// a search when it is gone (404). With sticky.Absent it creates one: one
+// call. Otherwise it edits the comment FindComment finds, or creates one
+// when there is none: it never creates a second. The body gets marker prepended when it lacks it; a body over
 // MaxCommentLength characters is refused before any call. In dry-run mode it
 // returns the id it would edit, 0 for a comment it would create.
 func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (id int64, err error) {
@@ -193,9 +196,11 @@ func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, s
 			return id, err
 		}
 	}
-	found, err := c.FindComment(ctx, number, sticky)
-	if err != nil {
-		return 0, err
+	var found *Comment
+	if knownID > 0 || !sticky.Absent {
+		if found, err = c.FindComment(ctx, number, sticky); err != nil {
+			return 0, err
+		}
 	}
 	if found != nil {
 		if c.opts.DryRun {

@@ -12,7 +12,8 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
-// defaultLabelColor is GitHub's grey, used when EnsureLabel gets no colour.
+// defaultLabelColor is GitHub's grey: the colour of a label created by
+// adding it, and of a LabelSpec without one.
 const defaultLabelColor = "ededed"
 
 var hexColor = lazyre.New(`^[0-9a-fA-F]{6}$`)
@@ -42,69 +43,60 @@ func validLabel(name string) error {
 	return nil
 }
 
-// EnsureLabel creates the repository label name with color (six hex
-// digits, "#" allowed; GitHub's grey when empty) and description unless it
-// exists: one GET, and a POST only when missing. A label created meanwhile
-// by someone else (422 already_exists) is fine. An existing label keeps
-// its colour and description.
-func (c *Client) EnsureLabel(ctx context.Context, name, color, description string) error {
-	if err := validLabel(name); err != nil {
-		return fmt.Errorf("ensure label: %w", err)
+// LabelSpec is a label loopbreaker puts on: its name, colour (six hex
+// digits, "#" allowed; GitHub's grey when empty) and description.
+type LabelSpec struct {
+	Name, Color, Description string
+}
+
+// AddLabel puts label l on issue or pull request number with one call.
+// GitHub creates a label the repository lacks as it adds it, in its grey
+// and without a description; AddLabel then gives it l's colour and
+// description with one more call. That happens once per repository: the
+// label exists from then on. Only a label with GitHub's grey and no
+// description is taken for one just made, so a label a person recoloured
+// is left as it is. Creating a label needs issues: write on the token; a
+// token that may add labels but not edit them leaves a grey one grey.
+func (c *Client) AddLabel(ctx context.Context, number int, l LabelSpec) error {
+	if err := validNumber(number); err != nil {
+		return fmt.Errorf("add label: %w", err)
 	}
-	color = strings.ToLower(strings.TrimPrefix(color, "#"))
+	if err := validLabel(l.Name); err != nil {
+		return fmt.Errorf("add label to #%d: %w", number, err)
+	}
+	color := strings.ToLower(strings.TrimPrefix(l.Color, "#"))
 	if color == "" {
 		color = defaultLabelColor
 	}
 	if !hexColor().MatchString(color) {
-		return fmt.Errorf("ensure label %q: colour %q is not six hex digits", name, color)
+		return fmt.Errorf("add label %q: colour %q is not six hex digits", l.Name, l.Color)
 	}
-	description = bounded(description, 100)
-	getCall := "GET " + c.path("/labels/%s", url.PathEscape(name))
-	_, _, err := c.gh.Issues.GetLabel(ctx, c.owner, c.repo, url.PathEscape(name))
-	if err == nil {
-		return nil
-	}
-	if err = c.fail(getCall, err); !errors.Is(err, ErrNotFound) {
-		return err
-	}
+	description := bounded(l.Description, 100)
 	if c.opts.DryRun {
-		c.plan("create label %q (colour #%s, description %q) in %s/%s", name, color, description, c.owner, c.repo)
-		return nil
-	}
-	postCall := "POST " + c.path("/labels")
-	_, _, err = c.gh.Issues.CreateLabel(ctx, c.owner, c.repo, &gh.Label{
-		Name:        gh.String(name),
-		Color:       gh.String(color),
-		Description: gh.String(description),
-	})
-	if err != nil && hasCode(err, "already_exists") {
-		return nil
-	}
-	return c.fail(postCall, err)
-}
-
-// AddLabels adds labels to issue or pull request number (one POST; none
-// when labels is empty). GitHub creates a missing label in grey: call
-// EnsureLabel first for a colour.
-func (c *Client) AddLabels(ctx context.Context, number int, labels ...string) error {
-	if err := validNumber(number); err != nil {
-		return fmt.Errorf("add labels: %w", err)
-	}
-	if len(labels) == 0 {
-		return nil
-	}
-	for _, l := range labels {
-		if err := validLabel(l); err != nil {
-			return fmt.Errorf("add labels to #%d: %w", number, err)
-		}
-	}
-	if c.opts.DryRun {
-		c.plan("add labels %s to #%d", quoteList(labels), number)
+		c.plan("add label %q to #%d (created with colour #%s when the repository lacks it)", l.Name, number, color)
 		return nil
 	}
 	call := "POST " + c.path("/issues/%d/labels", number)
-	_, _, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, number, labels)
-	return c.fail(call, err)
+	got, _, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, number, []string{l.Name})
+	if err != nil {
+		return c.fail(call, err)
+	}
+	for _, g := range got {
+		if g == nil || !strings.EqualFold(g.GetName(), l.Name) {
+			continue
+		}
+		fresh := strings.EqualFold(g.GetColor(), defaultLabelColor) && g.GetDescription() == ""
+		if !fresh || (color == defaultLabelColor && description == "") {
+			return nil
+		}
+		editCall := "PATCH " + c.path("/labels/%s", url.PathEscape(g.GetName()))
+		_, _, err := c.gh.Issues.EditLabel(ctx, c.owner, c.repo, url.PathEscape(g.GetName()),
+			&gh.Label{Color: gh.String(color), Description: gh.String(description)})
+		if err = c.fail(editCall, err); err != nil && !errors.Is(err, ErrForbidden) {
+			return fmt.Errorf("label %q was added to #%d, but its colour was not set: %w", l.Name, number, err)
+		}
+	}
+	return nil
 }
 
 // RemoveLabel removes label from issue or pull request number. A label
@@ -129,7 +121,8 @@ func (c *Client) RemoveLabel(ctx context.Context, number int, label string) erro
 }
 
 // LabelEvents returns the labeled and unlabeled events of issue or pull
-// request number, oldest first as GitHub lists them (all pages).
+// request number, oldest first as GitHub lists them (all pages; the events
+// of other types GitHub lists beside them are left out).
 func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {
 	if err := validNumber(number); err != nil {
 		return nil, fmt.Errorf("label events: %w", err)

@@ -3,8 +3,6 @@ package github
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,28 +11,35 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 )
 
-func TestEnsureLabel(t *testing.T) {
+// TestAddLabelCreatesOnce: adding a label the repository lacks creates it
+// in GitHub's grey; AddLabel colours it with one more call, once: the next
+// add is one call. A label a person made is never recoloured.
+func TestAddLabelCreatesOnce(t *testing.T) {
 	t.Parallel()
+	open := LabelSpec{Name: "loopbreaker:open", Color: "#B60205", Description: "circuit open"}
 	tests := []struct {
 		name      string
-		existing  bool
-		color     string
+		seed      string
+		spec      LabelSpec
 		want      fakegithub.Label
 		wantCalls int
 	}{
-		{"missing is created", false, "#B60205", fakegithub.Label{Name: "loopbreaker:open", Color: "b60205", Description: "circuit open"}, 2},
-		{"missing without colour is grey", false, "", fakegithub.Label{Name: "loopbreaker:open", Color: "ededed", Description: "circuit open"}, 2},
-		{"existing is kept", true, "B60205", fakegithub.Label{Name: "loopbreaker:open", Color: "ededed"}, 1},
+		{"missing is created and coloured", "", open, fakegithub.Label{Name: "loopbreaker:open", Color: "b60205", Description: "circuit open"}, 2},
+		{"missing without colour stays grey", "", LabelSpec{Name: "loopbreaker:open"}, fakegithub.Label{Name: "loopbreaker:open", Color: "ededed"}, 1},
+		{"existing is kept", `{"name":"loopbreaker:open","color":"00ff00","description":"ours"}`, open, fakegithub.Label{Name: "loopbreaker:open", Color: "00ff00", Description: "ours"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := setup(t)
-			if tt.existing {
-				h.srv.AddPull(owner, repo, fakegithub.Pull{Number: 2, Labels: []string{"loopbreaker:open"}})
+			h.srv.AddPull(owner, repo, fakegithub.Pull{Number: 2})
+			if tt.seed != "" {
+				if err := h.srv.LoadSeed(strings.NewReader(`{"repos":[{"owner":"` + owner + `","name":"` + repo + `","labels":[` + tt.seed + `]}]}`)); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err := h.c.EnsureLabel(context.Background(), "loopbreaker:open", tt.color, "circuit open"); err != nil {
-				t.Fatalf("EnsureLabel: %v", err)
+			if err := h.c.AddLabel(context.Background(), 1, tt.spec); err != nil {
+				t.Fatalf("AddLabel: %v", err)
 			}
 			if diff := cmp.Diff([]fakegithub.Label{tt.want}, h.srv.RepoLabels(owner, repo)); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
@@ -42,16 +47,19 @@ func TestEnsureLabel(t *testing.T) {
 			if got := h.c.Calls(); got != tt.wantCalls {
 				t.Errorf("got %d calls, want %d", got, tt.wantCalls)
 			}
+			if err := h.c.AddLabel(context.Background(), 2, tt.spec); err != nil || h.c.Calls() != tt.wantCalls+1 {
+				t.Errorf("second add: got %v and %d calls, want one more call", err, h.c.Calls()-tt.wantCalls)
+			}
 		})
 	}
 }
 
-func TestEnsureLabelRejectsBadInput(t *testing.T) {
+func TestAddLabelRejectsBadInput(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	for _, tc := range []struct{ name, color string }{{"", "ffffff"}, {"x", "red"}, {"x", "12345"}} {
-		if err := h.c.EnsureLabel(context.Background(), tc.name, tc.color, ""); err == nil {
-			t.Errorf("EnsureLabel(%q, %q): got no error, want one", tc.name, tc.color)
+	for _, tc := range []LabelSpec{{Name: "", Color: "ffffff"}, {Name: "x", Color: "red"}, {Name: "x", Color: "12345"}} {
+		if err := h.c.AddLabel(context.Background(), 1, tc); err == nil {
+			t.Errorf("AddLabel(%+v): got no error, want one", tc)
 		}
 	}
 	if got := h.c.Calls(); got != 0 {
@@ -59,28 +67,19 @@ func TestEnsureLabelRejectsBadInput(t *testing.T) {
 	}
 }
 
-// TestEnsureLabelRace: the label appears between the GET and the POST; the
-// 422 already_exists answer is success.
-func TestEnsureLabelRace(t *testing.T) {
+// TestAddLabelNeedsIssuesWriteToCreate: with pull-requests: write alone a
+// missing label cannot be created (403); an existing one is added.
+func TestAddLabelNeedsIssuesWriteToCreate(t *testing.T) {
 	t.Parallel()
-	srv := fakegithub.New()
-	t.Cleanup(srv.Close)
-	srv.AddPull(owner, repo, fakegithub.Pull{Number: 2, Labels: []string{"loopbreaker:open"}})
-	hide := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/labels/") {
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"message":"Not Found"}`))
-			return
-		}
-		srv.Handler().ServeHTTP(w, r)
-	}))
-	t.Cleanup(hide.Close)
-	c, _ := newClient(t, hide.URL)
-	if err := c.EnsureLabel(context.Background(), "loopbreaker:open", "B60205", ""); err != nil {
-		t.Errorf("EnsureLabel: got %v, want nil", err)
+	h := setup(t)
+	h.srv.SetPermissions(fakegithub.DefaultToken, map[string]string{"pull-requests": "write"})
+	err := h.c.AddLabel(context.Background(), 1, LabelSpec{Name: "loopbreaker:open", Color: "b60205"})
+	if !errors.Is(err, ErrForbidden) {
+		t.Fatalf("got %v, want ErrForbidden", err)
 	}
-	if got := srv.CallsTo("POST", "/repos/acme/widget/labels"); got != 1 {
-		t.Errorf("got %d POSTs, want 1", got)
+	h.srv.AddPull(owner, repo, fakegithub.Pull{Number: 3, Labels: []string{"loopbreaker:open"}})
+	if err := h.c.AddLabel(context.Background(), 1, LabelSpec{Name: "loopbreaker:open", Color: "b60205"}); err != nil {
+		t.Errorf("adding an existing label with pull-requests: write: %v", err)
 	}
 }
 
@@ -88,14 +87,10 @@ func TestAddAndRemoveLabels(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	ctx := context.Background()
-	if err := h.c.AddLabels(ctx, 1); err != nil {
-		t.Fatalf("AddLabels with none: %v", err)
-	}
-	if got := h.c.Calls(); got != 0 {
-		t.Errorf("AddLabels with none: got %d calls, want 0", got)
-	}
-	if err := h.c.AddLabels(ctx, 1, "loopbreaker:half-open", "loopbreaker:open"); err != nil {
-		t.Fatalf("AddLabels: %v", err)
+	for _, l := range []string{"loopbreaker:half-open", "loopbreaker:open"} {
+		if err := h.c.AddLabel(ctx, 1, LabelSpec{Name: l}); err != nil {
+			t.Fatalf("AddLabel: %v", err)
+		}
 	}
 	if diff := cmp.Diff([]string{"loopbreaker:half-open", "loopbreaker:open"}, h.srv.IssueLabels(owner, repo, 1)); diff != "" {
 		t.Errorf("labels after add (-want +got):\n%s", diff)
@@ -109,7 +104,7 @@ func TestAddAndRemoveLabels(t *testing.T) {
 	if diff := cmp.Diff([]string{"loopbreaker:open"}, h.srv.IssueLabels(owner, repo, 1)); diff != "" {
 		t.Errorf("labels after remove (-want +got):\n%s", diff)
 	}
-	if got, want := h.c.Calls(), 3; got != want {
+	if got, want := h.c.Calls(), 4; got != want {
 		t.Errorf("got %d calls, want %d", got, want)
 	}
 }

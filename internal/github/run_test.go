@@ -22,9 +22,12 @@ func TestTypicalCheckRunBudget(t *testing.T) {
 		h.srv.AddArtifact(owner, repo, run, recordName, []byte("record of run"), false)
 	}
 	sticky := h.srv.AddComment(owner, repo, 1, "github-actions[bot]", "Bot", marker+"\nold", t0)
+	if err := h.srv.LoadSeed(strings.NewReader(`{"repos":[{"owner":"acme","name":"widget","labels":[{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 
-	a, err := h.c.LatestArtifact(ctx, recordName, "agent", 31)
+	a, err := h.c.LatestArtifact(ctx, recordName, 31, onBranch("agent"))
 	if err != nil || a == nil || a.RunID != 30 {
 		t.Fatalf("LatestArtifact: got %+v, %v, want run 30", a, err)
 	}
@@ -37,8 +40,8 @@ func TestTypicalCheckRunBudget(t *testing.T) {
 	if err := h.c.SetStatus(ctx, head, "success", "CLOSED", ""); err != nil {
 		t.Fatalf("SetStatus: %v", err)
 	}
-	if err := h.c.AddLabels(ctx, 1, "loopbreaker:half-open"); err != nil {
-		t.Fatalf("AddLabels: %v", err)
+	if err := h.c.AddLabel(ctx, 1, LabelSpec{Name: "loopbreaker:half-open", Color: "fbca04"}); err != nil {
+		t.Fatalf("AddLabel: %v", err)
 	}
 	if got := h.c.Calls(); got != 5 {
 		t.Errorf("got %d API calls, want 5", got)
@@ -61,8 +64,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 		name string
 		run  func() error
 	}{
-		{"ensure", func() error { return c.EnsureLabel(ctx, "loopbreaker:half-open", "fbca04", "probing") }},
-		{"add", func() error { return c.AddLabels(ctx, 1, "loopbreaker:open") }},
+		{"add", func() error {
+			return c.AddLabel(ctx, 1, LabelSpec{Name: "loopbreaker:open", Color: "b60205", Description: "stuck"})
+		}},
 		{"remove", func() error { return c.RemoveLabel(ctx, 2, "loopbreaker:open") }},
 		{"upsert known", func() error {
 			id, err := c.UpsertComment(ctx, 1, sticky, Sticky{Marker: marker}, "new")
@@ -99,8 +103,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 		}
 	}
 	want := []string{
-		`create label "loopbreaker:half-open" (colour #fbca04, description "probing") in acme/widget`,
-		`add labels "loopbreaker:open" to #1`,
+		`add label "loopbreaker:open" to #1 (created with colour #b60205 when the repository lacks it)`,
 		`remove label "loopbreaker:open" from #2`,
 		"edit comment " + strconv.FormatInt(sticky, 10) + " on #1 (31 characters)",
 		"edit comment " + strconv.FormatInt(sticky, 10) + " on #1 (31 characters)",

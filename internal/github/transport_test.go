@@ -23,7 +23,7 @@ func TestTransportFaults(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
-		method      string // of the call below: GET LabelEvents or POST AddLabels
+		method      string // of the call below: GET LabelEvents or POST AddLabel
 		fault       fakegithub.Fault
 		edit        func(*Options)
 		wantErr     error // nil = success
@@ -107,7 +107,7 @@ func TestTransportFaults(t *testing.T) {
 			if tt.method == "GET" {
 				_, err = c.LabelEvents(context.Background(), 1)
 			} else {
-				err = c.AddLabels(context.Background(), 1, "loopbreaker:open")
+				err = c.AddLabel(context.Background(), 1, LabelSpec{Name: "loopbreaker:open"})
 			}
 			switch {
 			case tt.wantErr == nil && err != nil:
@@ -173,7 +173,7 @@ func TestPrimaryLimitBlocksLaterCalls(t *testing.T) {
 		t.Errorf("RateRemaining: got %d, %d, %v, want 0, 5000, true", rem, lim, ok)
 	}
 	// The next call is refused without a request.
-	err = h.c.AddLabels(context.Background(), 1, "x")
+	err = h.c.AddLabel(context.Background(), 1, LabelSpec{Name: "x"})
 	if !errors.Is(err, ErrRateLimited) || !strings.HasPrefix(err.Error(), "POST "+labelsPath) {
 		t.Errorf("got %v, want a rate limit naming the call", err)
 	}
@@ -204,7 +204,7 @@ func TestReadOnlyTokenIsForbidden(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	h.srv.SetReadOnly(fakegithub.DefaultToken)
-	err := h.c.AddLabels(context.Background(), 1, "loopbreaker:open")
+	err := h.c.AddLabel(context.Background(), 1, LabelSpec{Name: "loopbreaker:open"})
 	if !errors.Is(err, ErrForbidden) || errors.Is(err, ErrRateLimited) {
 		t.Fatalf("got %v, want ErrForbidden", err)
 	}
@@ -275,8 +275,8 @@ func TestNetworkErrorsRetried(t *testing.T) {
 	f := &flaky{next: http.DefaultTransport}
 	f.n.Store(2)
 	c, sl := newClient(t, h.srv.URL, func(o *Options) { o.HTTPClient = &http.Client{Transport: f} })
-	if err := c.AddLabels(context.Background(), 1, "loopbreaker:open"); err != nil {
-		t.Fatalf("AddLabels: %v", err)
+	if err := c.AddLabel(context.Background(), 1, LabelSpec{Name: "loopbreaker:open"}); err != nil {
+		t.Fatalf("AddLabel: %v", err)
 	}
 	if diff := cmp.Diff([]string{"loopbreaker:open"}, h.srv.IssueLabels(owner, repo, 1)); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
@@ -365,8 +365,8 @@ func TestEnterpriseBasePath(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	c := h.again(t, func(o *Options) { o.BaseURL = h.srv.URL + "/api/v3" })
-	if err := c.AddLabels(context.Background(), 1, "x"); err != nil {
-		t.Fatalf("AddLabels via /api/v3: %v", err)
+	if err := c.AddLabel(context.Background(), 1, LabelSpec{Name: "x"}); err != nil {
+		t.Fatalf("AddLabel via /api/v3: %v", err)
 	}
 	h.srv.Inject("GET", eventsPath, fakegithub.Fault{Status: 404})
 	_, err := c.LabelEvents(context.Background(), 1)
@@ -409,7 +409,7 @@ func TestSecondaryLimitBlocksLaterCalls(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	h.srv.Inject("POST", labelsPath, fakegithub.Fault{Status: 403, Secondary: true, RetryAfter: 120, Times: 1})
-	err := h.c.AddLabels(context.Background(), 1, "x")
+	err := h.c.AddLabel(context.Background(), 1, LabelSpec{Name: "x"})
 	var ae *APIError
 	if !errors.As(err, &ae) || !ae.RateLimited || ae.RetryAfter != 2*time.Minute {
 		t.Fatalf("got %v, want a secondary limit asking for 2m", err)

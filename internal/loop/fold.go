@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -75,8 +76,9 @@ type Folded struct {
 	// status after a control that followed it, or a single status when
 	// there was no iteration: never empty.
 	Decisions []breaker.Decision
-	// Notes say which iteration times were not taken at face value.
-	Notes []string
+	// Notes say which iteration times were not taken at face value
+	// (dates_clamped).
+	Notes []note.Note
 }
 
 // Fold runs the breaker over the iterations with the controls interleaved
@@ -192,7 +194,7 @@ func (f *folder) summariseDates() {
 }
 
 func (f *folder) note(format string, args ...any) {
-	f.out.Notes = append(f.out.Notes, fmt.Sprintf(format, args...))
+	f.out.Notes = append(f.out.Notes, note.New(note.DatesClamped, format, args...))
 }
 
 // applyControls applies the controls made at or before upTo (all of them

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -65,7 +66,12 @@ func TestFoldNormalisesDates(t *testing.T) {
 			t.Errorf("iteration %d: left at %v, want %v", i+1, its[i].At, want[i])
 		}
 	}
-	notes := strings.Join(f.Notes, "\n")
+	for _, n := range f.Notes {
+		if n.Code != note.DatesClamped {
+			t.Errorf("note %q has code %q, want %q", n.Text, n.Code, note.DatesClamped)
+		}
+	}
+	notes := strings.Join(note.Texts(f.Notes), "\n")
 	for _, w := range []string{
 		"iteration 2 (commit aaaaaaaaaaaa) is dated 2026-06-01T08:05:00Z, before the iteration it follows; its time was taken as 2026-06-01T08:10:00Z",
 		"2 iterations in all were dated before the iteration they follow",

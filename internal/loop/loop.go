@@ -8,6 +8,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -45,8 +46,9 @@ type Config struct {
 type Result struct {
 	// Decisions has one decision per iteration (at least one).
 	Decisions []breaker.Decision
-	// Notes say what was not visible, skipped or assumed.
-	Notes []string
+	// Notes say what was not visible, skipped or assumed, each with its
+	// code.
+	Notes []note.Note
 	// Records is the cumulative ledger including this run's record; nil
 	// when there was no iteration.
 	Records []ledger.Record
@@ -74,9 +76,9 @@ func Run(cfg Config) (*Result, error) {
 		// commit since the base into one iteration: the commits are the
 		// iterations, as without a ledger.
 		for _, p := range l.Problems {
-			res.Notes = append(res.Notes, "ledger entry skipped: "+p.String())
+			res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
 		}
-		res.Notes = append(res.Notes, "the ledger holds no record: the iterations are the commits since the base")
+		res.Notes = append(res.Notes, note.New(note.LedgerEmpty, "the ledger holds no record: the iterations are the commits since the base"))
 		cfg.Ledger = nil
 	}
 	opts, err := evidence.GitOptions(eff, cfg.Base, cfg.ProtectPaths...)
@@ -121,7 +123,7 @@ func history(repo *gitlog.Repo, cfg Config, eff *policy.Policy, opts gitlog.Opti
 	if err != nil {
 		return nil, err
 	}
-	res.Notes = append(res.Notes, h.Notes...)
+	res.Notes = append(res.Notes, gitNotes(h.Notes)...)
 	if h.Shallow && eff.OnShallow == policy.OnShallowFail {
 		return nil, fmt.Errorf("repository %s is a shallow clone and policy %s has on_shallow = \"fail\": fetch the full history (actions/checkout with fetch-depth: 0) or deepen it", cfg.Repo, eff.Name)
 	}
@@ -150,12 +152,12 @@ func iterations(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 	} else {
 		its = evidence.FromHistory(h, opts.TaskFiles)
 		if len(its) == 0 && h.Head != "" {
-			res.Notes = append(res.Notes, fmt.Sprintf("no iterations: HEAD has no commits after the base %s", short(h.Base)))
+			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", short(h.Base)))
 		}
 	}
 	if files != nil {
 		if len(its) == 0 {
-			res.Notes = append(res.Notes, "no commit since the base: the reports and log were read but there is no iteration to apply them to")
+			res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "no commit since the base: the reports and log were read but there is no iteration to apply them to"))
 		} else {
 			files.Apply(&its[len(its)-1])
 		}
@@ -168,7 +170,7 @@ func iterations(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 // the one before.
 func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Options, res *Result) ([]breaker.Iteration, []ledger.Record, error) {
 	for _, p := range cfg.Ledger.Problems {
-		res.Notes = append(res.Notes, "ledger entry skipped: "+p.String())
+		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
 	}
 	recs := cfg.Ledger.Records
 	if n := len(recs); n > 0 && cfg.RunID > 0 && recs[n-1].RunID == cfg.RunID {
@@ -183,7 +185,7 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 	if err != nil {
 		return nil, nil, err
 	}
-	res.Notes = append(res.Notes, notes...)
+	res.Notes = append(res.Notes, gitNotes(notes)...)
 	return its, recs, nil
 }
 

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -163,7 +165,93 @@ func TestFutureDatedCommitCannotEndACooldown(t *testing.T) {
 	if d := res.Final(); d.State != breaker.Open {
 		t.Errorf("got %s after a commit dated a day ahead, want OPEN: the cooldown was cut short (%s)", d.State, states(res.Decisions))
 	}
-	if !strings.Contains(strings.Join(res.Notes, "\n"), "after this run; its time was taken as "+now.UTC().Format(time.RFC3339)) {
+	if !strings.Contains(strings.Join(note.Texts(res.Notes), "\n"), "after this run; its time was taken as "+now.UTC().Format(time.RFC3339)) {
 		t.Errorf("no note on the future date: %q", res.Notes)
+	}
+}
+
+// openHead opens the repository in dir and reads its HEAD.
+func openHead(t *testing.T, dir string) (*git.Repository, *plumbing.Reference) {
+	t.Helper()
+	r, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, head
+}
+
+// TestGitNotesHaveTheirCodes: the git history reader's notes reach the
+// result with the code that names them.
+func TestGitNotesHaveTheirCodes(t *testing.T) {
+	t.Parallel()
+	p, _ := policy.Builtin("default")
+	run := func(t *testing.T, dir, base string) *Result {
+		t.Helper()
+		res, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(24 * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	tests := []struct {
+		name string
+		make func(t *testing.T) (dir, base string)
+		want note.Code
+	}{
+		{"empty repository", func(t *testing.T) (string, string) {
+			dir := t.TempDir()
+			if _, err := git.PlainInit(dir, false); err != nil {
+				t.Fatal(err)
+			}
+			return dir, ""
+		}, note.EmptyRepository},
+		{"HEAD on the default branch", func(t *testing.T) (string, string) {
+			dir, _ := stuckRepo(t, 2)
+			return dir, ""
+		}, note.NoBase},
+		{"no default branch", func(t *testing.T) (string, string) {
+			dir, _ := stuckRepo(t, 2)
+			r, head := openHead(t, dir)
+			if err := r.Storer.SetReference(plumbing.NewHashReference("refs/heads/work", head.Hash())); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, "refs/heads/work")); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Storer.RemoveReference("refs/heads/master"); err != nil {
+				t.Fatal(err)
+			}
+			return dir, ""
+		}, note.NoDefaultBranch},
+		{"shallow clone", func(t *testing.T) (string, string) {
+			dir, base := stuckRepo(t, 3)
+			r, head := openHead(t, dir)
+			c, _ := r.CommitObject(head.Hash())
+			if err := os.WriteFile(filepath.Join(dir, ".git", "shallow"), []byte(c.ParentHashes[0].String()+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir, base
+		}, note.ShallowClone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir, base := tt.make(t)
+			res := run(t, dir, base)
+			if n, ok := note.Find(res.Notes, tt.want); !ok {
+				t.Errorf("got notes %+v, want one with code %s", res.Notes, tt.want)
+			} else if n.Text == "" {
+				t.Errorf("the %s note has no text", tt.want)
+			}
+			for _, n := range res.Notes {
+				if !n.Code.Known() {
+					t.Errorf("note %q has the unknown code %q", n.Text, n.Code)
+				}
+			}
+		})
 	}
 }

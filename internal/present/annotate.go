@@ -64,7 +64,7 @@ func Annotations(res *loop.Result, dryRun bool) []Annotation {
 		}
 	}
 	for _, w := range d.Warnings {
-		out = append(out, Annotation{Warning, "loopbreaker warning", render.Clean(w)})
+		out = append(out, Annotation{Warning, "loopbreaker warning", render.Warning(w)})
 	}
 	return out
 }

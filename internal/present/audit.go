@@ -115,13 +115,13 @@ func AuditSummary(r *report.Result) string {
 				last = p.LastProgress.UTC().Format(time.DateOnly)
 			}
 			spark := "-"
-			if len(p.Scores) > 0 {
-				spark = "`" + render.Sparkline(p.Scores) + "`"
+			if c := pullChart(p); c != "" {
+				spark = "`" + c + "`"
 			}
 			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |\n", p.Number, titleCell(p.Title),
 				render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.\n\n", render.ChartLegend)
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("<details><summary>Skipped pull requests</summary>\n\n")
@@ -185,7 +185,7 @@ func AuditText(r *report.Result) string {
 				state = "RECOVERED"
 			}
 			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s\n", "#"+itoa(p.Number), render.Clean(clip(p.Author, 24)), p.Iterations,
-				state, orDash(p.Trigger), last, render.Sparkline(p.Scores))
+				state, orDash(p.Trigger), last, pullChart(p))
 		}
 	}
 	for _, g := range groupSkipped(r.Skipped) {
@@ -198,6 +198,19 @@ func AuditText(r *report.Result) string {
 		fmt.Fprintf(&b, "dry run, not done: %s\n", render.Clean(w))
 	}
 	return b.String()
+}
+
+// pullChart is the sparkline of a pull request's last iterations: from
+// its decision's status log, which knows the states, else from its scores.
+func pullChart(p *report.PullResult) string {
+	if p.Decision != nil && len(p.Decision.Recent) > 0 {
+		return render.Chart(p.Decision)
+	}
+	steps := make([]breaker.Step, len(p.Scores))
+	for i, s := range p.Scores {
+		steps[i] = breaker.Step{Score: s, State: breaker.Closed}
+	}
+	return render.Sparkline(steps, breaker.Closed)
 }
 
 type skipGroup struct {

@@ -2,10 +2,12 @@ package present
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
@@ -32,32 +34,44 @@ type SummaryOptions struct {
 	Planned []string
 }
 
-// Summary is a check's job summary: the report of the final decision, the
-// table of the last 50 iterations, the API calls and, in a dry run, the
-// writes that were not made.
+// Summary is a check's job summary: the report of the final decision, then
+// the last 50 iterations as charts (progress score, and tests passing
+// where a report was read) with their table beside them for screen
+// readers, the API calls and, in a dry run, the writes that were not
+// made.
 func Summary(res *loop.Result, o SummaryOptions) string {
 	d := res.Final()
 	var b strings.Builder
-	b.WriteString(render.MarkdownReport(d, render.Options{Notes: o.Notes, ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
-	b.WriteString("\n### Iterations\n\n| # | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n")
-	start := 0
-	if len(res.Decisions) > maxSummaryRows {
-		start = len(res.Decisions) - maxSummaryRows
-		fmt.Fprintf(&b, "| … | | | | | %d earlier iterations |\n", start)
+	b.WriteString(render.MarkdownReport(d, render.Options{Notes: note.Of(note.GitHub, o.Notes), ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
+	b.WriteString("\n### Iterations\n\n")
+	start := max(0, len(res.Decisions)-maxSummaryRows)
+	b.WriteString(render.MermaidCharts(render.Steps(res.Decisions[start:])))
+	b.WriteString("\n| # | commit | state | score | tests passing | no progress | why |\n|---|---|---|---|---|---|---|\n")
+	if start > 0 {
+		fmt.Fprintf(&b, "| … | | | | | | %d earlier iterations |\n", start)
 	}
-	for _, x := range res.Decisions[start:] {
-		why := ""
+	for i := range res.Decisions[start:] {
+		x := &res.Decisions[start+i]
+		st := render.StepOf(x)
+		var why []string
+		if st.IgnoredOpen {
+			why = append(why, "ran while OPEN (not scored)")
+		}
 		if x.Progress {
-			why = "progress"
+			why = append(why, "progress")
 		}
 		if x.Reason != nil {
-			why = strings.TrimPrefix(why+" · "+render.Markdown(*x.Reason), " · ")
+			why = append(why, render.Markdown(*x.Reason))
 		}
 		commit := "-"
 		if len(x.Commit) >= 7 {
 			commit = "`" + x.Commit[:7] + "`"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %d | %s |\n", x.Iteration, commit, x.State, x.ProgressScore, x.ConsecutiveNoProgress, why)
+		passing := "-"
+		if st.Tests != nil {
+			passing = strconv.Itoa(st.Tests.Passed)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %s | %d | %s |\n", x.Iteration, commit, x.State, x.ProgressScore, passing, x.ConsecutiveNoProgress, strings.Join(why, " · "))
 	}
 	if o.API {
 		fmt.Fprintf(&b, "\nGitHub API calls in this run: %d.\n", o.Calls)

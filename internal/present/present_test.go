@@ -38,6 +38,30 @@ func TestDigestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDigestSaysWhetherItIsComplete: a long loop's digest drops its
+// oldest records to fit; the sticky comment says so, and the Action reads
+// the artifact instead of a partial digest.
+func TestDigestSaysWhetherItIsComplete(t *testing.T) {
+	t.Parallel()
+	d := &breaker.Decision{State: breaker.Open}
+	few := []ledger.Record{{Version: 1, RunID: 1, RunAttempt: 1, Commit: strings.Repeat("a", 40), At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Errors: []ledger.Error{}}}
+	var many []ledger.Record
+	for i := 0; i < 2000; i++ {
+		commit := fmt.Sprintf("%040x", uint64(i)*0x9e3779b97f4a7c15)
+		many = append(many, ledger.Record{Version: 1, RunID: int64(i + 1), RunAttempt: 1, Commit: commit,
+			At: time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC), Errors: []ledger.Error{}})
+	}
+	if body := StickyComment(d, few, CommentOptions{}); !DigestComplete(body) {
+		t.Error("a digest of every record reads as partial")
+	}
+	if body := StickyComment(d, many, CommentOptions{}); DigestComplete(body) {
+		t.Error("a digest that dropped records reads as complete")
+	}
+	if DigestComplete("no digest at all") {
+		t.Error("a body without a digest reads as complete")
+	}
+}
+
 // FuzzDecodeDigest feeds arbitrary comment bodies to the digest reader: a
 // forged or corrupt digest gives an error or validated records.
 func FuzzDecodeDigest(f *testing.F) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
@@ -22,6 +23,8 @@ const Marker = "<!-- loopbreaker:sticky -->"
 const (
 	digestOpen  = "<!-- loopbreaker-digest:v1:"
 	digestClose = " -->"
+	// digestPartial follows a digest that lost its oldest records.
+	digestPartial = "<!-- loopbreaker-digest:partial -->"
 	// MaxDigest bounds the digest's characters; the oldest records are
 	// dropped until it fits.
 	MaxDigest = 24000
@@ -87,6 +90,12 @@ func DecodeDigest(body string) (*ledger.Ledger, error) {
 	return ledger.Decode(data, "sticky comment digest"), nil
 }
 
+// DigestComplete reports whether a comment's digest holds every record it
+// was written with: a long loop's drops its oldest ones to fit.
+func DigestComplete(body string) bool {
+	return strings.Contains(body, digestOpen) && !strings.Contains(body, digestPartial)
+}
+
 // CommentOptions say who writes the sticky comment.
 type CommentOptions struct {
 	// Audit marks the comment of the scheduled audit.
@@ -105,12 +114,15 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 	if o.Audit {
 		b.WriteString("_Scheduled loopbreaker audit._\n\n")
 	}
-	b.WriteString(render.MarkdownReport(d, render.Options{Notes: limitNotes(o.Notes, maxCommentNotes),
+	b.WriteString(render.MarkdownReport(d, render.Options{FoldLog: true, Notes: note.Of(note.GitHub, limitNotes(o.Notes, maxCommentNotes)),
 		ResetHint: "comment `/loopbreaker reset` (people with write access), or remove the `" + LabelOpen + "` label"}))
 	b.WriteString("\n<details><summary>Commands</summary>\n\n")
 	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker skip-phase`, `/loopbreaker abort` or `/loopbreaker guide <text>`.\n\n</details>\n")
 	body := b.String()
-	digest, _ := EncodeDigest(recs)
+	digest, kept := EncodeDigest(recs)
+	if digest != "" && kept < len(recs) {
+		digest += "\n" + digestPartial
+	}
 	if len(body)+len(digest)+1 > CommentBudget {
 		cut := max(0, CommentBudget-len(digest)-200)
 		body = strings.ToValidUTF8(body[:min(len(body), cut)], "") + "\n\n… (truncated)\n"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 )
 
 // Formats lists the output formats.
@@ -27,15 +28,22 @@ func CheckFormat(f string) error {
 type Options struct {
 	// ResetHint is the command or action that resets this breaker.
 	ResetHint string
-	// Notes are facts about the evidence to show (e.g. shallow history).
-	Notes []string
+	// Notes are facts about the evidence (e.g. a shallow history), each
+	// with its code.
+	Notes []note.Note
+	// FoldLog puts the markdown status log in a details block (a PR
+	// comment, where it would push the rest out of sight).
+	FoldLog bool
 }
+
+// StatusLogDetails opens the details block of a folded status log.
+const StatusLogDetails = "<details><summary>Status log</summary>"
 
 // Write renders d in the named format.
 func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 	switch format {
 	case "json":
-		return JSON(w, d)
+		return JSON(w, d, o.Notes)
 	case "markdown":
 		_, err := io.WriteString(w, MarkdownReport(d, o))
 		return err
@@ -46,9 +54,20 @@ func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 	return CheckFormat(format)
 }
 
-// JSON writes the decision object on one line.
-func JSON(w io.Writer, d *breaker.Decision) error {
-	b, err := json.Marshal(d)
+// Object is the --format json object: the decision's fields, then its
+// notes (never null) and the failure context for the agent's next prompt.
+type Object struct {
+	*breaker.Decision
+	Notes          []note.Note `json:"notes"`
+	FailureContext string      `json:"failure_context"`
+}
+
+// JSON writes the decision object, with the notes, on one line.
+func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
+	if notes == nil {
+		notes = []note.Note{}
+	}
+	b, err := json.Marshal(Object{Decision: d, Notes: notes, FailureContext: FailureContext(d)})
 	if err != nil {
 		return fmt.Errorf("encode decision: %w", err)
 	}
@@ -86,26 +105,29 @@ func short(h string) string {
 	return h
 }
 
-// Text is one screen for a person: the state, why, the counters and what
-// to do next.
+// textIndent lines up continuation lines under a label's value.
+const textIndent = "              "
+
+// Text is one screen for a person: the state, why, the counters, the
+// chart of the last iterations and the three next steps.
 func Text(d *breaker.Decision, o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loopbreaker: %s\n", verdict(d))
 	if d.Reason != nil {
-		fmt.Fprintf(&b, "  reason:     %s [%s]\n", Clean(*d.Reason), *d.Trigger)
+		fmt.Fprintf(&b, "  reason:     %s [%s]\n", Clean(*d.Reason), trigger(d))
 	}
 	phase := ""
 	if d.Phase != "" {
 		phase = " · phase " + Clean(d.Phase)
 	}
-	fmt.Fprintf(&b, "  iteration:  %d · commit %s · policy %s%s\n", d.Iteration, short(d.Commit), d.Policy, phase)
-	ws := "n/a"
-	if d.WindowScore != nil {
-		ws = fmt.Sprintf("%+d", *d.WindowScore)
-	}
+	fmt.Fprintf(&b, "  iteration:  %d · commit %s · policy %s%s\n", d.Iteration, short(d.Commit), Clean(d.Policy), phase)
 	fmt.Fprintf(&b, "  counters:   no progress %d · score %+d (window %s) · ignored while open %d\n",
-		d.ConsecutiveNoProgress, d.ProgressScore, ws, d.IgnoredOpen)
-	fmt.Fprintf(&b, "  progress:   last %s%s\n", ts(d.LastProgress), sparkText(d))
+		d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), d.IgnoredOpen)
+	fmt.Fprintf(&b, "  progress:   last %s", ts(d.LastProgress))
+	if c := Chart(d); c != "" {
+		fmt.Fprintf(&b, " · scores %s (%s)", c, ScoreList(d.Recent, " "))
+	}
+	b.WriteByte('\n')
 	if d.OpenedAt != nil {
 		fmt.Fprintf(&b, "  opened:     %s", ts(d.OpenedAt))
 		if d.CooldownUntil != nil {
@@ -116,115 +138,109 @@ func Text(d *breaker.Decision, o Options) string {
 		b.WriteByte('\n')
 	}
 	for _, w := range d.Warnings {
-		fmt.Fprintf(&b, "  warning:    %s\n", Clean(w))
+		fmt.Fprintf(&b, "  warning:    %s\n", Warning(w))
 	}
 	for _, n := range o.Notes {
-		fmt.Fprintf(&b, "  note:       %s\n", Clean(n))
+		fmt.Fprintf(&b, "  note:       %s\n", Clean(n.Text))
 	}
 	if d.NextModel != nil {
 		fmt.Fprintf(&b, "  escalate:   next model %s\n", Clean(*d.NextModel))
 	}
-	if d.State != breaker.Closed {
-		b.WriteString("  next:\n")
-		trig := ""
-		if d.Trigger != nil {
-			trig = *d.Trigger
-		}
-		for _, s := range Strategies(trig) {
-			fmt.Fprintf(&b, "    - %s\n", s)
-		}
-		if d.State == breaker.Open && o.ResetHint != "" {
-			fmt.Fprintf(&b, "    - when the loop may go on: %s\n", o.ResetHint)
-		}
+	next, _ := NextSteps(d)
+	label := "  next:       "
+	for i, s := range next {
+		fmt.Fprintf(&b, "%s%d. %s\n", label, i+1, s)
+		label = textIndent
+	}
+	if d.State == breaker.Open && o.ResetHint != "" {
+		fmt.Fprintf(&b, "%swhen the loop may go on: %s\n", label, o.ResetHint)
 	}
 	return b.String()
 }
 
-func sparkText(d *breaker.Decision) string {
-	if len(d.Recent) < 2 {
-		return ""
+func windowScore(d *breaker.Decision) string {
+	if d.WindowScore == nil {
+		return "n/a"
 	}
-	return " · scores " + Sparkline(scores(d))
+	return fmt.Sprintf("%+d", *d.WindowScore)
 }
 
-func scores(d *breaker.Decision) []int {
-	var out []int
-	for _, s := range d.Recent {
-		if !s.IgnoredOpen {
-			out = append(out, s.Score)
-		}
-	}
-	return out
-}
+// stateIcon is the coloured sign of a state in markdown headings.
+var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}
 
-// Sparkline draws values as block characters, lowest to highest.
-func Sparkline(vals []int) string {
-	if len(vals) == 0 {
-		return ""
-	}
-	bars := []rune("▁▂▃▄▅▆▇█")
-	lo, hi := vals[0], vals[0]
-	for _, v := range vals {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	var b strings.Builder
-	for _, v := range vals {
-		i := 0
-		if hi > lo {
-			i = (v - lo) * (len(bars) - 1) / (hi - lo)
-		}
-		b.WriteRune(bars[i])
-	}
-	return b.String()
-}
-
-// MarkdownReport is seed 003's per-iteration status log plus the trip
-// reason and the recovery strategies, for a job summary or a PR comment.
+// MarkdownReport is the report of a decision for a job summary, a check
+// run or a PR comment. It leads with what a person needs first: the
+// decision, the reason, the three next steps (and what resets the
+// breaker), the next model when escalating, the failing tests and the
+// chart; then the counters, the warnings and the notes; then the
+// per-iteration status log, the newest iteration first.
 func MarkdownReport(d *breaker.Decision, o Options) string {
 	var b strings.Builder
-	icon := map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}[d.State]
-	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", icon, verdict(d))
+	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", stateIcon[d.State], verdict(d))
 	if d.Reason != nil {
-		fmt.Fprintf(&b, "**Why:** %s (rule `%s`)\n\n", Markdown(*d.Reason), *d.Trigger)
+		fmt.Fprintf(&b, "**Why:** %s (rule `%s`)\n\n", Markdown(*d.Reason), trigger(d))
 	}
-	ws := "n/a"
-	if d.WindowScore != nil {
-		ws = fmt.Sprintf("%+d", *d.WindowScore)
+	if next, more := NextSteps(d); len(next) > 0 {
+		b.WriteString("**Next steps**\n\n")
+		for i, s := range next {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+		}
+		b.WriteString("\n")
+		if len(more) > 0 {
+			fmt.Fprintf(&b, "Also: %s.\n\n", strings.Join(more, "; "))
+		}
 	}
-	fmt.Fprintf(&b, "Iteration %d · policy `%s` · no progress for %d · score %+d (window %s) · last progress %s · ignored while open %d\n\n",
-		d.Iteration, d.Policy, d.ConsecutiveNoProgress, d.ProgressScore, ws, ts(d.LastProgress), d.IgnoredOpen)
-	if sc := scores(d); len(sc) > 1 {
-		fmt.Fprintf(&b, "Progress score by iteration: `%s` (%s)\n\n", Sparkline(sc), joinInts(sc))
+	if d.State == breaker.Open && o.ResetHint != "" {
+		fmt.Fprintf(&b, "When the loop may go on: %s\n\n", o.ResetHint)
 	}
+	if d.NextModel != nil {
+		fmt.Fprintf(&b, "**Escalate:** switch the loop to the next model, %s.\n\n", Code(*d.NextModel))
+	}
+	if names, total := Failing(d); total > 0 {
+		fmt.Fprintf(&b, "**Failing tests (%d):** %s\n\n", total, failingList(names, total))
+	}
+	if c := Chart(d); c != "" {
+		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), ChartLegend)
+	}
+	fmt.Fprintf(&b, "Iteration %d · policy %s · no progress for %d · score %+d (window %s) · last progress %s · ignored while open %d\n\n",
+		d.Iteration, Code(d.Policy), d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), ts(d.LastProgress), d.IgnoredOpen)
 	for _, w := range d.Warnings {
-		fmt.Fprintf(&b, "> [!WARNING]\n> %s\n\n", Markdown(w))
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s\n\n", Markdown(Warning(w)))
 	}
 	for _, n := range o.Notes {
-		fmt.Fprintf(&b, "> [!NOTE]\n> %s\n\n", Markdown(n))
-	}
-	if d.State != breaker.Closed {
-		trig := ""
-		if d.Trigger != nil {
-			trig = *d.Trigger
-		}
-		if st := Strategies(trig); len(st) > 0 {
-			b.WriteString("### What to do next\n\n")
-			for i, s := range st {
-				fmt.Fprintf(&b, "%d. %s\n", i+1, s)
-			}
-			if d.State == breaker.Open && o.ResetHint != "" {
-				fmt.Fprintf(&b, "%d. When the loop may go on: %s\n", len(st)+1, o.ResetHint)
-			}
-			b.WriteString("\n")
-		}
+		fmt.Fprintf(&b, "> [!NOTE]\n> %s\n\n", Markdown(n.Text))
 	}
 	if len(d.Recent) > 0 {
-		b.WriteString("### Status log\n\n")
+		if o.FoldLog {
+			b.WriteString(StatusLogDetails + "\n\n")
+		} else {
+			b.WriteString("### Status log\n\n")
+		}
 		for i := len(d.Recent) - 1; i >= 0; i-- {
 			writeStep(&b, &d.Recent[i])
 		}
+		if o.FoldLog {
+			b.WriteString("</details>\n")
+		}
 	}
 	return b.String()
+}
+
+// failingList is the failing tests' names as inline code, "and N more"
+// when total is larger; "not named by the report" when there are none.
+func failingList(names []string, total int) string {
+	if len(names) == 0 {
+		return "not named by the report"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = Code(n)
+	}
+	s := strings.Join(q, ", ")
+	if more := total - len(names); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }
 
 func writeStep(b *strings.Builder, s *breaker.Step) {
@@ -256,6 +272,9 @@ func writeStep(b *strings.Builder, s *breaker.Step) {
 			build = ", build failed"
 		}
 		fmt.Fprintf(b, "- Tests: %d passed, %d failed, %d skipped%s\n", t.Passed, t.Failed, t.Skipped, build)
+		if len(t.Failing) > 0 {
+			fmt.Fprintf(b, "- Failing tests: %s\n", failingList(t.Failing[:min(len(t.Failing), maxFailing)], max(t.Failed, len(t.Failing))))
+		}
 	} else {
 		b.WriteString("- Tests: no report\n")
 	}
@@ -275,12 +294,4 @@ func writeStep(b *strings.Builder, s *breaker.Step) {
 	fmt.Fprintf(b, "- Progress: %s\n", prog)
 	fmt.Fprintf(b, "- Progress score: %+d\n", s.Score)
 	fmt.Fprintf(b, "- Stagnation risk: %s\n\n", s.Risk)
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprintf("%+d", x)
-	}
-	return strings.Join(s, ", ")
 }

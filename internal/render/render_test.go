@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -76,7 +77,7 @@ func TestGolden(t *testing.T) {
 			t.Run(name+"."+format, func(t *testing.T) {
 				t.Parallel()
 				var buf bytes.Buffer
-				if err := Write(&buf, format, &d, Options{ResetHint: "loopbreaker reset --state s.json --reason \"...\"", Notes: []string{"note from " + hostile}}); err != nil {
+				if err := Write(&buf, format, &d, Options{ResetHint: "loopbreaker reset --state s.json --reason \"...\"", Notes: []note.Note{{Code: note.GitHistory, Text: "note from " + hostile}}}); err != nil {
 					t.Fatal(err)
 				}
 				path := filepath.Join("testdata", name+"."+format+".golden")
@@ -100,14 +101,14 @@ func TestGolden(t *testing.T) {
 func TestAgentTextNeverRawOutsideCode(t *testing.T) {
 	t.Parallel()
 	d := scenarios(t)["open_same_error"]
-	md := MarkdownReport(&d, Options{Notes: []string{hostile}})
+	md := MarkdownReport(&d, Options{Notes: []note.Note{{Code: note.GitHistory, Text: hostile}}})
 	outside := regexpCode.ReplaceAllString(md, "")
 	for _, bad := range []string{"<script", "@octo-org", "\x1b", "](http", "\n| `code`", "::error::pwned\n"} {
 		if strings.Contains(outside, bad) {
 			t.Errorf("markdown has %q outside code spans", bad)
 		}
 	}
-	for _, line := range strings.Split(Text(&d, Options{Notes: []string{hostile}}), "\n") {
+	for _, line := range strings.Split(Text(&d, Options{Notes: []note.Note{{Code: note.GitHistory, Text: hostile}}}), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "::") || strings.ContainsRune(line, 0x1b) {
 			t.Errorf("text line could act as a workflow command or escape: %q", line)
 		}
@@ -137,19 +138,6 @@ func TestEscapers(t *testing.T) {
 	}
 }
 
-func TestSparkline(t *testing.T) {
-	t.Parallel()
-	if got, want := Sparkline([]int{-3, 0, 4}), "▁▄█"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if got, want := Sparkline([]int{2, 2}), "▁▁"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if Sparkline(nil) != "" {
-		t.Errorf("empty input should draw nothing")
-	}
-}
-
 func TestStrategiesForEveryRule(t *testing.T) {
 	t.Parallel()
 	for _, r := range policy.RuleOrder {
@@ -160,3 +148,65 @@ func TestStrategiesForEveryRule(t *testing.T) {
 }
 
 var regexpCode = regexp.MustCompile("`[^`\n]*`")
+
+// doubled is a warning label followed by a warning's own "warning:".
+var doubled = regexp.MustCompile(`(?i)warning:\W+warning:`)
+
+// TestWarningIsSaidOnce: the max_iterations warning's own "warning: " is
+// not repeated after a label that already says it.
+func TestWarningIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	var its []breaker.Iteration
+	for i := 0; i < 8; i++ {
+		its = append(its, breaker.Iteration{Change: files(1, string(rune('a'+i)), "main.go")})
+	}
+	d := fold(t, "default", its)
+	if len(d.Warnings) != 1 || !strings.HasPrefix(d.Warnings[0], "warning: ") {
+		t.Fatalf("got warnings %q, want the iteration warning", d.Warnings)
+	}
+	for name, out := range map[string]string{"text": Text(&d, Options{}), "markdown": MarkdownReport(&d, Options{}), "failure context": FailureContext(&d)} {
+		if doubled.MatchString(out) || !strings.Contains(out, "iteration 8 of at most 20") {
+			t.Errorf("%s: the warning is doubled or missing:\n%s", name, out)
+		}
+	}
+}
+
+// TestThreeNextSteps: a decision that is not CLOSED leads with three next
+// steps; markdown keeps the others after them; CLOSED has none.
+func TestThreeNextSteps(t *testing.T) {
+	t.Parallel()
+	d := scenarios(t)["half_open"]
+	next, more := NextSteps(&d)
+	if len(next) != 3 || len(more) != 1 || next[0] != Strategies("no_progress")[0] {
+		t.Errorf("got next %q and more %q, want the first three strategies and the fourth", next, more)
+	}
+	text := Text(&d, Options{})
+	if !strings.Contains(text, "  next:       1. "+next[0]+"\n") || !strings.Contains(text, "              3. "+next[2]+"\n") || strings.Contains(text, more[0]) {
+		t.Errorf("text does not lead with the three steps:\n%s", text)
+	}
+	if md := MarkdownReport(&d, Options{}); !strings.Contains(md, "3. "+next[2]+"\n\nAlso: "+more[0]+".") {
+		t.Errorf("markdown lacks the steps or the others:\n%s", md)
+	}
+	closed := scenarios(t)["closed"]
+	if next, _ := NextSteps(&closed); next != nil {
+		t.Errorf("CLOSED: got next steps %q", next)
+	}
+}
+
+// TestFailingTestsAreNamedAndEscaped: the newest measured iteration's
+// failing tests, at most five, as code spans.
+func TestFailingTestsAreNamedAndEscaped(t *testing.T) {
+	t.Parallel()
+	names := []string{"TestA`<b>@x", "TestB", "TestC", "TestD", "TestE", "TestF"}
+	d := fold(t, "default", []breaker.Iteration{
+		{Change: files(1, "t1", "a.go"), Tests: &breaker.Tests{Passed: 1, Failed: 6, Failing: names}},
+	})
+	got, total := Failing(&d)
+	if total != 6 || len(got) != 5 || got[0] != "TestA`<b>@x" {
+		t.Errorf("got %q of %d, want the first five of 6", got, total)
+	}
+	md := MarkdownReport(&d, Options{})
+	if !strings.Contains(md, "**Failing tests (6):** `TestAˋ<b>@x`, `TestB`, `TestC`, `TestD`, `TestE` and 1 more\n") {
+		t.Errorf("markdown does not list the failing tests:\n%s", md)
+	}
+}

@@ -1,13 +1,24 @@
 //go:build ignore
 
-// Command assert checks the fake GitHub API's final state after the end-to-end run: the PR has
-// the open label, exactly one sticky comment, and a failed "loopbreaker" status on its head.
-// Usage: go run assert.go DUMP.json HEAD_SHA
+// Command assert drives and checks the fake GitHub API around the end-to-end runs:
+//
+//	assert.go open DUMP OWNER/REPO N HEAD      pull request N has the open label, one sticky
+//	                                           comment with agent text escaped, a failed status on HEAD
+//	assert.go fork DUMP OWNER/REPO N OTHER HEAD  as open, and pull request OTHER has no label or comment
+//	assert.go status DUMP OWNER/REPO SHA STATE [NOT...]  SHA has a loopbreaker status STATE, the NOT commits none
+//	assert.go event API OWNER/REPO KIND KEY=VALUE... OUT  writes the payload the fake builds for an event
+//	assert.go upload API OWNER/REPO RUN FILE     uploads FILE as run RUN's loopbreaker-record artifact
+//	assert.go seed API FILE                      loads a seed into the running fake
+//	assert.go push API OWNER/REPO N HEAD MERGE   moves pull request N's head and test merge commit
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -36,57 +47,166 @@ type dump struct {
 }
 
 func main() {
-	if err := run(os.Args[1], os.Args[2]); err != nil {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "assert: usage: assert.go open|fork|status|event|upload|seed ...")
+		os.Exit(2)
+	}
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; {
+	case cmd == "open" && len(args) == 4:
+		err = pullChecks(args[0], args[1], args[2], "", args[3])
+	case cmd == "fork" && len(args) == 5:
+		err = pullChecks(args[0], args[1], args[2], args[3], args[4])
+	case cmd == "status" && len(args) >= 4:
+		err = statusChecks(args[0], args[1], args[2], args[3], args[4:])
+	case cmd == "event" && len(args) >= 4:
+		err = event(args[0], args[1], args[2], args[3:len(args)-1], args[len(args)-1])
+	case cmd == "upload" && len(args) == 4:
+		err = upload(args[0], args[1], args[2], args[3])
+	case cmd == "seed" && len(args) == 2:
+		err = seed(args[0], args[1])
+	case cmd == "push" && len(args) == 5:
+		q := url.Values{"repo": {args[1]}, "number": {args[2]}, "head": {args[3]}, "merge": {args[4]}}
+		err = post(args[0]+"/_fake/push?"+q.Encode(), nil)
+	default:
+		err = fmt.Errorf("bad arguments %q", os.Args[1:])
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "assert:", err)
 		os.Exit(1)
 	}
-	fmt.Println("assert: labels, sticky comment and status are as expected")
 }
 
-func run(path, head string) error {
+func readDump(path, full string) (*dump, int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	var d dump
 	if err := json.Unmarshal(data, &d); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return nil, 0, fmt.Errorf("%s: %v", path, err)
 	}
-	for _, r := range d.Repos {
-		if r.Owner != "octo" || r.Name != "loop" {
+	for i, r := range d.Repos {
+		if r.Owner+"/"+r.Name == full {
+			return &d, i, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("the dump has no repository %s", full)
+}
+
+// pullChecks: pull request n has the open label, exactly one sticky comment whose agent text is
+// escaped, and a failed loopbreaker status on head; pull request other (when given) has neither
+// label nor comment.
+func pullChecks(path, full, n, other, head string) error {
+	d, i, err := readDump(path, full)
+	if err != nil {
+		return err
+	}
+	r := d.Repos[i]
+	labelled := map[string]bool{}
+	for _, p := range r.Pulls {
+		for _, l := range p.Labels {
+			if l == "loopbreaker:open" {
+				labelled[fmt.Sprint(p.Number)] = true
+			}
+		}
+	}
+	if !labelled[n] {
+		return fmt.Errorf("PR %s lacks the loopbreaker:open label", n)
+	}
+	sticky := map[string]int{}
+	for _, c := range r.Comments {
+		if strings.Contains(c.Body, "<!-- loopbreaker:sticky -->") {
+			sticky[fmt.Sprint(c.Number)]++
+			// Inside code spans GitHub renders neither HTML nor mentions.
+			outside := codeSpan.ReplaceAllString(c.Body, "")
+			if strings.Contains(outside, "<img") || strings.Contains(outside, "@octo/admins") {
+				return fmt.Errorf("the sticky comment holds agent text unescaped")
+			}
+		}
+	}
+	if sticky[n] != 1 {
+		return fmt.Errorf("PR %s has %d sticky comments, want 1", n, sticky[n])
+	}
+	if other != "" && (labelled[other] || sticky[other] != 0) {
+		return fmt.Errorf("PR %s was labelled or commented: it is another pull request", other)
+	}
+	return statusChecks(path, full, head, "failure", nil)
+}
+
+// statusChecks: sha has a loopbreaker status state; the commits of not have none.
+func statusChecks(path, full, sha, state string, not []string) error {
+	d, i, err := readDump(path, full)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, s := range d.Repos[i].Statuses {
+		if s.Context != "loopbreaker" {
 			continue
 		}
-		labelled := false
-		for _, p := range r.Pulls {
-			if p.Number == 7 {
-				for _, l := range p.Labels {
-					labelled = labelled || l == "loopbreaker:open"
-				}
+		if s.SHA == sha && s.State == state {
+			found = true
+		}
+		for _, x := range not {
+			if s.SHA == x {
+				return fmt.Errorf("%s got a loopbreaker status: the run evaluated it", x)
 			}
 		}
-		if !labelled {
-			return fmt.Errorf("PR 7 lacks the loopbreaker:open label")
-		}
-		sticky := 0
-		for _, c := range r.Comments {
-			if c.Number == 7 && strings.Contains(c.Body, "<!-- loopbreaker:sticky -->") {
-				sticky++
-				// Inside code spans GitHub renders neither HTML nor mentions.
-				outside := codeSpan.ReplaceAllString(c.Body, "")
-				if strings.Contains(outside, "<img") || strings.Contains(outside, "@octo/admins") {
-					return fmt.Errorf("the sticky comment holds agent text unescaped")
-				}
-			}
-		}
-		if sticky != 1 {
-			return fmt.Errorf("PR 7 has %d sticky comments, want 1", sticky)
-		}
-		for _, s := range r.Statuses {
-			if s.SHA == head && s.Context == "loopbreaker" && s.State == "failure" {
-				return nil
-			}
-		}
-		return fmt.Errorf("no failed loopbreaker status on %s", head)
 	}
-	return fmt.Errorf("the dump has no repository octo/loop")
+	if !found {
+		return fmt.Errorf("no %s loopbreaker status on %s", state, sha)
+	}
+	return nil
+}
+
+// event writes the payload the fake builds for an event, and prints its run's ref.
+func event(api, full, kind string, params []string, out string) error {
+	q := url.Values{"repo": {full}, "kind": {kind}}
+	for _, p := range params {
+		k, v, _ := strings.Cut(p, "=")
+		q.Set(k, v)
+	}
+	resp, err := http.Get(api + "/_fake/event?" + q.Encode())
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("event %s: %d %s %v", kind, resp.StatusCode, body, err)
+	}
+	fmt.Println(resp.Header.Get("X-Fake-Ref"))
+	return os.WriteFile(out, body, 0o644)
+}
+
+// upload posts a record file as run run's loopbreaker-record artifact.
+func upload(api, full, run, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	q := url.Values{"repo": {full}, "run_id": {run}, "name": {"loopbreaker-record"}, "file": {"record.json"}, "overwrite": {"true"}}
+	return post(api+"/_fake/upload?"+q.Encode(), data)
+}
+
+func seed(api, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return post(api+"/_fake/seed", data)
+}
+
+func post(u string, data []byte) error {
+	resp, err := http.Post(u, "application/octet-stream", bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("POST %s: %d %s", u, resp.StatusCode, body)
+	}
+	return nil
 }

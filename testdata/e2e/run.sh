@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# End-to-end test of the action: build a stuck agent loop as a git repository, run the composite
-# variant with nektos/act in host mode against the fake GitHub API on 127.0.0.1, then check the
-# step's outputs, the job summary, and the labels, comment and status the fake received.
+# End-to-end test of the action: agent loops built as git repositories, the composite variant run
+# with nektos/act in host mode against the fake GitHub API on 127.0.0.1, then the step's outputs,
+# the job summary, and the labels, comments and statuses the fake received are checked:
+#   1. a stuck loop on a pull request: outputs, summary, label, one sticky comment, the status,
+#      and no agent text that escapes its escaping;
+#   2. two pull requests run, as GitHub runs them, on the test merge commit of each of five
+#      pushes: the healthy one stays CLOSED, the stuck one opens, every record names the head;
+#   3. a fork's pull request decided by workflow_run, whose payload lists no pull request: the
+#      label and the comment land on it, not on another fork's of the same branch name;
+#   4. an issue_comment run on the default branch while another loop's record artifact there is
+#      newer: the pull request's own is used.
 # Usage: run.sh ACT_BINARY
 set -euo pipefail
 act_bin=$1
@@ -9,31 +17,71 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 fake_pid=""
 cleanup() {
-  [ -n "${KEEP:-}" ] && { echo "kept $work"; [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null; return; }
   [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null || true
-  rm -rf "$work"
+  if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 fail() { [ -f "$work/act.log" ] && tail -40 "$work/act.log" >&2; echo "e2e: FAIL: $*" >&2; exit 1; }
+check() { grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }; }
 
-# The loop: the project's source as the base commit, then an agent that keeps failing the same
-# test without changing anything.
-repo=$work/loop
-mkdir -p "$repo"
-(cd "$root" && git ls-files -z | xargs -0 tar cf -) | (cd "$repo" && tar xf -)
-mkdir -p "$repo/.github/workflows"
-cp "$root/testdata/e2e/workflow.yml" "$repo/.github/workflows/e2e.yml"
-cd "$repo"
-git init -q -b agent/loop
-git config user.name agent
-git config user.email agent@example.com
-git remote add origin https://github.com/octo/loop
-git add -A
-GIT_COMMITTER_DATE=2026-03-01T09:00:00Z git commit -q --date 2026-03-01T09:00:00Z -m "base"
-base=$(git rev-parse HEAD)
-for i in 1 2 3; do
-  GIT_COMMITTER_DATE=2026-03-01T09:1${i}:00Z git commit -q --allow-empty --date 2026-03-01T09:1${i}:00Z -m "iteration $i: try again"
-done
+(cd "$root" && go build -o "$work/fakegithub" ./cmd/fakegithub && go build -o "$work/tool" ./testdata/e2e/assert.go)
+tool() { "$work/tool" "$@"; }
+
+# start_fake SEED: the fake GitHub API, its final state dumped to $work/dump.json on exit.
+start_fake() {
+  "$work/fakegithub" -addr 127.0.0.1:0 -state "$1" -dump "$work/dump.json" > "$work/fake.log" 2>&1 &
+  fake_pid=$!
+  api=""
+  for _ in $(seq 1 100); do
+    api=$(sed -n 's/^listening on //p' "$work/fake.log" | head -1)
+    [ -n "$api" ] && break
+    sleep 0.1
+  done
+  [ -n "$api" ] || fail "the fake GitHub API did not start: $(cat "$work/fake.log")"
+}
+stop_fake() {
+  kill -TERM "$fake_pid"; wait "$fake_pid" 2>/dev/null || true; fake_pid=""
+  [ -s "$work/dump.json" ] || fail "the fake wrote no dump"
+}
+
+# new_repo DIR OWNER/NAME BRANCH: the project's source (the composite action builds it) as the
+# base commit on main, origin pointing at GitHub, and BRANCH checked out from it.
+new_repo() {
+  mkdir -p "$1"
+  (cd "$root" && git ls-files -z | xargs -0 tar cf -) | (cd "$1" && tar xf -)
+  mkdir -p "$1/.github/workflows"
+  cp "$root/testdata/e2e/workflow.yml" "$1/.github/workflows/e2e.yml"
+  cd "$1"
+  git init -q -b main
+  git config user.name agent
+  git config user.email agent@example.com
+  git remote add origin "https://github.com/$2"
+  git add -A
+  GIT_COMMITTER_DATE=2026-03-01T09:00:00Z git commit -q --date 2026-03-01T09:00:00Z -m "base"
+  git checkout -q -b "$3"
+}
+
+# commit MINUTE MESSAGE: an empty commit, or one of the files staged before.
+commit() {
+  GIT_COMMITTER_DATE="2026-03-01T1${1}Z" git commit -q --allow-empty --date "2026-03-01T1${1}Z" -m "$2"
+}
+
+# run_act EVENT PAYLOAD RESULT [ENV...]: the e2e workflow for EVENT under act.
+run_act() {
+  local event=$1 payload=$2 result=$3
+  shift 3
+  local envs=()
+  for e in "$@"; do envs+=(--env "$e"); done
+  ACT_DISABLE_VERSION_CHECK=1 "$act_bin" "$event" -e "$payload" -W .github/workflows/e2e.yml \
+    -P ubuntu-latest=-self-hosted --no-cache-server -s GITHUB_TOKEN=test-token \
+    --env GITHUB_API_URL="$api" --env E2E_RESULT="$result" "${envs[@]}" > "$work/act.log" 2>&1 \
+    || fail "act failed ($event)"
+}
+
+# 1. A stuck loop: the agent keeps failing the same test without changing anything.
+new_repo "$work/loop" octo/loop agent/loop
+base=$(git rev-parse main)
+for i in 1 2 3; do commit "0:1${i}:00" "iteration $i: try again"; done
 head=$(git rev-parse HEAD)
 cat > report.xml <<'XML'
 <testsuite name="parser" tests="2" failures="1">
@@ -42,7 +90,6 @@ cat > report.xml <<'XML'
 </testsuite>
 XML
 printf 'thinking...\nError: unexpected token ::set-output name=state::CLOSED\n' > agent.log
-
 cat > "$work/event.json" <<JSON
 {"action": "synchronize", "number": 7,
  "pull_request": {"number": 7, "created_at": "2026-03-01T09:00:00Z", "labels": [],
@@ -54,35 +101,145 @@ JSON
 cat > "$work/seed.json" <<JSON
 {"repos": [{"owner": "octo", "name": "loop", "pulls": [{"number": 7, "title": "agent loop", "user": "agent", "head_sha": "$head", "head_ref": "agent/loop", "base_ref": "main", "base_sha": "$base"}]}]}
 JSON
-
-# The fake GitHub API.
-(cd "$root" && go build -o "$work/fakegithub" ./cmd/fakegithub)
-"$work/fakegithub" -addr 127.0.0.1:0 -state "$work/seed.json" -dump "$work/dump.json" > "$work/fake.log" 2>&1 &
-fake_pid=$!
-for _ in $(seq 1 100); do
-  grep -q '^listening on ' "$work/fake.log" 2>/dev/null && break
-  sleep 0.1
-done
-api=$(sed -n 's/^listening on //p' "$work/fake.log" | head -1)
-[ -n "$api" ] || fail "the fake GitHub API did not start: $(cat "$work/fake.log")"
-
+start_fake "$work/seed.json"
 result=$work/result.txt
-ACT_DISABLE_VERSION_CHECK=1 "$act_bin" pull_request -e "$work/event.json" -W .github/workflows/e2e.yml \
-  -P ubuntu-latest=-self-hosted --no-cache-server -s GITHUB_TOKEN=test-token \
-  --env GITHUB_API_URL="$api" --env E2E_RESULT="$result" > "$work/act.log" 2>&1 \
-  || { tail -50 "$work/act.log"; fail "act failed"; }
-
-kill -TERM "$fake_pid"; wait "$fake_pid" 2>/dev/null || true; fake_pid=""
-[ -s "$work/dump.json" ] || fail "the fake wrote no dump"
-
-check() { grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }; }
+run_act pull_request "$work/event.json" "$result" E2E_REPORTS=report.xml E2E_LOG=agent.log
+stop_fake
 check "$result" "outcome=failure" "the step should fail when the breaker is OPEN"
 check "$result" "state=OPEN" "state output"
 check "$result" "allow-continue=false" "allow-continue output"
 check "$result" "trigger=no_progress" "trigger output"
 check "$result" "iteration=3" "iteration output"
+check "$result" "shallow=false" "shallow output"
 grep -q '"state":"OPEN"' "$result.decision.json" || fail "decision output is not the JSON decision"
 check "$work/act.log" "Summary - ## 🔴 loopbreaker: OPEN" "job summary"
 if grep -q '^state=CLOSED' "$result"; then fail "agent text injected an output"; fi
-go run "$root/testdata/e2e/assert.go" "$work/dump.json" "$head" || fail "GitHub side effects"
-echo "e2e: ok (outputs, job summary, labels, sticky comment and status checked)"
+tool open "$work/dump.json" octo/loop 7 "$head" || fail "GitHub side effects of the stuck loop"
+echo "e2e: 1 ok (outputs, job summary, labels, sticky comment and status)"
+
+# 2. Two pull requests on GitHub's test merge commit, five pushes each.
+cat > "$work/seed.json" <<JSON
+{"repos": [{"owner": "octo", "name": "healthy", "pulls": [{"number": 3, "title": "healthy loop", "user": "agent", "head_ref": "agent/healthy", "base_ref": "main"}]},
+           {"owner": "octo", "name": "stuck", "pulls": [{"number": 4, "title": "stuck loop", "user": "agent", "head_ref": "agent/stuck", "base_ref": "main"}]}]}
+JSON
+start_fake "$work/seed.json"
+for kind in healthy stuck; do
+  n=3; [ "$kind" = stuck ] && n=4
+  new_repo "$work/$kind" "octo/$kind" "agent/$kind"
+  base=$(git rev-parse main)
+  merge="" states=""
+  for i in 1 2 3 4 5; do
+    git checkout -q "agent/$kind"
+    if [ "$kind" = healthy ]; then
+      mkdir -p pkg
+      printf 'package pkg\n\nfunc F%d() int { return %d }\n' "$i" "$i" > "pkg/f$i.go"
+      printf 'package pkg\n\nimport "testing"\n\nfunc TestF%d(t *testing.T) { _ = F%d() }\n' "$i" "$i" > "pkg/f${i}_test.go"
+      git add pkg
+    fi
+    commit "$i:00:00" "push $i"
+    head=$(git rev-parse HEAD)
+    # GitHub makes refs/pull/N/merge anew: a fresh checkout has only the new merge commit.
+    [ -n "$merge" ] && rm -f ".git/objects/${merge:0:2}/${merge:2}"
+    merge=$(GIT_COMMITTER_DATE="2026-03-01T1$i:01:00Z" GIT_AUTHOR_DATE="2026-03-01T1$i:01:00Z" \
+      git commit-tree "$head^{tree}" -p "$base" -p "$head" -m "Merge $head into $base")
+    git checkout -q --detach "$merge"
+    tool push "$api" "octo/$kind" "$n" "$head" "$merge"
+    tool event "$api" "octo/$kind" pull_request "number=$n" "$work/event.json" > /dev/null
+    result=$work/$kind-$i.txt
+    run_act pull_request "$work/event.json" "$result" "GITHUB_RUN_ID=$((500 + i))"
+    state=$(sed -n 's/^state=//p' "$result")
+    states="$states $state"
+    [ -s "$result.record.json" ] || fail "$kind push $i: no record written"
+    grep -q "$head" "$result.record.json" || fail "$kind push $i: the record does not name the head $head"
+    if grep -q "$merge" "$result.record.json"; then fail "$kind push $i: the record names the merge commit"; fi
+    tool upload "$api" "octo/$kind" "$((500 + i))" "$result.record.json" || fail "upload of $kind's record"
+  done
+  want=" CLOSED CLOSED CLOSED CLOSED CLOSED"
+  [ "$kind" = stuck ] && want=" CLOSED HALF_OPEN OPEN OPEN OPEN"
+  [ "$states" = "$want" ] || { cat "$work/act.log" | tail -60; fail "$kind: got states$states, want$want"; }
+  check "$result" "iteration=5" "$kind: iteration after five pushes"
+done
+stop_fake
+tool status "$work/dump.json" octo/healthy "$(cd "$work/healthy" && git rev-parse agent/healthy)" success || fail "healthy: the head's status"
+tool status "$work/dump.json" octo/stuck "$(cd "$work/stuck" && git rev-parse agent/stuck)" failure || fail "stuck: the head's status"
+echo "e2e: 2 ok (five pushes on test merge commits: healthy CLOSED, stuck OPEN, records of the heads)"
+
+# 3. A fork's pull request decided by workflow_run. The decide run checks out the base repository;
+# the fork's commits are in it under refs/pull/12/head, as loopbreaker fetches them from GitHub.
+new_repo "$work/forkloop" octo/forkloop fork-main
+git checkout -q main
+mkdir -p .github
+printf 'extends = "default"\n' > .github/loopbreaker.toml
+git add .github/loopbreaker.toml
+commit "0:05:00" "the base's policy"
+base=$(git rev-parse main)
+git checkout -q -B fork-main
+printf 'extends = "default"\n[rules.no_progress]\nenabled = false\n' > .github/loopbreaker.toml
+echo 'package main' > fork.go
+git add .github/loopbreaker.toml fork.go
+commit "0:10:00" "the fork loosens the policy"
+for i in 1 2 3; do commit "0:1${i}:00" "iteration $i: try again"; done
+head=$(git rev-parse HEAD)
+git update-ref refs/pull/12/head "$head"
+git checkout -q main
+git branch -q -D fork-main
+cat > "$work/seed.json" <<JSON
+{"tokens": [{"token": "test-token", "login": "github-actions[bot]", "type": "Bot",
+             "permissions": {"contents": "read", "pull-requests": "write", "issues": "write", "statuses": "write", "actions": "read"}}],
+ "repos": [{"owner": "octo", "name": "forkloop",
+   "pulls": [{"number": 12, "title": "a fork's loop", "user": "carol", "fork": true, "head_sha": "$head", "head_ref": "main", "base_ref": "main", "base_sha": "$base"},
+             {"number": 14, "title": "another fork's main", "user": "dave", "fork": true, "head_sha": "$(printf 'd%.0s' $(seq 40))", "head_ref": "main", "base_ref": "main", "base_sha": "$base"}],
+   "runs": [{"id": 77, "head_branch": "main", "head_sha": "$head", "head_repo": "carol/forkloop", "event": "pull_request", "conclusion": "success"}]}]}
+JSON
+start_fake "$work/seed.json"
+tool event "$api" octo/forkloop workflow_run run_id=77 "$work/event.json" > /dev/null
+if grep -q '"number"' "$work/event.json"; then fail "the fork's workflow_run payload lists a pull request"; fi
+result=$work/fork.txt
+run_act workflow_run "$work/event.json" "$result" E2E_POLICY=.github/loopbreaker.toml GITHUB_RUN_ID=78
+stop_fake
+check "$result" "state=OPEN" "fork: the base's policy decides (OPEN), not the fork's"
+tool fork "$work/dump.json" octo/forkloop 12 14 "$head" || fail "fork: the label and the comment did not land on #12 alone"
+echo "e2e: 3 ok (a fork's pull request through workflow_run)"
+
+# 4. An issue_comment run, on the default branch, while another loop's artifact there is newer.
+new_repo "$work/commented" octo/commented agent/commented
+base=$(git rev-parse main)
+for i in 1 2 3; do
+  printf 'package main\n\nfunc f%d() {}\n' "$i" > "f$i.go"
+  git add "f$i.go"
+  commit "0:1${i}:00" "iteration $i"
+done
+head=$(git rev-parse HEAD)
+git checkout -q main
+echo '// the default branch moved on' >> main.go
+git add main.go
+commit "1:00:00" "main's own work"
+other=$(git rev-parse HEAD)
+git checkout -q --detach "$head"   # actions/checkout with ref: refs/pull/5/head
+mine="[{\"version\":1,\"run_id\":301,\"run_attempt\":1,\"commit\":\"$head\",\"at\":\"2026-03-01T11:00:00Z\",\"errors\":[]}]"
+theirs="["
+for i in 1 2 3 4 5 6; do
+  theirs="$theirs{\"version\":1,\"run_id\":40$i,\"run_attempt\":1,\"commit\":\"$other\",\"at\":\"2026-03-01T12:0${i}:00Z\",\"errors\":[]}"
+  [ "$i" = 6 ] || theirs="$theirs,"
+done
+theirs="$theirs]"
+cat > "$work/seed.json" <<JSON
+{"repos": [{"owner": "octo", "name": "commented", "permissions": {"maintainer": "write"},
+   "pulls": [{"number": 5, "title": "agent loop", "user": "agent", "head_sha": "$head", "head_ref": "agent/commented", "base_ref": "main", "base_sha": "$base"}],
+   "comments": [{"number": 5, "id": 5001, "login": "maintainer", "user_type": "User", "body": "/loopbreaker guide keep going", "created_at": "2026-03-01T13:00:00Z"}],
+   "runs": [{"id": 301, "head_branch": "agent/commented", "head_sha": "$head", "created_at": "2026-03-01T11:00:00Z"},
+            {"id": 406, "head_branch": "main", "head_sha": "$other", "created_at": "2026-03-01T12:30:00Z"}],
+   "artifacts": [{"run_id": 301, "name": "loopbreaker-record", "zip_files": {"record.json": $(printf '%s' "$mine" | sed 's/"/\\"/g; s/^/"/; s/$/"/')}},
+                 {"run_id": 406, "name": "loopbreaker-record", "zip_files": {"record.json": $(printf '%s' "$theirs" | sed 's/"/\\"/g; s/^/"/; s/$/"/')}}]}]}
+JSON
+start_fake "$work/seed.json"
+tool event "$api" octo/commented issue_comment number=5 comment_id=5001 "$work/event.json" > /dev/null
+result=$work/comment.txt
+run_act issue_comment "$work/event.json" "$result" GITHUB_RUN_ID=900
+stop_fake
+check "$result" "state=CLOSED" "issue_comment: another loop's records decided"
+check "$work/act.log" "run 301" "issue_comment: the pull request's own artifact (run 301) was not read"
+if grep -q "run 406" "$work/act.log"; then fail "issue_comment: the default branch's newer artifact (run 406) was used"; fi
+tool status "$work/dump.json" octo/commented "$head" success "$other" || fail "issue_comment: the status of the pull request's head"
+echo "e2e: 4 ok (an issue_comment run reads the pull request's own records)"
+echo "e2e: ok"

@@ -319,8 +319,45 @@ func isCompletion(lower string) bool {
 			}
 		}
 	}
-	core := strings.TrimFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) })
-	return core == "done" || core == "all done"
+	return saysDone(lower)
+}
+
+// saysDone reports whether a clause of the line, between sentence or
+// clause punctuation, is a bare "done" or "all done" ("Fixed the parser.
+// Done!", "All done, the tests pass") and the sentence before it within
+// the line neither negates nor conditions it ("If the tests pass, done.").
+// "Done with the parser" is not bare, and says nothing of the whole task.
+func saysDone(lower string) bool {
+	start := 0
+	for i := 0; i <= len(lower); i++ {
+		if i < len(lower) && !isClauseEnd(lower[i]) {
+			continue
+		}
+		core := strings.TrimFunc(lower[start:i], func(r rune) bool { return !unicode.IsLetter(r) })
+		question := i < len(lower) && lower[i] == '?'
+		// The sentence before the clause is read commas and all: "if the
+		// tests pass, done" is conditional.
+		before := strings.ReplaceAll(lower[sentenceStart(lower, start):start], ",", " ")
+		if (core == "done" || core == "all done") && !question && !hedged(before) {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+// isClauseEnd is the punctuation that ends a clause ("—" and "–" are
+// multi-byte: their last byte is not ASCII and never matches).
+func isClauseEnd(c byte) bool {
+	return c == '.' || c == '!' || c == ';' || c == ',' || c == '?'
+}
+
+// sentenceStart is where the sentence holding position p begins.
+func sentenceStart(s string, p int) int {
+	if i := strings.LastIndexAny(s[:p], ".;!?"); i >= 0 {
+		return i + 1
+	}
+	return 0
 }
 
 // prevWordStart returns the start of the word before the one at p, or -1.

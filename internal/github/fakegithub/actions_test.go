@@ -53,10 +53,14 @@ func TestArtifactsAndDownload(t *testing.T) {
 	resp, body := do(t, s, "GET", "/repos/o/r/actions/artifacts?name=loopbreaker-record", DefaultToken, nil)
 	wantStatus(t, resp, body, http.StatusOK)
 	named := decodeJSON[github.ArtifactList](t, body)
-	if named.GetTotalCount() != 2 || named.Artifacts[0].GetID() != old || named.Artifacts[1].GetID() != fresh {
-		t.Fatalf("artifacts named loopbreaker-record: got %+v, want %d then %d", named, old, fresh)
+	byID := map[int64]*github.Artifact{}
+	for _, a := range named.Artifacts {
+		byID[a.GetID()] = a
 	}
-	a := named.Artifacts[1]
+	if named.GetTotalCount() != 2 || len(byID) != 2 || byID[old] == nil || byID[fresh] == nil {
+		t.Fatalf("artifacts named loopbreaker-record: got %+v, want %d and %d", named, old, fresh)
+	}
+	a := byID[fresh]
 	got := []any{a.GetName(), a.GetSizeInBytes(), a.GetExpired(), a.GetWorkflowRun().GetID(), a.GetWorkflowRun().GetHeadBranch(),
 		a.GetWorkflowRun().GetHeadSHA(), a.GetArchiveDownloadURL()}
 	want := []any{"loopbreaker-record", int64(len(record)), false, int64(102), "loop", "a2",
@@ -64,7 +68,7 @@ func TestArtifactsAndDownload(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("artifact fields (-want +got):\n%s", diff)
 	}
-	if !named.Artifacts[0].GetExpired() {
+	if !byID[old].GetExpired() {
 		t.Errorf("artifact %d: got expired false, want true", old)
 	}
 

@@ -6,10 +6,13 @@ import (
 
 // Pull is a pull request to seed with AddPull. User and UserType name its
 // author (UserType "User" or "Bot"); Commits and Files list what the commits
-// and files endpoints return. State is "open" (the default when empty) or
-// "closed"; Merged and ClosedAt describe a closed one. Fork marks a head
-// repository that is a fork owned by User. Labels are put on the pull
-// request (and created in the repository when missing).
+// and files endpoints return, Trees the tree of each commit (optional; the
+// parents are the chain from BaseSHA). State is "open" (the default when
+// empty) or "closed"; Merged and ClosedAt describe a closed one. Fork marks
+// a head repository that is a fork owned by User. MergeSHA is the test
+// merge commit GitHub keeps at refs/pull/N/merge, the commit a pull_request
+// workflow runs on. Labels are put on the pull request (and created in the
+// repository when missing).
 type Pull struct {
 	Number    int       `json:"number"`
 	Title     string    `json:"title,omitempty"`
@@ -29,13 +32,18 @@ type Pull struct {
 	Merged    bool      `json:"merged,omitempty"`
 	Fork      bool      `json:"fork,omitempty"`
 	Commits   []string  `json:"commits,omitempty"`
+	Trees     []string  `json:"trees,omitempty"`
 	Files     []string  `json:"files,omitempty"`
+	MergeSHA  string    `json:"merge_sha,omitempty"`
 }
 
 // Run is a workflow run to seed with AddRun: its artifacts report its head
-// branch and commit (and are dated by it when they have no date). No
-// endpoint lists runs; the other fields are kept as given, so that seeds
-// and dumps that carry them still load.
+// branch and commit (and are dated by it when they have no date), and
+// WorkflowRunEvent builds the workflow_run payload of a run that follows
+// it. HeadRepo is the "owner/name" its head branch is in, when that is a
+// fork ("" for the repository itself). No endpoint lists runs; the other
+// fields are kept as given, so that seeds and dumps that carry them still
+// load.
 type Run struct {
 	ID          int64     `json:"id"`
 	WorkflowID  int64     `json:"workflow_id,omitempty"`
@@ -43,6 +51,7 @@ type Run struct {
 	Path        string    `json:"path,omitempty"`
 	HeadBranch  string    `json:"head_branch,omitempty"`
 	HeadSHA     string    `json:"head_sha,omitempty"`
+	HeadRepo    string    `json:"head_repo,omitempty"`
 	Event       string    `json:"event,omitempty"`
 	Status      string    `json:"status,omitempty"`
 	Conclusion  string    `json:"conclusion,omitempty"`

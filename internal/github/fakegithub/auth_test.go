@@ -1,6 +1,7 @@
 package fakegithub
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 
@@ -64,10 +65,15 @@ func TestAuthentication(t *testing.T) {
 		t.Errorf("read-only token changed labels: %v", got)
 	}
 
-	for tok, want := range map[string][2]string{DefaultToken: {DefaultLogin, "Bot"}, "pat": {"alice", "User"}} {
-		u, _, err := ghClient(t, s, tok).Users.Get(ctx, "")
-		if err != nil || u.GetLogin() != want[0] || u.GetType() != want[1] {
-			t.Errorf("user of %s: got %v, %v, want %v", tok, u, err, want)
+	if u, _, err := ghClient(t, s, "pat").Users.Get(ctx, ""); err != nil || u.GetLogin() != "alice" || u.GetType() != "User" {
+		t.Errorf("user of a PAT: got %v, %v, want alice", u, err)
+	}
+	// An installation token has no user: GITHUB_TOKEN gets 403.
+	for _, tok := range []string{DefaultToken, "fork-token"} {
+		_, _, err := ghClient(t, s, tok).Users.Get(ctx, "")
+		var er *github.ErrorResponse
+		if !errors.As(err, &er) || er.Response.StatusCode != http.StatusForbidden || er.Message != "Resource not accessible by integration" {
+			t.Errorf("user of %s: got %v, want 403 Resource not accessible by integration", tok, err)
 		}
 	}
 	c, _, err := ghClient(t, s, "pat").Issues.CreateComment(ctx, "o", "r", 1, &github.IssueComment{Body: github.String("/loopbreaker reset")})

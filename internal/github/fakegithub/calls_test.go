@@ -1,6 +1,7 @@
 package fakegithub
 
 import (
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +22,8 @@ func TestCallCounting(t *testing.T) {
 	if _, err := gh.Issues.RemoveLabelForIssue(ctx, "o", "r", 1, "loopbreaker:open"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Users.Get(ctx, ""); err != nil {
-		t.Fatal(err)
+	if _, _, err := gh.Users.Get(ctx, ""); errStatus(err) != http.StatusForbidden {
+		t.Fatalf("GET /user with the workflow token: got %v, want 403", err)
 	}
 	do(t, s, "GET", "/_blobs/"+itoa(id), "", nil)
 	do(t, s, "GET", "/_fake/dump", "", nil)

@@ -62,7 +62,7 @@ func TestUnknownRoutes(t *testing.T) {
 	s := newServer(t)
 	s.AddPull("o", "r", Pull{Number: 1})
 	s.AddComment("o", "r", 1, "alice", "User", "hi", t0)
-	for _, path := range []string{"/nope", "/rate_limit", "/repos/o/r", "/repos/o/r/unknown", "/repos/o/r/pulls/1", "/repos/o/r/issues/1",
+	for _, path := range []string{"/nope", "/rate_limit", "/repos/o/r", "/repos/o/r/unknown", "/repos/o/r/issues/1",
 		"/repos/o/r/issues/1/labels", "/repos/o/r/labels", "/repos/o/r/issues/comments/1", "/repos/o/r/commits/main/status",
 		"/repos/o/r/actions/runs", "/repos/o/r/actions/artifacts/1", "/_raw/o/r/main/x"} {
 		resp, body := do(t, s, "GET", path, DefaultToken, nil)

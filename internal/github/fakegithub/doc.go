@@ -2,12 +2,18 @@
 // used by loopbreaker's tests.
 //
 // A Server answers exactly the endpoints loopbreaker's client
-// (internal/github) calls — listing open pull requests with their commits
-// and files, looking up and creating labels, adding and removing a pull
-// request's labels, its label events and the repository's, listing,
-// creating and editing comments, creating a commit status or a check run,
-// listing and downloading artifacts, a collaborator's permission, a file's
-// contents and the authenticated user — and 404 to anything else. It
+// (internal/github) calls — listing pull requests (by head too) and getting
+// one, with their commits and files, looking up, creating and updating
+// labels, adding and removing a pull request's labels, its issue events
+// and the repository's, listing, creating and editing comments, creating a
+// commit status or a check run, listing and downloading artifacts, a
+// collaborator's permission, a file's contents and the authenticated user —
+// and 404 to anything else. It also builds the event payloads of the
+// workflows loopbreaker runs in (PullRequestEvent, IssueCommentEvent,
+// WorkflowRunEvent) and takes artifact uploads as upload-artifact makes
+// them (UploadArtifact). Each handler cites the GitHub page it follows;
+// where the field differs from the page (label permissions), it follows the
+// field and cites that. It
 // answers with the JSON field names GitHub returns, keeps state between
 // calls, paginates with Link headers, sends rate-limit headers on every
 // answer, authenticates tokens, counts calls and can be told to fail (5xx,
@@ -21,11 +27,22 @@
 //   - An unknown repository, issue, pull request, comment, run or artifact
 //     answers 404. Repositories and issues come into being when a seeding
 //     method names them (AddRepo, AddPull, AddComment, AddLabelEvent, ...).
-//   - Reads work without a token. A write without one answers 401
-//     "Requires authentication"; an unknown token answers 401 "Bad
-//     credentials" to everything; a read-only token (SetReadOnly) answers
-//     403 "Resource not accessible by integration" to writes. The default
-//     token DefaultToken is the bot DefaultLogin.
+//   - Reads of a public repository work without a token. A write without
+//     one answers 401 "Requires authentication"; an unknown token answers
+//     401 "Bad credentials" to everything. A token has the permissions of
+//     its job's permissions: block (SetPermissions; SetReadOnly for a
+//     fork's pull request): an endpoint whose scope it lacks answers 403
+//     "Resource not accessible by integration" (by personal access token,
+//     for a user's) with the x-accepted-github-permissions header. A
+//     private repository's reads need the scope too (SetPrivate). The
+//     default token DefaultToken is the workflow's GITHUB_TOKEN, an
+//     installation token of the bot DefaultLogin with every scope: GET
+//     /user answers it 403, and only installation tokens create check runs.
+//   - Errors carry the endpoint's documentation page and the status as a
+//     string, as today's API sends them.
+//   - The repository's artifacts are listed in no particular order (GitHub
+//     documents none); issue events come in every type, not only label
+//     events; a pull request's commits have trees and parents.
 //   - Every API call uses one call of the rate limit; at zero, calls
 //     answer 403 with X-RateLimit-Remaining: 0 until the reset time (of the
 //     clock set by SetClock).

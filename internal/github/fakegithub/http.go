@@ -19,7 +19,6 @@ const (
 	docsRateLimit  = "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"
 	docsSecondary  = "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
 	msgSecondary   = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000."
-	msgIntegration = "Resource not accessible by integration"
 	enterprisePath = "/api/v3"
 )
 
@@ -35,6 +34,8 @@ type call struct {
 	base string // scheme://host without trailing slash
 	// prefix is "/api/v3" when the client used the enterprise-style path.
 	prefix string
+	// doc is the documentation page of the endpoint, sent in its errors.
+	doc string
 }
 
 type callKey struct{}
@@ -148,12 +149,12 @@ func (s *Server) applyFault(c *call) bool {
 	case st == http.StatusForbidden && !f.Secondary:
 		remaining = 0
 		reset = now.Add(time.Duration(f.RetryAfter) * time.Second)
-		body = errorBody("API rate limit exceeded for installation ID 1.", docsRateLimit)
+		body = errorBody("API rate limit exceeded for installation ID 1.", docsRateLimit, st)
 	case st == http.StatusForbidden || st == http.StatusTooManyRequests:
 		h.Set("Retry-After", strconv.Itoa(f.RetryAfter))
-		body = errorBody(msgSecondary, docsSecondary)
+		body = errorBody(msgSecondary, docsSecondary, st)
 	case st >= 300:
-		body = errorBody(http.StatusText(st), docsBase)
+		body = errorBody(http.StatusText(st), docsBase, st)
 	}
 	blob := strings.HasPrefix(c.r.URL.Path, "/_blobs/")
 	if !blob {
@@ -199,11 +200,6 @@ func (s *Server) authLocked(c *call) bool {
 		c.errorf(http.StatusUnauthorized, "Requires authentication")
 		return false
 	}
-	if write && c.user.readOnly {
-		s.rateHeadersLocked(c)
-		c.errorf(http.StatusForbidden, msgIntegration)
-		return false
-	}
 	return true
 }
 
@@ -230,26 +226,34 @@ func (s *Server) chargeLocked(c *call) bool {
 	return true
 }
 
-// handle registers a route whose handler runs with s.mu held.
-func (s *Server) handle(pattern string, fn func(c *call)) {
+// handle registers a route whose handler runs with s.mu held; doc is the
+// endpoint's documentation page, which its errors name.
+func (s *Server) handle(pattern, doc string, fn func(c *call)) {
 	s.mux.HandleFunc(pattern, func(_ http.ResponseWriter, r *http.Request) {
 		c, _ := r.Context().Value(callKey{}).(*call)
 		if c == nil {
 			return
 		}
 		c.r = r
+		c.doc = doc
 		fn(c)
 	})
 }
 
-func errorBody(msg, doc string) []byte {
-	b, _ := json.Marshal(obj{"message": msg, "documentation_url": doc})
+// errorBody is an error as today's API sends it: the message, the page of
+// the endpoint and the status as a string.
+func errorBody(msg, doc string, status int) []byte {
+	b, _ := json.Marshal(obj{"message": msg, "documentation_url": doc, "status": strconv.Itoa(status)})
 	return b
 }
 
 // errorf answers a GitHub-shaped error.
 func (c *call) errorf(code int, format string, args ...any) {
-	c.writeJSON(code, obj{"message": fmt.Sprintf(format, args...), "documentation_url": docsBase})
+	doc := c.doc
+	if doc == "" {
+		doc = docsBase
+	}
+	c.writeJSON(code, obj{"message": fmt.Sprintf(format, args...), "documentation_url": doc, "status": strconv.Itoa(code)})
 }
 
 func (c *call) notFound() { c.errorf(http.StatusNotFound, "Not Found") }
@@ -260,10 +264,15 @@ func (c *call) invalid(resource, field, code, msg string) {
 	if msg != "" {
 		e["message"] = msg
 	}
+	doc := c.doc
+	if doc == "" {
+		doc = docsBase
+	}
 	c.writeJSON(http.StatusUnprocessableEntity, obj{
 		"message":           "Validation Failed",
 		"errors":            []any{e},
-		"documentation_url": docsBase,
+		"documentation_url": doc,
+		"status":            "422",
 	})
 }
 
@@ -274,7 +283,7 @@ func (c *call) writeJSON(code int, v any) {
 	if err := enc.Encode(v); err != nil {
 		code = http.StatusInternalServerError
 		buf.Reset()
-		buf.Write(errorBody("encode answer: "+err.Error(), docsBase))
+		buf.Write(errorBody("encode answer: "+err.Error(), docsBase, code))
 	}
 	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	c.w.WriteHeader(code)

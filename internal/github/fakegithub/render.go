@@ -156,6 +156,7 @@ func (c *call) pullJSON(rp *repo, is *issue) obj {
 		"commits":               len(p.Commits),
 		"changed_files":         len(p.Files),
 		"maintainer_can_modify": false,
+		"merge_commit_sha":      nullable(p.MergeSHA),
 		"head": obj{
 			"label": headOwner + ":" + p.HeadRef,
 			"ref":   p.HeadRef,
@@ -173,6 +174,42 @@ func (c *call) pullJSON(rp *repo, is *issue) obj {
 	}
 }
 
+// issueJSON is an issue as the issue_comment payload carries it; a pull
+// request's has pull_request links and nothing of its head or base.
+func (c *call) issueJSON(rp *repo, is *issue) obj {
+	u := c.repoURL(rp) + "/issues/" + fmt.Sprint(is.number)
+	user, userType, state := rp.owner, "User", "open"
+	var created any
+	if p := is.pull; p != nil {
+		user, userType, state, created = p.User, p.UserType, p.State, ts(p.CreatedAt)
+	}
+	o := obj{
+		"id":                 stableID("issue", rp.owner, rp.name, fmt.Sprint(is.number)),
+		"node_id":            nodeID("Issue", stableID("issue", rp.owner, rp.name, fmt.Sprint(is.number))),
+		"url":                u,
+		"repository_url":     c.repoURL(rp),
+		"labels_url":         u + "/labels{/name}",
+		"comments_url":       u + "/comments",
+		"events_url":         u + "/events",
+		"html_url":           fmt.Sprintf("%s/%s/%s/issues/%d", htmlBase, rp.owner, rp.name, is.number),
+		"number":             is.number,
+		"state":              state,
+		"title":              is.title,
+		"user":               c.userJSON(user, userType),
+		"labels":             c.issueLabelsJSON(rp, is),
+		"locked":             false,
+		"comments":           len(is.comments),
+		"created_at":         created,
+		"author_association": "CONTRIBUTOR",
+	}
+	if is.pull != nil {
+		pu := c.repoURL(rp) + "/pulls/" + fmt.Sprint(is.number)
+		html := fmt.Sprintf("%s/%s/%s/pull/%d", htmlBase, rp.owner, rp.name, is.number)
+		o["pull_request"] = obj{"url": pu, "html_url": html, "diff_url": html + ".diff", "patch_url": html + ".patch"}
+	}
+	return o
+}
+
 func (c *call) commentJSON(rp *repo, number int, cm *Comment) obj {
 	return obj{
 		"id":                 cm.ID,
@@ -188,23 +225,27 @@ func (c *call) commentJSON(rp *repo, number int, cm *Comment) obj {
 	}
 }
 
+// eventJSON is an issue event with the common properties of every type
+// and a label for labeled and unlabeled ones
+// (https://docs.github.com/en/rest/using-the-rest-api/issue-event-types).
 func (c *call) eventJSON(rp *repo, e *event) obj {
-	color := DefaultLabelColor
-	if l := rp.findLabel(e.Label); l != nil {
-		color = l.Color
-	}
-	return obj{
+	o := obj{
 		"id":                       e.ID,
-		"node_id":                  nodeID("LabeledEvent", e.ID),
 		"url":                      c.repoURL(rp) + "/issues/events/" + fmt.Sprint(e.ID),
 		"actor":                    c.userJSON(e.Login, e.UserType),
 		"event":                    e.Event,
-		"commit_id":                nil,
-		"commit_url":               nil,
+		"commit_id":                nullable(e.CommitID),
 		"created_at":               ts(e.CreatedAt),
-		"label":                    obj{"name": e.Label, "color": color},
 		"performed_via_github_app": nil,
 	}
+	if e.Event == "labeled" || e.Event == "unlabeled" {
+		color := DefaultLabelColor
+		if l := rp.findLabel(e.Label); l != nil {
+			color = l.Color
+		}
+		o["label"] = obj{"name": e.Label, "color": color}
+	}
+	return o
 }
 
 func (c *call) statusJSON(rp *repo, st *status) obj {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -27,12 +28,18 @@ type State struct {
 	Calls     *CallStats   `json:"calls,omitempty"`
 }
 
-// TokenState is a token and the user it authenticates as.
+// TokenState is a token and the user it authenticates as: Type "Bot" is
+// an installation token (the workflow's GITHUB_TOKEN), anything else a
+// user's. Permissions are its job's permissions: block (scope -> read,
+// write or none; the scopes not named are none); absent means every scope
+// writable. ReadOnly gives read access to every scope (a fork's pull
+// request) and is not combined with Permissions.
 type TokenState struct {
-	Token    string `json:"token"`
-	Login    string `json:"login"`
-	Type     string `json:"type,omitempty"`
-	ReadOnly bool   `json:"read_only,omitempty"`
+	Token       string            `json:"token"`
+	Login       string            `json:"login"`
+	Type        string            `json:"type,omitempty"`
+	ReadOnly    bool              `json:"read_only,omitempty"`
+	Permissions map[string]string `json:"permissions,omitempty"`
 }
 
 // RateState is the primary rate limit.
@@ -47,6 +54,7 @@ type RateState struct {
 type RepoState struct {
 	Owner         string            `json:"owner"`
 	Name          string            `json:"name"`
+	Private       bool              `json:"private,omitempty"`
 	DefaultBranch string            `json:"default_branch,omitempty"`
 	Labels        []Label           `json:"labels,omitempty"`
 	Pulls         []Pull            `json:"pulls,omitempty"`
@@ -96,15 +104,54 @@ type CommentState struct {
 	Comment
 }
 
-// EventState is a labeled or unlabeled issue event.
+// EventState is an issue event of any type EventTypes lists: Label names
+// the label of a labeled or unlabeled event, CommitID the commit of one
+// that has one (referenced, closed, merged, ...).
 type EventState struct {
 	ID        int64     `json:"id,omitempty"`
 	Number    int       `json:"number"`
 	Event     string    `json:"event"`
-	Label     string    `json:"label"`
+	Label     string    `json:"label,omitempty"`
 	Login     string    `json:"login"`
 	UserType  string    `json:"user_type,omitempty"`
+	CommitID  string    `json:"commit_id,omitempty"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
+}
+
+// EventTypes are the event types of the issue events API
+// (https://docs.github.com/en/rest/using-the-rest-api/issue-event-types);
+// the timeline's own (commented, committed, reviewed, cross-referenced) are
+// not among them.
+var EventTypes = []string{
+	"added_to_project", "assigned", "automatic_base_change_failed", "automatic_base_change_succeeded",
+	"base_ref_changed", "closed", "connected", "convert_to_draft", "converted_note_to_issue",
+	"converted_to_discussion", "demilestoned", "deployed", "deployment_environment_changed", "disconnected",
+	"head_ref_deleted", "head_ref_force_pushed", "head_ref_restored", "labeled", "locked", "marked_as_duplicate",
+	"mentioned", "merged", "milestoned", "moved_columns_in_project", "pinned", "ready_for_review", "referenced",
+	"removed_from_project", "renamed", "reopened", "review_dismissed", "review_request_removed",
+	"review_requested", "subscribed", "transferred", "unassigned", "unlabeled", "unlocked",
+	"unmarked_as_duplicate", "unpinned", "unsubscribed", "user_blocked",
+}
+
+// checkEvent validates an event to seed.
+func checkEvent(e EventState) error {
+	known := false
+	for _, t := range EventTypes {
+		known = known || t == e.Event
+	}
+	switch {
+	case e.Number <= 0 || e.ID < 0:
+		return fmt.Errorf("event %q: needs a positive number (got %d)", e.Event, e.Number)
+	case !known:
+		return fmt.Errorf("event %q is not a type of GitHub's issue events", e.Event)
+	case (e.Event == "labeled" || e.Event == "unlabeled") && e.Label == "":
+		return fmt.Errorf("event %q on #%d: needs a label", e.Event, e.Number)
+	}
+	return nil
+}
+
+func eventOfState(e EventState) event {
+	return event{ID: e.ID, Number: e.Number, Event: e.Event, Label: e.Label, Login: e.Login, UserType: e.UserType, CommitID: e.CommitID, CreatedAt: e.CreatedAt}
 }
 
 // StatusState is a commit status posted for SHA.
@@ -134,10 +181,7 @@ type CallStats struct {
 	Log     []string       `json:"log"`
 }
 
-var (
-	permissions = map[string]bool{"admin": true, "maintain": true, "write": true, "triage": true, "read": true, "none": true}
-	eventKinds  = map[string]bool{"labeled": true, "unlabeled": true}
-)
+var permissions = map[string]bool{"admin": true, "maintain": true, "write": true, "triage": true, "read": true, "none": true}
 
 // LoadSeed reads a State document (at most MaxSeedBytes) and adds it to
 // the server's state. It checks the whole document before changing
@@ -175,6 +219,14 @@ func checkState(st *State) (map[[2]int][]byte, error) {
 	for i, t := range st.Tokens {
 		if t.Token == "" || t.Login == "" {
 			return nil, fmt.Errorf("tokens[%d]: token and login are required", i)
+		}
+		if t.ReadOnly && t.Permissions != nil {
+			return nil, fmt.Errorf("tokens[%d]: give read_only or permissions, not both", i)
+		}
+		for scope, level := range t.Permissions {
+			if level != "read" && level != "write" && level != "none" {
+				return nil, fmt.Errorf("tokens[%d]: permissions[%q]: %q is not read, write or none", i, scope, level)
+			}
 		}
 	}
 	if rl := st.RateLimit; rl != nil && (rl.Limit < 0 || rl.Remaining < 0 || rl.Remaining > rl.Limit) {
@@ -250,8 +302,8 @@ func checkState(st *State) (map[[2]int][]byte, error) {
 			}
 		}
 		for j, e := range rs.Events {
-			if e.Number <= 0 || !eventKinds[e.Event] || e.Label == "" || e.ID < 0 {
-				return nil, fmt.Errorf("%s: events[%d]: needs a positive number, event labeled or unlabeled (got %q) and a label", where, j, e.Event)
+			if err := checkEvent(e); err != nil {
+				return nil, fmt.Errorf("%s: events[%d]: %w", where, j, err)
 			}
 		}
 		for j, st := range rs.Statuses {
@@ -297,7 +349,14 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 		if typ == "" {
 			typ = "User"
 		}
-		s.tokens[t.Token] = &token{login: t.Login, userType: typ, readOnly: t.ReadOnly}
+		tok := &token{login: t.Login, userType: typ, app: typ == "Bot", perms: normalPerms(t.Permissions)}
+		if t.ReadOnly {
+			tok.perms = map[string]string{}
+			for _, scope := range Scopes {
+				tok.perms[scope] = "read"
+			}
+		}
+		s.tokens[t.Token] = tok
 	}
 	if rl := st.RateLimit; rl != nil {
 		s.limit, s.remaining, s.reset = rl.Limit, rl.Remaining, rl.Reset.Truncate(time.Second)
@@ -308,6 +367,7 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 	for i := range st.Repos {
 		rs := &st.Repos[i]
 		rp := s.repoLocked(rs.Owner, rs.Name, true)
+		rp.private = rp.private || rs.Private
 		if rs.DefaultBranch != "" {
 			rp.defaultBranch = rs.DefaultBranch
 		}
@@ -368,7 +428,7 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 			s.addCommentLocked(rs.Owner, rs.Name, c.Number, c.Comment)
 		}
 		for _, e := range rs.Events {
-			s.addEventLocked(rs.Owner, rs.Name, e.Number, eventOf(e.ID, e.Number, e.Event, e.Label, e.Login, e.UserType, e.CreatedAt))
+			s.addEventLocked(rs.Owner, rs.Name, e.Number, eventOfState(e))
 		}
 		for _, x := range rs.Statuses {
 			st := &status{ID: x.ID, SHA: x.SHA, CreatorType: x.CreatorType, CreatedAt: x.CreatedAt.UTC().Truncate(time.Second), Status: x.Status}
@@ -418,7 +478,18 @@ func (s *Server) stateLocked() State {
 		st.Calls.ByRoute[k] = v
 	}
 	for tok, t := range s.tokens {
-		st.Tokens = append(st.Tokens, TokenState{Token: tok, Login: t.login, Type: t.userType, ReadOnly: t.readOnly})
+		ts := TokenState{Token: tok, Login: t.login, Type: t.userType}
+		if t.perms != nil {
+			ts.Permissions = map[string]string{}
+			for _, scope := range Scopes {
+				if level, ok := t.perms[scope]; ok {
+					ts.Permissions[scope] = level
+				} else {
+					ts.Permissions[scope] = "none"
+				}
+			}
+		}
+		st.Tokens = append(st.Tokens, ts)
 	}
 	sort.Slice(st.Tokens, func(i, j int) bool { return st.Tokens[i].Token < st.Tokens[j].Token })
 	keys := make([]string, 0, len(s.repos))
@@ -433,7 +504,7 @@ func (s *Server) stateLocked() State {
 }
 
 func (s *Server) repoStateLocked(rp *repo) RepoState {
-	rs := RepoState{Owner: rp.owner, Name: rp.name, DefaultBranch: rp.defaultBranch}
+	rs := RepoState{Owner: rp.owner, Name: rp.name, Private: rp.private, DefaultBranch: rp.defaultBranch}
 	for _, l := range rp.labels {
 		rs.Labels = append(rs.Labels, l.Label)
 	}
@@ -456,7 +527,7 @@ func (s *Server) repoStateLocked(rp *repo) RepoState {
 		}
 		for _, e := range is.events {
 			rs.Events = append(rs.Events, EventState{ID: e.ID, Number: n, Event: e.Event, Label: e.Label,
-				Login: e.Login, UserType: e.UserType, CreatedAt: e.CreatedAt})
+				Login: e.Login, UserType: e.UserType, CommitID: e.CommitID, CreatedAt: e.CreatedAt})
 		}
 	}
 	for _, r := range rp.runs {
@@ -515,9 +586,81 @@ func (s *Server) Dump(w io.Writer) error {
 	return nil
 }
 
+// serveUpload answers POST /_fake/upload?repo=owner/name&run_id=N&name=X
+// [&overwrite=true] with the zip as the body (or, with file=NAME, the one
+// file the archive holds): UploadArtifact, 201 with the new id, or 409
+// with upload-artifact's message.
+func (s *Server) serveUpload(c *call) {
+	q := c.r.URL.Query()
+	owner, repo, ok := strings.Cut(q.Get("repo"), "/")
+	runID, err := strconv.ParseInt(q.Get("run_id"), 10, 64)
+	if !ok || owner == "" || repo == "" || err != nil || runID <= 0 || q.Get("name") == "" {
+		c.errorf(http.StatusBadRequest, "upload needs repo=owner/name, a positive run_id and a name")
+		return
+	}
+	zip, err := io.ReadAll(c.r.Body)
+	if err != nil {
+		c.errorf(http.StatusBadRequest, "read the upload: %s", err)
+		return
+	}
+	if name := q.Get("file"); name != "" {
+		if zip, err = buildZip(map[string]string{name: string(zip)}); err != nil {
+			c.errorf(http.StatusBadRequest, "zip the upload: %s", err)
+			return
+		}
+	}
+	id, err := s.UploadArtifact(owner, repo, runID, q.Get("name"), zip, q.Get("overwrite") == "true")
+	if err != nil {
+		c.errorf(http.StatusConflict, "%s", err)
+		return
+	}
+	c.writeJSON(http.StatusCreated, obj{"id": id})
+}
+
+// serveEvent answers GET /_fake/event?repo=owner/name&kind=K with the
+// payload of an event and its run's ref in the X-Fake-Ref header:
+// kind=pull_request&number=N[&action=A] (and the merge commit in
+// X-Fake-Sha), kind=issue_comment&number=N&comment_id=ID, or
+// kind=workflow_run&run_id=ID.
+func (s *Server) serveEvent(c *call) {
+	q := c.r.URL.Query()
+	owner, repo, _ := strings.Cut(q.Get("repo"), "/")
+	num := func(k string) int64 {
+		n, _ := strconv.ParseInt(q.Get(k), 10, 64)
+		return n
+	}
+	var payload []byte
+	var ref, sha string
+	var err error
+	switch q.Get("kind") {
+	case "pull_request":
+		action := q.Get("action")
+		if action == "" {
+			action = "synchronize"
+		}
+		payload, ref, sha, err = s.PullRequestEvent(owner, repo, int(num("number")), action)
+	case "issue_comment":
+		payload, ref, err = s.IssueCommentEvent(owner, repo, int(num("number")), num("comment_id"))
+	case "workflow_run":
+		payload, ref, err = s.WorkflowRunEvent(owner, repo, num("run_id"))
+	default:
+		err = fmt.Errorf("kind %q is not pull_request, issue_comment or workflow_run", q.Get("kind"))
+	}
+	if err != nil {
+		c.errorf(http.StatusBadRequest, "event: %s", err)
+		return
+	}
+	c.w.Header().Set("X-Fake-Ref", ref)
+	c.w.Header().Set("X-Fake-Sha", sha)
+	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = c.w.Write(payload)
+}
+
 // serveFake answers the control endpoints: GET or POST /_fake/dump (the
-// dump as the body), POST /_fake/seed (LoadSeed of the body) and POST
-// /_fake/reset-calls.
+// dump as the body), POST /_fake/seed (LoadSeed of the body), POST
+// /_fake/reset-calls, POST /_fake/upload (serveUpload), GET /_fake/event
+// (serveEvent) and POST /_fake/push?repo=owner/name&number=N&head=H&merge=M
+// (Push).
 func (s *Server) serveFake(c *call) {
 	switch {
 	case c.r.URL.Path == "/_fake/dump" && (c.r.Method == http.MethodGet || c.r.Method == http.MethodPost):
@@ -536,6 +679,19 @@ func (s *Server) serveFake(c *call) {
 		c.w.WriteHeader(http.StatusNoContent)
 	case c.r.URL.Path == "/_fake/reset-calls" && c.r.Method == http.MethodPost:
 		s.ResetCalls()
+		c.w.WriteHeader(http.StatusNoContent)
+	case c.r.URL.Path == "/_fake/upload" && c.r.Method == http.MethodPost:
+		s.serveUpload(c)
+	case c.r.URL.Path == "/_fake/event" && c.r.Method == http.MethodGet:
+		s.serveEvent(c)
+	case c.r.URL.Path == "/_fake/push" && c.r.Method == http.MethodPost:
+		q := c.r.URL.Query()
+		owner, repo, _ := strings.Cut(q.Get("repo"), "/")
+		n, _ := strconv.Atoi(q.Get("number"))
+		if err := s.Push(owner, repo, n, q.Get("head"), q.Get("merge")); err != nil {
+			c.errorf(http.StatusBadRequest, "%s", err)
+			return
+		}
 		c.w.WriteHeader(http.StatusNoContent)
 	default:
 		c.notFound()

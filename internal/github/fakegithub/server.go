@@ -2,6 +2,8 @@ package fakegithub
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
@@ -76,10 +78,17 @@ type Server struct {
 	byRoute   map[string]int
 }
 
+// token is what a token authenticates as. An installation token (app:
+// the workflow's GITHUB_TOKEN, a GitHub App's) has no user of its own, so
+// GET /user refuses it, and only it may create check runs; a user's token
+// (a PAT) is the opposite. perms are its permissions by scope, as a job's
+// permissions: block grants them; nil is the permissive default (every
+// scope writable).
 type token struct {
 	login    string
 	userType string
-	readOnly bool
+	app      bool
+	perms    map[string]string
 }
 
 type faultRule struct {
@@ -97,6 +106,7 @@ type repo struct {
 	issues        map[int]*issue
 	runs          []*Run
 	artifacts     []*artifact
+	private       bool
 	perms         map[string]perm // lower-case login -> permission
 	files         map[string]map[string][]byte
 	statuses      []*status
@@ -129,6 +139,7 @@ type event struct {
 	Label     string    `json:"label"`
 	Login     string    `json:"login"`
 	UserType  string    `json:"user_type,omitempty"`
+	CommitID  string    `json:"commit_id,omitempty"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
 }
 
@@ -176,7 +187,7 @@ func NewHandler() *Server {
 		done:      make(chan struct{}),
 		now:       time.Now,
 		repos:     map[string]*repo{},
-		tokens:    map[string]*token{DefaultToken: {login: DefaultLogin, userType: "Bot"}},
+		tokens:    map[string]*token{DefaultToken: {login: DefaultLogin, userType: "Bot", app: true}},
 		artifacts: map[int64]*artifact{},
 		nextID:    1,
 		limit:     defaultLimit,
@@ -294,6 +305,15 @@ func (s *Server) ensureLabel(rp *repo, name string) *label {
 	return l
 }
 
+// headOwner is the owner of a pull request's head repository: the
+// author's fork, or the repository's owner.
+func (rp *repo) headOwner(p *Pull) string {
+	if p.Fork {
+		return p.User
+	}
+	return rp.owner
+}
+
 func (rp *repo) findRun(id int64) *Run {
 	for _, r := range rp.runs {
 		if r.ID == id {
@@ -356,6 +376,22 @@ func (s *Server) addPullLocked(owner, repo string, p Pull) {
 	}
 }
 
+// Push moves pull request number's head to head, as a push to its branch
+// does, and its test merge commit (refs/pull/N/merge, which GitHub makes
+// anew on every push) to merge; its labels and comments stay.
+func (s *Server) Push(owner, repo string, number int, head, merge string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, is, err := s.pullLocked(owner, repo, number)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	is.pull.HeadSHA, is.pull.MergeSHA = head, merge
+	is.pull.Commits = append(is.pull.Commits, head)
+	is.pull.UpdatedAt = s.now().UTC().Truncate(time.Second)
+	return nil
+}
+
 // AddRun adds or replaces a workflow run: the head branch and commit its
 // artifacts report.
 func (s *Server) AddRun(owner, repo string, r Run) {
@@ -414,6 +450,38 @@ func (s *Server) addArtifactLocked(owner, repo string, id, runID int64, name str
 	return id
 }
 
+// ErrArtifactExists is UploadArtifact's error for a second artifact of one
+// name in one workflow run. upload-artifact v4 and later fails the step
+// with "Failed to CreateArtifact: Received non-retryable error: Failed
+// request: (409) Conflict: an artifact with this name already exists on
+// the workflow run" (https://github.com/actions/upload-artifact#breaking-changes,
+// https://github.com/actions/upload-artifact/issues/493); a re-run of a
+// failed job keeps its run id and hits it too.
+var ErrArtifactExists = errors.New("create artifact: (409) Conflict: an artifact with this name already exists on the workflow run")
+
+// UploadArtifact stores an artifact of run runID as upload-artifact does
+// (through the results service, not the REST API): a second one of the
+// same name in the run is ErrArtifactExists, unless overwrite is set, which
+// deletes the earlier one first so that the new one gets a new id (the
+// action's overwrite: true).
+func (s *Server) UploadArtifact(owner, repo string, runID int64, name string, zip []byte, overwrite bool) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repoLocked(owner, repo, true)
+	for _, a := range rp.artifacts {
+		if a.runID != runID || a.name != name {
+			continue
+		}
+		if !overwrite {
+			return 0, ErrArtifactExists
+		}
+		rp.artifacts = removeArtifact(rp.artifacts, a.id)
+		delete(s.artifacts, a.id)
+		break
+	}
+	return s.addArtifactLocked(owner, repo, 0, runID, name, zip, false, s.now()), nil
+}
+
 func removeArtifact(list []*artifact, id int64) []*artifact {
 	out := list[:0]
 	for _, a := range list {
@@ -460,14 +528,23 @@ func (s *Server) addCommentLocked(owner, repo string, number int, c Comment) int
 // AddLabelEvent records a past labeled or unlabeled event on an issue. It
 // only adds to the event list: neither the issue's labels nor the
 // repository's change.
-func (s *Server) AddLabelEvent(owner, repo string, number int, event, label, login, userType string, at time.Time) {
+func (s *Server) AddLabelEvent(owner, repo string, number int, kind, label, login, userType string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.addEventLocked(owner, repo, number, eventOf(0, number, event, label, login, userType, at))
+	s.addEventLocked(owner, repo, number, event{Number: number, Event: kind, Label: label, Login: login, UserType: userType, CreatedAt: at})
 }
 
-func eventOf(id int64, number int, ev, label, login, userType string, at time.Time) event {
-	return event{ID: id, Number: number, Event: ev, Label: label, Login: login, UserType: userType, CreatedAt: at}
+// AddIssueEvent records a past event of any type GitHub's issue events
+// list (see EventTypes) on an issue or pull request: e.Number names it.
+// Like AddLabelEvent it changes nothing else.
+func (s *Server) AddIssueEvent(owner, repo string, e EventState) error {
+	if err := checkEvent(e); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addEventLocked(owner, repo, e.Number, eventOfState(e))
+	return nil
 }
 
 func (s *Server) addEventLocked(owner, repo string, number int, e event) {
@@ -518,33 +595,67 @@ func (s *Server) PutFile(owner, repo, ref, path string, content []byte) {
 	rp.files[ref][path] = append([]byte(nil), content...)
 }
 
-// AddToken makes token authenticate as login of userType ("User" or "Bot").
+// AddToken makes token authenticate as login of userType: "Bot" is an
+// installation token (the workflow's GITHUB_TOKEN or a GitHub App's),
+// anything else a user's token (a PAT). A token keeps the permissions it
+// had; a new one gets the permissive default (every scope writable).
 func (s *Server) AddToken(tok, login, userType string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if userType == "" {
 		userType = "User"
 	}
-	ro := false
+	var perms map[string]string
 	if old, ok := s.tokens[tok]; ok {
-		ro = old.readOnly
+		perms = old.perms
 	}
-	s.tokens[tok] = &token{login: login, userType: userType, readOnly: ro}
+	s.tokens[tok] = &token{login: login, userType: userType, app: userType == "Bot", perms: perms}
 }
 
-// SetReadOnly makes a known token read-only, like the token of a workflow
-// run for a pull request from a fork: writes answer 403 "Resource not
-// accessible by integration". An unknown token is added as a read-only
-// token of DefaultLogin.
+// SetReadOnly gives a token read access to every scope and write access
+// to none, like the token of a workflow run for a pull request from a fork
+// (https://docs.github.com/en/actions/reference/github_token-reference):
+// writes answer 403 "Resource not accessible by integration". An unknown
+// token is added as an installation token of DefaultLogin.
 func (s *Server) SetReadOnly(tok string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	perms := map[string]string{}
+	for _, scope := range Scopes {
+		perms[scope] = "read"
+	}
+	s.tokenLocked(tok).perms = perms
+}
+
+// SetPermissions gives a token the permissions of a job's permissions:
+// block, scope -> "read", "write" or "none" (GitHub's spelling, such as
+// "pull-requests", or the API's, "pull_requests"). As on GitHub, every
+// scope not named is none and metadata is always readable
+// (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#permissions).
+// nil restores the permissive default. An unknown token is added as an
+// installation token of DefaultLogin.
+func (s *Server) SetPermissions(tok string, perms map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenLocked(tok).perms = normalPerms(perms)
+}
+
+func (s *Server) tokenLocked(tok string) *token {
 	t, ok := s.tokens[tok]
 	if !ok {
-		t = &token{login: DefaultLogin, userType: "Bot"}
+		t = &token{login: DefaultLogin, userType: "Bot", app: true}
 		s.tokens[tok] = t
 	}
-	t.readOnly = true
+	return t
+}
+
+// SetPrivate makes a repository private or public. A public repository's
+// reads need no permission; a private one's need the scope's read access
+// (and are not found without a token).
+func (s *Server) SetPrivate(owner, repo string, private bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repoLocked(owner, repo, true).private = private
 }
 
 // SetRateLimit sets the primary rate limit: every API call but GET

@@ -18,6 +18,10 @@ import (
 // workflow token.
 const Login = "github-actions[bot]"
 
+// RepoOwner owns the repository in memory: a pull request whose HeadRepo
+// is empty has its head there.
+const RepoOwner = "octo"
+
 const perPage = 100
 
 // Pull is a pull request with the commits and files its lists return.
@@ -406,6 +410,55 @@ func (m *Memory) ListPulls(ctx context.Context, q github.PullQuery) (github.Pull
 	return out, nil
 }
 
+// GetPull returns pull request number with its current labels.
+func (m *Memory) GetPull(ctx context.Context, number int) (github.AuditPull, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := m.pulls[number]
+	if p == nil {
+		return github.AuditPull{}, m.missing(ctx, "GetPull %d", number)
+	}
+	if err := m.call(ctx, false, "GetPull %d", number); err != nil {
+		return github.AuditPull{}, err
+	}
+	ap := p.AuditPull
+	ap.Labels = append([]string(nil), m.labels[number]...)
+	return ap, nil
+}
+
+// PullsByHead returns the pull requests whose head is branch in owner's
+// repository: HeadRepo's owner, or RepoOwner when HeadRepo is empty.
+func (m *Memory) PullsByHead(ctx context.Context, owner, branch string) ([]github.AuditPull, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.call(ctx, false, "PullsByHead %s:%s", owner, branch); err != nil {
+		return nil, err
+	}
+	var out []github.AuditPull
+	for _, n := range m.numbers() {
+		p := m.pulls[n]
+		headOwner, _, _ := strings.Cut(p.HeadRepo, "/")
+		if p.HeadRepo == "" {
+			headOwner = RepoOwner
+		}
+		if strings.EqualFold(headOwner, owner) && p.HeadRef == branch {
+			ap := p.AuditPull
+			ap.Labels = append([]string(nil), m.labels[n]...)
+			out = append(out, ap)
+		}
+	}
+	return out, nil
+}
+
+func (m *Memory) numbers() []int {
+	var out []int
+	for n := range m.pulls {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
 // PullCommits returns a pull request's commits, at most
 // github.MaxPullCommits.
 func (m *Memory) PullCommits(ctx context.Context, number int) ([]github.PullCommit, bool, error) {
@@ -514,44 +567,34 @@ func (m *Memory) UpsertComment(ctx context.Context, number int, knownID int64, s
 	return m.nextID, nil
 }
 
-// EnsureLabel creates the repository label unless it exists: one call to
-// look, one to create.
-func (m *Memory) EnsureLabel(ctx context.Context, name, color, description string) error {
+// AddLabel puts a label on issue or pull request number as the client
+// does: one call, recording a labeled event by Login; a label the
+// repository lacks is created in GitHub's grey and then, with one more
+// call, given the label's colour and description.
+func (m *Memory) AddLabel(ctx context.Context, number int, l github.LabelSpec) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.call(ctx, false, "GetLabel %s", name); err != nil {
+	if ok, err := m.write(ctx, "AddLabels %d %s", number, l.Name); !ok {
 		return err
 	}
-	if _, ok := m.repoLabels[strings.ToLower(name)]; ok {
+	key := strings.ToLower(l.Name)
+	existing, known := m.repoLabels[key]
+	if !known {
+		existing = Label{Name: l.Name, Color: "ededed"}
+		m.repoLabels[key] = existing
+	}
+	if !has(m.labels[number], l.Name) {
+		m.labels[number] = append(m.labels[number], l.Name)
+		m.events = append(m.events, github.LabelEvent{Number: number, Event: "labeled", Label: l.Name, Actor: Login, ActorType: "Bot", At: m.now().UTC()})
+	}
+	color := strings.ToLower(strings.TrimPrefix(l.Color, "#"))
+	if existing.Color != "ededed" || existing.Description != "" || (color == "" || color == "ededed") && l.Description == "" {
 		return nil
 	}
-	if ok, err := m.write(ctx, "CreateLabel %s", name); !ok {
+	if err := m.call(ctx, true, "UpdateLabel %s", l.Name); err != nil {
 		return err
 	}
-	m.repoLabels[strings.ToLower(name)] = Label{Name: name, Color: color, Description: description}
-	return nil
-}
-
-// AddLabels puts labels on issue or pull request number, recording a
-// labeled event by Login for each.
-func (m *Memory) AddLabels(ctx context.Context, number int, labels ...string) error {
-	if len(labels) == 0 {
-		return nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if ok, err := m.write(ctx, "AddLabels %d %s", number, strings.Join(labels, ",")); !ok {
-		return err
-	}
-	for _, l := range labels {
-		if !has(m.labels[number], l) {
-			m.labels[number] = append(m.labels[number], l)
-			if _, ok := m.repoLabels[strings.ToLower(l)]; !ok {
-				m.repoLabels[strings.ToLower(l)] = Label{Name: l, Color: "ededed"}
-			}
-			m.events = append(m.events, github.LabelEvent{Number: number, Event: "labeled", Label: l, Actor: Login, ActorType: "Bot", At: m.now().UTC()})
-		}
-	}
+	m.repoLabels[key] = Label{Name: existing.Name, Color: color, Description: l.Description}
 	return nil
 }
 
@@ -635,18 +678,20 @@ func (m *Memory) newest(name string) []github.Artifact {
 	return out
 }
 
-// LatestArtifact returns the newest unexpired artifact called name on
-// branch from a run other than excludeRunID, else the newest expired one,
-// else nil.
-func (m *Memory) LatestArtifact(ctx context.Context, name, branch string, excludeRunID int64) (*github.Artifact, error) {
+// LatestArtifact returns the newest unexpired artifact called name that
+// belongs, from a run other than excludeRunID, else the newest expired
+// one, else nil: one call per 100 artifacts of the name, as the client
+// reads every page.
+func (m *Memory) LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(github.Artifact) bool) (*github.Artifact, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.call(ctx, false, "ListArtifacts %s", name); err != nil {
+	all := m.newest(name)
+	if err := m.calls(ctx, len(all), "ListArtifacts %s", name); err != nil {
 		return nil, err
 	}
 	var expired *github.Artifact
-	for _, a := range m.newest(name) {
-		if a.HeadBranch != branch || (excludeRunID != 0 && a.RunID == excludeRunID) {
+	for _, a := range all {
+		if excludeRunID != 0 && a.RunID == excludeRunID || !belongs(a) {
 			continue
 		}
 		if !a.Expired {

@@ -43,20 +43,21 @@ func TestLabelsLeaveEvents(t *testing.T) {
 	ctx := context.Background()
 	m := New()
 	m.SetClock(func() time.Time { return t0 })
-	if err := m.EnsureLabel(ctx, "loopbreaker:open", "b60205", "stuck"); err != nil {
+	open := github.LabelSpec{Name: "loopbreaker:open", Color: "b60205", Description: "stuck"}
+	if err := m.AddLabel(ctx, 4, open); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.EnsureLabel(ctx, "loopbreaker:open", "b60205", "stuck"); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddLabels(ctx, 3, "loopbreaker:open"); err != nil {
+	if err := m.AddLabel(ctx, 3, open); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.RemoveLabel(ctx, 3, "LOOPBREAKER:OPEN"); err != nil {
 		t.Fatal(err)
 	}
-	if n := m.Calls(); n != 5 {
-		t.Errorf("got %d calls, want 5 (look, create, look, add, remove)", n)
+	if got := strings.Join(m.CallLog(), ","); got != "AddLabels 4 loopbreaker:open,UpdateLabel loopbreaker:open,AddLabels 3 loopbreaker:open,RemoveLabel 3 LOOPBREAKER:OPEN" {
+		t.Errorf("got calls %s, want add and colour once, add, remove", got)
+	}
+	if l := m.RepoLabels(); len(l) != 1 || l[0].Color != "b60205" {
+		t.Errorf("got repository labels %+v, want the label coloured", l)
 	}
 	ev, err := m.LabelEvents(ctx, 3)
 	if err != nil || len(ev) != 2 || ev[0].Event != "labeled" || ev[1].Event != "unlabeled" || ev[1].Actor != Login {
@@ -89,7 +90,7 @@ func TestPagesAndFaults(t *testing.T) {
 		t.Errorf("after the fault: got %q, %v, want none", p, err)
 	}
 	m.SetReadOnly()
-	if err := m.AddLabels(ctx, 1, "x"); !errors.Is(err, github.ErrForbidden) {
+	if err := m.AddLabel(ctx, 1, github.LabelSpec{Name: "x"}); !errors.Is(err, github.ErrForbidden) {
 		t.Errorf("read-only write: got %v, want ErrForbidden", err)
 	}
 }
@@ -99,7 +100,7 @@ func TestDryRunPlans(t *testing.T) {
 	ctx := context.Background()
 	m := New()
 	m.SetDryRun(true)
-	if err := m.AddLabels(ctx, 1, "x"); err != nil {
+	if err := m.AddLabel(ctx, 1, github.LabelSpec{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.SetStatus(ctx, "abc1234", "failure", "OPEN", ""); err != nil {

@@ -1,0 +1,158 @@
+package action
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
+)
+
+// budgetRun is one run of a pull request's life and the API calls it may
+// make.
+type budgetRun struct {
+	name  string
+	max   int
+	state string
+	setup func(b *budgetLife)
+}
+
+// budgetLife is a pull request's life against the HTTP fake: each run's
+// record is uploaded as its run's artifact, as the workflow does.
+type budgetLife struct {
+	t    *testing.T
+	h    *harness
+	runs int64
+}
+
+// push commits files (nil: the run makes no commit) and makes the next run
+// a pull_request run on the new head with the pull request's labels.
+func (b *budgetLife) push(files map[string]string) {
+	if files != nil {
+		commitTo(b.t, b.h.loop, fmt.Sprintf("push %d", b.runs), files)
+	}
+	b.h.fake.AddPull("octo", "loop", fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: b.h.loop.head, HeadRef: "agent/loop",
+		BaseRef: "main", BaseSHA: b.h.loop.base, Labels: b.h.fake.IssueLabels("octo", "loop", 7), CreatedAt: start})
+	payload, _, _, err := b.h.fake.PullRequestEvent("octo", "loop", 7, "synchronize")
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.h.httpEvent("pull_request", payload, "refs/pull/7/merge")
+}
+
+// upload stands for the workflow's upload-artifact step of run id.
+func (b *budgetLife) upload(id int64) {
+	data, err := os.ReadFile(filepath.Join(b.h.loop.dir, ".loopbreaker", "record.json"))
+	if err != nil {
+		b.t.Fatalf("no record: %v", err)
+	}
+	recs := ledger.Decode(data, "record.json").Records
+	b.h.fake.AddRun("octo", "loop", fakegithub.Run{ID: id, HeadBranch: "agent/loop", HeadSHA: b.h.loop.head, CreatedAt: b.h.now})
+	b.h.fake.AddArtifact("octo", "loop", id, "loopbreaker-record", recordZip(b.t, recs), false)
+}
+
+func progress(n int) map[string]string {
+	return map[string]string{fmt.Sprintf("pkg/f%d.go", n): fmt.Sprintf("package pkg\n\nfunc F%d() int { return %d }\n", n, n)}
+}
+
+// TestAPIBudgetPerRun: every kind of run a pull request goes through,
+// counted by the HTTP fake: the comments listed once, labels created by the
+// add that needs them (once per repository), the label events read only
+// when a control can depend on them, the ledger read from the sticky
+// comment's digest when there is one, and GET /user never. The table is
+// the README's.
+func TestAPIBudgetPerRun(t *testing.T) {
+	t.Parallel()
+	h := newHTTPHarness(t, newLoop(t))
+	if err := h.fake.LoadSeed(strings.NewReader(`{"repos":[{"owner":"octo","name":"loop","labels":[
+		{"name":"loopbreaker:open","color":"b60205","description":"stuck"},{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.SetPermission("octo", "loop", "maintainer", "write")
+	b := &budgetLife{t: t, h: h}
+	runs := []budgetRun{
+		{"first run", 5, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},
+		{"steady CLOSED", 5, "CLOSED", func(b *budgetLife) { b.push(progress(2)) }},
+		// Entering HALF_OPEN (or OPEN) from CLOSED on a pull request that
+		// has no sticky comment yet: the ledger is the artifact (list and
+		// download), and the label and the comment are both written.
+		{"enters HALF_OPEN, no sticky comment yet", 6, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady HALF_OPEN", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"the trip (HALF_OPEN to OPEN)", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady OPEN, the label in the payload", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady OPEN, the label not in the payload", 5, "OPEN", func(b *budgetLife) {
+			b.push(nil)
+			b.h.editEvent(func(ev map[string]any) { ev["pull_request"].(map[string]any)["labels"] = []any{} })
+		}},
+		// An issue_comment payload has no head or base (GET pulls/{n}), the
+		// command's author is checked, and the reset moves the label, the
+		// comment and the status.
+		{"/loopbreaker reset (issue_comment, OPEN to CLOSED)", 6, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
+		{"/loopbreaker guide (issue_comment, CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
+		{"steady CLOSED, the sticky comment kept", 5, "CLOSED", func(b *budgetLife) { b.push(progress(3)) }},
+		{"HALF_OPEN again (the sticky comment kept)", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"recovery (HALF_OPEN to CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.push(progress(4)) }},
+		{"reset by removing the open label", 5, "CLOSED", func(b *budgetLife) {
+			for i := 0; i < 3; i++ { // back to OPEN
+				b.push(nil)
+				b.runOnce()
+			}
+			b.h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "maintainer", "User", b.h.now.Add(30*time.Minute))
+			b.h.fake.AddPull("octo", "loop", fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: b.h.loop.head, HeadRef: "agent/loop",
+				BaseRef: "main", BaseSHA: b.h.loop.base, CreatedAt: start})
+			b.push(nil)
+		}},
+	}
+	var table []string
+	for _, r := range runs {
+		r.setup(b)
+		calls, state := b.runOnce()
+		table = append(table, fmt.Sprintf("| %s | %s | %d |", r.name, state, len(calls)))
+		if state != r.state {
+			t.Errorf("%s: got state %s, want %s\n%s", r.name, state, r.state, h.summaryText())
+		}
+		if len(calls) > r.max {
+			t.Errorf("%s: got %d API calls, want at most %d: %q", r.name, len(calls), r.max, calls)
+		}
+		if n := h.fake.CallsTo("GET", "/repos/octo/loop/issues/7/comments"); n > 1 {
+			t.Errorf("%s: listed the comments %d times, want once", r.name, n)
+		}
+		for _, c := range calls {
+			if strings.HasPrefix(c, "GET /user") {
+				t.Errorf("%s: called GET /user, which the workflow token may not", r.name)
+			}
+		}
+	}
+	t.Logf("API calls per run:\n%s", strings.Join(table, "\n"))
+}
+
+// runOnce runs the action as the next workflow run and uploads its record;
+// it returns the API calls and the state.
+func (b *budgetLife) runOnce() ([]string, string) {
+	b.runs++
+	id := 1000 + b.runs
+	b.h.env["GITHUB_RUN_ID"] = fmt.Sprint(id)
+	b.h.now = b.h.now.Add(time.Hour)
+	b.h.fake.ResetCalls()
+	b.h.run()
+	calls := b.h.fake.CallLog()
+	state := b.h.outputs()["state"]
+	b.upload(id)
+	return calls, state
+}
+
+// comment makes the next run an issue_comment run of a maintainer's
+// comment.
+func (b *budgetLife) comment(body string) {
+	id := b.h.fake.AddComment("octo", "loop", 7, "maintainer", "User", body, b.h.now.Add(30*time.Minute))
+	payload, ref, err := b.h.fake.IssueCommentEvent("octo", "loop", 7, id)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.h.httpEvent("issue_comment", payload, ref)
+}

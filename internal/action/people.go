@@ -1,0 +1,112 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/control"
+	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/present"
+)
+
+// One trust rule for every control a person gives: a /loopbreaker
+// command, the open label removed, the disabled or force-open label added —
+// each counts only from a person, not a bot, with write access
+// (control.MayControl, control.WriteAccess). The agent under watch holds
+// the checkout's token and may add labels; that must not turn its breaker
+// off.
+
+// trusted reports whether login may control the breaker, asking the API
+// once per login and run.
+func (r *run) trusted(ctx context.Context, login, userType string) bool {
+	if !control.MayControl(login, userType) {
+		return false
+	}
+	key := strings.ToLower(login)
+	if v, ok := r.trust[key]; ok {
+		return v
+	}
+	perm, err := r.client.Permission(ctx, login)
+	if err != nil {
+		r.apiError("check the permission of "+login, err)
+		r.trust[key] = false
+		return false
+	}
+	ok := control.WriteAccess(perm)
+	r.trust[key] = ok
+	return ok
+}
+
+// labelEvents returns the pull request's label events, read once per run
+// and only when a control can depend on them; ok is false when they could
+// not be read.
+func (r *run) labelEvents(ctx context.Context) ([]github.LabelEvent, bool) {
+	if !r.eventsRead {
+		r.eventsRead = true
+		events, err := r.client.LabelEvents(ctx, r.ev.Number)
+		if err != nil {
+			r.apiError("list label events", err)
+			return nil, false
+		}
+		r.events, r.eventsOK = events, true
+	}
+	return r.events, r.eventsOK
+}
+
+// labelledBy says who put label on the pull request, when that person may
+// control the breaker: ok is false, with a note, when the label was added
+// by someone else (a bot, the agent, a person without write access) or
+// when who added it cannot be read.
+func (r *run) labelledBy(ctx context.Context, label string) (by string, at time.Time, ok bool) {
+	if r.client == nil || r.ev.Number == 0 {
+		r.notes = append(r.notes, fmt.Sprintf("the %s label was ignored: without a token, who added it cannot be checked", label))
+		return "", time.Time{}, false
+	}
+	events, read := r.labelEvents(ctx)
+	if !read {
+		r.notes = append(r.notes, fmt.Sprintf("the %s label was ignored: who added it could not be read", label))
+		return "", time.Time{}, false
+	}
+	e, ok, note, _ := control.LabelledBy(events, label, r.trustedFunc(ctx))
+	if !ok {
+		r.notes = append(r.notes, note)
+		return "", time.Time{}, false
+	}
+	return e.Actor, e.At, true
+}
+
+// trustedFunc is trusted for the control package's walks.
+func (r *run) trustedFunc(ctx context.Context) control.Trusted {
+	return func(login, userType string) (bool, error) { return r.trusted(ctx, login, userType), nil }
+}
+
+// commands finds the sticky comment and turns trusted /loopbreaker
+// commands into controls.
+func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) {
+	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
+	controls, notes, _ := control.Commands(comments, present.Marker, r.trustedFunc(ctx))
+	cfg.Controls = append(cfg.Controls, controls...)
+	r.notes = append(r.notes, notes...)
+}
+
+// labelReset looks for the removal of the open label by a trusted person
+// after the breaker opened. Removal by the workflow's own token (a bot) or
+// by someone without write access is not a reset.
+func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control, bool) {
+	events, read := r.labelEvents(ctx)
+	if !read {
+		return loop.Control{}, false
+	}
+	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
+	if !ok {
+		return loop.Control{}, false
+	}
+	if r.trusted(ctx, e.Actor, e.ActorType) {
+		return control.LabelReset(e, present.LabelOpen), true
+	}
+	r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
+	return loop.Control{}, false
+}

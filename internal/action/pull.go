@@ -1,0 +1,90 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/github"
+)
+
+// pull completes from the API what the event's payload lacks of the run's
+// pull request (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows):
+//
+//   - issue_comment names the pull request but neither its head nor its
+//     base, and runs on the default branch: GET pulls/{n} gives them, never
+//     GITHUB_REF (the newest record artifact on the default branch belongs
+//     to some other loop);
+//   - workflow_run lists a same-repository pull request by number only,
+//     and none for a fork's (its pull_requests is empty): the pull request
+//     is found by its head, the fork's owner and branch. The commit
+//     evaluated stays the triggering run's head, whose evidence it is.
+//
+// One call either way; none for the events whose payload holds the pull
+// request (pull_request, pull_request_target).
+func (r *run) pull(ctx context.Context) error {
+	ev := r.ev
+	switch {
+	case ev.Name == "issue_comment" && ev.Number > 0 && ev.HeadSHA == "":
+	case ev.Name == "workflow_run" && ev.HeadSHA != "":
+	default:
+		return nil
+	}
+	if r.client == nil {
+		r.notes = append(r.notes, "no token: the pull request's head and base could not be read from the API")
+		return nil
+	}
+	var p *github.AuditPull
+	if ev.Number > 0 {
+		got, err := r.client.GetPull(ctx, ev.Number)
+		if err := r.apiError(fmt.Sprintf("read pull request #%d", ev.Number), err); err != nil {
+			return err
+		}
+		if err == nil {
+			p = &got
+		}
+	} else if ev.HeadOwner != "" && ev.HeadRef != "" {
+		found, err := r.client.PullsByHead(ctx, ev.HeadOwner, ev.HeadRef)
+		if err := r.apiError("find the pull request of "+ev.HeadOwner+":"+ev.HeadRef, err); err != nil {
+			return err
+		}
+		p = r.matchHead(found)
+	}
+	if p == nil {
+		if ev.Name == "workflow_run" {
+			r.notes = append(r.notes, fmt.Sprintf("no open pull request has the head %s:%s at %.12s: no labels, comment or commands", ev.HeadOwner, ev.HeadRef, ev.HeadSHA))
+		}
+		return nil
+	}
+	if ev.Name == "issue_comment" {
+		ev.HeadSHA, ev.HeadRef = p.HeadSHA, p.HeadRef
+	}
+	ev.Number = p.Number
+	ev.BaseSHA, ev.BaseRef = p.BaseSHA, p.BaseRef
+	ev.Labels, ev.Author, ev.Fork = p.Labels, p.User, p.Fork
+	ev.HeadRepo = p.HeadRepo
+	return nil
+}
+
+// matchHead picks the pull request a fork's workflow_run was for among the
+// open ones with its head branch: the one whose head repository is the
+// run's and whose head is the run's commit, else the only one with the
+// head repository (pushed to since the run).
+func (r *run) matchHead(found []github.AuditPull) *github.AuditPull {
+	var same []github.AuditPull
+	for _, p := range found {
+		if r.ev.HeadRepo == "" || strings.EqualFold(p.HeadRepo, r.ev.HeadRepo) {
+			same = append(same, p)
+		}
+	}
+	for i := range same {
+		if same[i].HeadSHA == r.ev.HeadSHA {
+			return &same[i]
+		}
+	}
+	if len(same) == 1 {
+		r.notes = append(r.notes, fmt.Sprintf("pull request #%d's head moved from %.12s (the run's) to %.12s: the run's commit is evaluated", same[0].Number, r.ev.HeadSHA, same[0].HeadSHA))
+		return &same[0]
+	}
+	return nil
+}
