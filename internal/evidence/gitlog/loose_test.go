@@ -37,8 +37,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 	type answers struct {
 		H    *History
 		Info *Commit
-		Diff *Change
-		Task *Tasks
+		Diff *Range
 	}
 	read := func(repo *Repo) answers {
 		t.Helper()
@@ -50,11 +49,11 @@ func TestLooseAndPackedAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch, tasks, err := repo.Diff(base.String(), "HEAD", opts)
+		rg, err := repo.Diff(base.String(), "HEAD", opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answers{h, info, ch, tasks}
+		return answers{h, info, rg}
 	}
 	fast := r.open()
 	if len(fast.loose.dirs) == 0 {

@@ -38,7 +38,8 @@ type Repo struct {
 
 	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
-	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
+	tasks   map[plumbing.Hash]*taskList      // checkboxes by blob, bounded by taskCacheItems
+	taskN   int                              // tasks held in the tasks cache
 	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
 
 	loose     *looseObjects          // loose objects read without go-git (loose.go)
@@ -58,8 +59,8 @@ const commitCacheMax = 4 * DefaultMaxCommits
 // memory (a 5,000-commit walk peaked 70 MB higher with 16,384).
 const treeCacheMax = 1 << 11
 
-// taskCacheMax bounds the task-count cache.
-const taskCacheMax = 1 << 16
+// taskCacheItems bounds the tasks the task-list cache holds.
+const taskCacheItems = 1 << 20
 
 // blobCacheBytes bounds the blobs kept for a second use: a walk reads a
 // file's content as the new side of one commit and again as the old side
@@ -101,7 +102,7 @@ func Open(dir string) (*Repo, error) {
 		packs:     newPackObjects(),
 		commits:   map[plumbing.Hash]*object.Commit{},
 		trees:     map[plumbing.Hash]*object.Tree{},
-		tasks:     map[plumbing.Hash]Tasks{},
+		tasks:     map[plumbing.Hash]*taskList{},
 		blobs:     cache.NewObjectLRU(blobCacheBytes),
 		matches:   map[matchKey]bool{},
 		taskFiles: map[taskKey][]taskFile{},
@@ -255,6 +256,9 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	r.trees[h] = t
 	return t, nil
 }
+
+// isMissing reports an error for an object that is not in the repository.
+func isMissing(err error) bool { return errors.Is(err, ErrUnknownRevision) }
 
 // objectError names the repository and the object, and says what to do
 // about a missing object in a shallow clone.
