@@ -179,4 +179,11 @@ func TestGlobBounds(t *testing.T) {
 	if files, err := expandGlobs([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
 		t.Errorf("%d bytes: got %d files, %v; want all 3", MaxTotalSize, len(files), err)
 	}
+	// A file over MaxFileSize is left to ParseFile, which names it.
+	if err := os.Truncate(filepath.Join(big, "r2.xml"), 2*MaxTotalSize); err != nil {
+		t.Fatal(err)
+	}
+	if files, err := expandGlobs([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
+		t.Errorf("a file over %d bytes: got %d files, %v; want all 3", MaxFileSize, len(files), err)
+	}
 }

@@ -25,7 +25,8 @@ const (
 	// together.
 	MaxFiles = 10000
 	// MaxTotalSize bounds the bytes of those files together (1 GiB): twice
-	// the largest report read.
+	// the largest report read. A file larger than MaxFileSize does not
+	// count: it is refused on its own, naming it.
 	MaxTotalSize = 2 * MaxFileSize
 )
 
