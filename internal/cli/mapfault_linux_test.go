@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/go-git/go-git/v5"
 )
 
 // TestPackTruncatedWhileMapped: a pack that another process truncates
@@ -30,27 +27,7 @@ import (
 // the first pack, now truncated.
 func TestPackTruncatedWhileMapped(t *testing.T) {
 	t.Parallel()
-	steps := []map[string]string{{"main.go": "package main\n"}}
-	for i := range 6 {
-		steps = append(steps, map[string]string{"main.go": fmt.Sprintf("package main\n\n// step %d\n%s", i, strings.Repeat("// filler line\n", 40))})
-	}
-	repo := commitLoop(t, steps)
-	g, err := git.PlainOpen(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.RepackObjects(&git.RepackConfig{}); err != nil {
-		t.Fatal(err)
-	}
-	loose, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "??"))
-	for _, d := range loose {
-		os.RemoveAll(d)
-	}
-	packs, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "pack", "pack-*.pack"))
-	if len(packs) != 1 {
-		t.Fatalf("%d packs after the repack, want 1", len(packs))
-	}
-	first := packs[0]
+	repo, first := packedLoop(t)
 	copyIdx := filepath.Join(filepath.Dir(first), "pack-zz-copy.idx")
 	for from, to := range map[string]string{first: strings.TrimSuffix(copyIdx, ".idx") + ".pack", strings.TrimSuffix(first, ".pack") + ".idx": copyIdx} {
 		data, err := os.ReadFile(from)

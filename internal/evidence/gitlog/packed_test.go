@@ -610,19 +610,28 @@ func TestPackReaderLargeOffsetOutOfRange(t *testing.T) {
 	}
 }
 
-// TestDamagedPackObjectFailsHistory: a packed blob whose compressed data is
-// damaged fails History with an error naming the blob, the pack and the
-// object's offset; it is not read again through go-git.
-func TestDamagedPackObjectFailsHistory(t *testing.T) {
-	t.Parallel()
+// packedEdit is a repository of two commits, the second setting a.txt
+// to edit, with every object in one pack; it returns the first commit.
+// It skips where packs are not mapped.
+func packedEdit(t *testing.T, edit string) (*testRepo, plumbing.Hash) {
+	t.Helper()
 	if !canMap {
 		t.Skip("pack files are read by go-git on this platform")
 	}
 	r := newTestRepo(t)
 	base := r.write("a.txt", "one\n").commit("base\n")
-	r.write("a.txt", strings.Repeat("two\n", 50)).commit("edit\n")
-	blob := r.files["a.txt"].hash
+	r.write("a.txt", edit).commit("edit\n")
 	r.pack()
+	return r, base
+}
+
+// TestDamagedPackObjectFailsHistory: a packed blob whose compressed data is
+// damaged fails History with an error naming the blob, the pack and the
+// object's offset; it is not read again through go-git.
+func TestDamagedPackObjectFailsHistory(t *testing.T) {
+	t.Parallel()
+	r, base := packedEdit(t, strings.Repeat("two\n", 50))
+	blob := r.files["a.txt"].hash
 	p := newPackObjects(filepath.Join(r.dir, ".git", "objects"))
 	pk, off, found, err := p.locate(blob)
 	if !found || err != nil {
