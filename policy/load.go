@@ -345,7 +345,9 @@ func (p *Policy) Clone() *Policy {
 	c := *p
 	c.Progress.Signals = append([]Signal(nil), p.Progress.Signals...)
 	c.Progress.IgnorePaths = append([]string(nil), p.Progress.IgnorePaths...)
+	c.Progress.NotesPaths = append([]string(nil), p.Progress.NotesPaths...)
 	c.Progress.TestPaths = append([]string(nil), p.Progress.TestPaths...)
+	c.Progress.TestDataPaths = append([]string(nil), p.Progress.TestDataPaths...)
 	c.Progress.DocPaths = append([]string(nil), p.Progress.DocPaths...)
 	c.Progress.TaskFiles = append([]string(nil), p.Progress.TaskFiles...)
 	c.Progress.IgnoreTests = append([]string(nil), p.Progress.IgnoreTests...)
@@ -396,7 +398,7 @@ func (p *Policy) normalize() {
 	if p.Progress.Signals == nil {
 		p.Progress.Signals = []Signal{}
 	}
-	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.TestPaths,
+	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.NotesPaths, &p.Progress.TestPaths, &p.Progress.TestDataPaths,
 		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests,
 		&p.Rules.ProtectedPath.ProtectedPaths, &p.Escalation.ModelProgression} {
 		if *s == nil {

@@ -49,9 +49,9 @@ const (
 	SignalFiles      Signal = "files"       // meaningful files changed (not a return to an earlier tree)
 	SignalTests      Signal = "tests"       // more tests pass, or fewer fail with the same total
 	SignalTestsAdded Signal = "tests_added" // more tests exist than before (RED phase)
-	SignalTasks      Signal = "tasks"       // checked tasks rose above their high-water mark
+	SignalTasks      Signal = "tasks"       // a task was checked for the first time since the last reset
 	SignalErrors     Signal = "errors"      // an error signature present before is gone
-	SignalPercent    Signal = "percent"     // reported percentage rose by stagnation_percent
+	SignalPercent    Signal = "percent"     // reported percentage rose stagnation_percent above its highest
 	SignalRefactor   Signal = "refactor"    // meaningful change without new failures
 	SignalDocs       Signal = "docs"        // documentation files changed
 	SignalClaims     Signal = "claims"      // the agent claimed completion or files modified (ralph)
@@ -87,8 +87,8 @@ type SameErrorMode string
 
 // The values of same_error_mode.
 const (
-	SameErrorConsecutive SameErrorMode = "consecutive" // the same primary error in that many iterations in a row
-	SameErrorTotal       SameErrorMode = "total"       // the same primary error that many times since the last progress
+	SameErrorConsecutive SameErrorMode = "consecutive" // the same primary error in that many iterations in a row (an error that recurs within the window continues the row)
+	SameErrorTotal       SameErrorMode = "total"       // the same primary error that many times since the last reset
 	SameErrorAny         SameErrorMode = "any"         // any error in that many iterations in a row (ralph)
 )
 

@@ -78,10 +78,22 @@ type Progress struct {
 	// MaxHeld bounds how many iterations in a row may hold the counter; 0
 	// means without bound (ralph's behaviour).
 	MaxHeld int `toml:"max_held"`
-	// IgnorePaths are paths whose changes are not meaningful.
+	// IgnorePaths are paths whose changes are not meaningful: lock files,
+	// vendored code and the loop's own ephemeral state.
 	IgnorePaths []string `toml:"ignore_paths"`
+	// NotesPaths are notes and scratch files (TODO lists, notes, progress
+	// and status logs, *.log): a change confined to them, or to digits
+	// only, is busywork.
+	NotesPaths []string `toml:"notes_paths"`
+	// BusyworkIsProgress makes busywork count as a meaningful change (the
+	// DOCUMENT phase); otherwise it counts only in an iteration that
+	// completes a task.
+	BusyworkIsProgress bool `toml:"busywork_is_progress"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
+	// TestDataPaths classify test data (fixtures, snapshots, testdata):
+	// neither test code nor code for test_only.
+	TestDataPaths []string `toml:"test_data_paths"`
 	// DocPaths classify documentation files (for the docs signal).
 	DocPaths []string `toml:"doc_paths"`
 	// TaskFiles are markdown task lists whose checkboxes are counted.
@@ -152,6 +164,10 @@ type Weights struct {
 	SameError     int `toml:"same_error"`
 	NoChange      int `toml:"no_change"`
 	Revert        int `toml:"revert"`
+	// TestRegression applies once to an iteration with fewer passing
+	// tests, or failing tests turned skipped; its positive items are not
+	// counted.
+	TestRegression int `toml:"test_regression"`
 }
 
 // PermissionDenied opens on consecutive iterations with tool denials.

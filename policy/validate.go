@@ -34,7 +34,9 @@ func (p *Policy) Validate() error {
 	v.floatRange("progress.stagnation_percent", pr.StagnationPercent, 0, 100)
 	v.intRange("progress.max_held", pr.MaxHeld, 0, 1000)
 	v.patterns("progress.ignore_paths", pr.IgnorePaths)
+	v.patterns("progress.notes_paths", pr.NotesPaths)
 	v.patterns("progress.test_paths", pr.TestPaths)
+	v.patterns("progress.test_data_paths", pr.TestDataPaths)
 	v.patterns("progress.doc_paths", pr.DocPaths)
 	v.patterns("progress.task_files", pr.TaskFiles)
 
@@ -62,6 +64,7 @@ func (p *Policy) Validate() error {
 		{"test_fixed", w.TestFixed, 0, 100}, {"task_completed", w.TaskCompleted, 0, 100},
 		{"file_changed", w.FileChanged, 0, 100}, {"error_resolved", w.ErrorResolved, 0, 100},
 		{"same_error", w.SameError, -100, 0}, {"no_change", w.NoChange, -100, 0}, {"revert", w.Revert, -100, 0},
+		{"test_regression", w.TestRegression, -100, 0},
 	} {
 		v.intRange("rules.score.weights."+it.key, it.val, it.min, it.max)
 	}

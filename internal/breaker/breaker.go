@@ -17,6 +17,9 @@ const (
 	MaxRecent      = 10            // status-log steps kept
 	MaxErrorCounts = 32            // distinct error signatures counted
 	MaxTrees       = 512           // distinct trees remembered for the circular rule
+	MaxCompleted   = 4096          // identities of completed tasks remembered
+	MaxSeenErrors  = 64            // error signatures remembered with the iteration they were last seen
+	maxTestPaths   = 32            // test files remembered per iteration for the test_only rule
 	MaxCount       = 1_000_000_000 // largest count an iteration may report
 	trendLen       = 10            // output_trend values
 	hourCap        = 100001        // iteration times a snapshot may hold for the rate rule
@@ -47,22 +50,32 @@ type Snapshot struct {
 	LastTransitionAt      time.Time     `json:"last_transition_at"`
 	Opens                 int           `json:"opens"`
 	TaskHigh              *int          `json:"task_high,omitempty"`
-	Prev                  *Prev         `json:"prev,omitempty"`
-	PrimaryStreak         int           `json:"primary_streak"`
-	ErrorStreak           int           `json:"error_streak"`
-	DenialStreak          int           `json:"denial_streak"`
-	ErrorCounts           []ErrorCount  `json:"error_counts,omitempty"`
-	SinceProgress         []ErrorCount  `json:"errors_since_progress,omitempty"`
-	Window                []Entry       `json:"window,omitempty"`
-	OutputBase            OutputBase    `json:"output_base"`
-	Trees                 []string      `json:"trees,omitempty"`
-	Hour                  []time.Time   `json:"hour,omitempty"`
-	LastWarnings          []string      `json:"last_warnings,omitempty"`
-	LastScore             int           `json:"last_score"`
-	LastProgressFlag      bool          `json:"last_progress_flag"`
-	LastPhase             string        `json:"last_phase,omitempty"`
-	History               []Event       `json:"history,omitempty"`
-	Recent                []Step        `json:"recent,omitempty"`
+	// Completed are the identities of the tasks completed since the last
+	// reset (and those checked before the loop), oldest first.
+	Completed []string `json:"tasks_completed,omitempty"`
+	// PercentHigh is the highest reported percentage since the last reset.
+	PercentHigh   *float64     `json:"percent_high,omitempty"`
+	Prev          *Prev        `json:"prev,omitempty"`
+	PrimaryStreak int          `json:"primary_streak"`
+	ErrorStreak   int          `json:"error_streak"`
+	DenialStreak  int          `json:"denial_streak"`
+	ErrorCounts   []ErrorCount `json:"error_counts,omitempty"`
+	// SinceProgress is read from state files of earlier versions, whose
+	// "total" mode counted errors since the last progress, and dropped.
+	SinceProgress []ErrorCount `json:"errors_since_progress,omitempty"`
+	// Seen are the error signatures of the recent iterations, each with the
+	// iteration it was last seen in.
+	Seen             []SeenError `json:"errors_seen,omitempty"`
+	Window           []Entry     `json:"window,omitempty"`
+	OutputBase       OutputBase  `json:"output_base"`
+	Trees            []string    `json:"trees,omitempty"`
+	Hour             []time.Time `json:"hour,omitempty"`
+	LastWarnings     []string    `json:"last_warnings,omitempty"`
+	LastScore        int         `json:"last_score"`
+	LastProgressFlag bool        `json:"last_progress_flag"`
+	LastPhase        string      `json:"last_phase,omitempty"`
+	History          []Event     `json:"history,omitempty"`
+	Recent           []Step      `json:"recent,omitempty"`
 }
 
 // Prev is what the next iteration is compared with.
@@ -85,16 +98,28 @@ type ErrorCount struct {
 	Count  int    `json:"count"`
 }
 
+// SeenError is an error signature and the iteration it was last seen in.
+type SeenError struct {
+	Hash      string `json:"hash"`
+	Iteration int    `json:"iteration"`
+}
+
 // Entry is one iteration in the rule windows.
 type Entry struct {
-	At        time.Time `json:"at"`
-	Score     int       `json:"score"`
-	Fixed     int       `json:"fixed"`
-	Lines     int       `json:"lines"`
-	TestLines int       `json:"test_lines"`
-	Returned  bool      `json:"returned,omitempty"`
-	HasOutput bool      `json:"has_output,omitempty"`
-	Output    int       `json:"output"`
+	At    time.Time `json:"at"`
+	Score int       `json:"score"`
+	Fixed int       `json:"fixed"`
+	// Lines are the meaningful lines changed; an entry without lines takes
+	// no place in the test_only window.
+	Lines int `json:"lines"`
+	// TestLines are the lines the test_only rule counts: those of a
+	// test-only iteration's test files (see measured.measureTestOnly).
+	TestLines int `json:"test_lines"`
+	// TestPaths identify the test files the iteration changed (bounded).
+	TestPaths []string `json:"test_paths,omitempty"`
+	Returned  bool     `json:"returned,omitempty"`
+	HasOutput bool     `json:"has_output,omitempty"`
+	Output    int      `json:"output"`
 }
 
 // OutputBase accumulates output of iterations that left the window.
@@ -158,6 +183,7 @@ func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 		return nil, err
 	}
 	b.s = s.clone()
+	b.s.SinceProgress = nil
 	return b, nil
 }
 
@@ -209,7 +235,8 @@ func (s *Snapshot) check() error {
 		return fmt.Errorf("cooldown is negative")
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
-		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap {
+		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
+		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors {
 		return errors.New("a bounded list is longer than its bound")
 	}
 	return nil
@@ -244,9 +271,17 @@ func (s Snapshot) clone() Snapshot {
 		}
 		c.Prev = &p
 	}
+	if s.PercentHigh != nil {
+		v := *s.PercentHigh
+		c.PercentHigh = &v
+	}
+	c.Completed = cloneSlice(s.Completed)
 	c.ErrorCounts = cloneSlice(s.ErrorCounts)
-	c.SinceProgress = cloneSlice(s.SinceProgress)
+	c.Seen = cloneSlice(s.Seen)
 	c.Window = cloneSlice(s.Window)
+	for i := range c.Window {
+		c.Window[i].TestPaths = cloneSlice(c.Window[i].TestPaths)
+	}
 	c.Trees = cloneSlice(s.Trees)
 	c.Hour = cloneSlice(s.Hour)
 	c.LastWarnings = cloneSlice(s.LastWarnings)
@@ -341,8 +376,15 @@ func (it *Iteration) validate(last time.Time) error {
 		count("lines changed", c.MeaningfulLines)
 		count("test lines", c.TestLines)
 		count("doc files", c.DocFiles)
+		count("code files", c.CodeFiles)
+		count("busy files", c.BusyFiles)
+		count("busy lines", c.BusyLines)
+		count("busy doc files", c.BusyDocFiles)
 		if c.TestLines > c.MeaningfulLines {
 			fault(fmt.Errorf("test lines (%d) exceed lines changed (%d)", c.TestLines, c.MeaningfulLines))
+		}
+		for _, f := range c.TestFiles {
+			count("test file lines", f.Lines)
 		}
 	}
 	if t := it.Tests; t != nil {
@@ -368,6 +410,9 @@ func (it *Iteration) validate(last time.Time) error {
 	}
 	if it.TasksBefore != nil {
 		count("tasks before", *it.TasksBefore)
+	}
+	if tc := it.TaskChange; tc != nil {
+		count("tasks unchecked", tc.Unchecked)
 	}
 	if p := it.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
 		fault(fmt.Errorf("progress percent %v is out of range: want 0 to 100", *p))
@@ -400,6 +445,9 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 	m := measure(pol, s, &it)
 	b.advance(pol, &it, &m)
 	trip, watch := b.sortFirings(evaluate(pol, s, &it, &m))
+	if m.regression != "" {
+		s.LastWarnings = append(s.LastWarnings, m.regression)
+	}
 	b.settle(&it, &m, trip, watch)
 	b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State,
 		Progress: m.progress, Signals: m.signals, Score: m.score, TasksCompleted: m.tasksNew,
@@ -526,7 +574,7 @@ func (b *Breaker) startProbe(at time.Time) {
 	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
 	s.Window = nil
 	s.OutputBase = OutputBase{}
-	s.SinceProgress = nil
+	s.Seen = nil
 }
 
 // Status returns the decision as of at, first applying a due cooldown
@@ -566,13 +614,16 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.ForcedOpen = false
 	s.Trigger, s.Reason = "", ""
 	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.ErrorCounts, s.SinceProgress = nil, nil
+	s.ErrorCounts, s.Seen = nil, nil
 	s.Window = nil
 	s.OutputBase = OutputBase{}
 	s.Trees = nil
 	s.Hour = nil
 	s.LastWarnings = nil
-	// The task high-water mark counts from the reset: from the newest count.
+	// Tasks count from the reset: each identity once more, and the count's
+	// high-water mark from the newest count.
+	s.Completed = nil
+	s.PercentHigh = nil
 	s.TaskHigh = nil
 	if s.Prev != nil {
 		s.Prev.Tree = ""

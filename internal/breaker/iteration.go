@@ -44,23 +44,58 @@ type Iteration struct {
 	// Tasks are the task-list checkbox counts after the iteration.
 	Tasks *Tasks
 	// TasksBefore is the checked-task count before the iteration, used to
-	// seed the high-water mark on the first iteration.
+	// seed the high-water mark on the first iteration when the tasks'
+	// identities are not known.
 	TasksBefore *int
+	// TaskChange says which tasks the iteration checked and how many it
+	// unchecked; nil when the tasks' identities are not known (a count
+	// given by hand), and then the checked-task count above its high-water
+	// mark is what counts.
+	TaskChange *TaskChange
+	// TasksCheckedBefore are the identities of the tasks checked before
+	// the loop (given with its first iteration): checking them again is not
+	// completing them.
+	TasksCheckedBefore []string
+}
+
+// TaskChange is what an iteration did to the task lists. A task is
+// identified by its file and its normalised text.
+type TaskChange struct {
+	// Checked are the identities of the tasks the iteration checked:
+	// ticked, ticked with their text edited, or added already checked.
+	Checked []string
+	// Unchecked counts the tasks it unticked.
+	Unchecked int
 }
 
 // Change summarises the iteration's diff.
 type Change struct {
 	// MeaningfulFiles counts changed files that are not whitespace-only,
-	// ignored or generated.
+	// ignored, generated or busywork.
 	MeaningfulFiles int `json:"meaningful_files"`
 	// Files lists changed meaningful paths (bounded, for display).
 	Files []string `json:"files,omitempty"`
 	// MeaningfulLines is added plus deleted lines in meaningful files.
 	MeaningfulLines int `json:"meaningful_lines"`
-	// TestLines is the part of MeaningfulLines in test files.
+	// TestLines is the part of MeaningfulLines in test files (not test
+	// data).
 	TestLines int `json:"test_lines"`
+	// TestFiles are the test files changed with their lines, when known
+	// (bounded); nil when the change does not say which files they were.
+	TestFiles []FileLines `json:"test_files,omitempty"`
+	// CodeFiles counts the meaningful files that are neither test files
+	// nor test data.
+	CodeFiles int `json:"code_files,omitempty"`
 	// DocFiles counts changed documentation files.
 	DocFiles int `json:"doc_files"`
+	// BusyFiles, BusyLines and BusyDocFiles are the busywork: changes
+	// confined to notes and scratch files, or to digits (timestamps,
+	// counters). They count as meaningful files, lines and documentation
+	// only in an iteration that completes a task, or under a policy that
+	// counts busywork (the DOCUMENT phase).
+	BusyFiles    int `json:"busy_files,omitempty"`
+	BusyLines    int `json:"busy_lines,omitempty"`
+	BusyDocFiles int `json:"busy_doc_files,omitempty"`
 	// Tree is the tree hash after the iteration ("" when unknown).
 	Tree string `json:"tree,omitempty"`
 	// Reverted is true when the commit says it reverts earlier changes.
@@ -68,6 +103,12 @@ type Change struct {
 	// ProtectedDeleted and ProtectedModified list protected paths touched.
 	ProtectedDeleted  []string `json:"protected_deleted,omitempty"`
 	ProtectedModified []string `json:"protected_modified,omitempty"`
+}
+
+// FileLines is a changed file and its added plus deleted lines.
+type FileLines struct {
+	Path  string `json:"path"`
+	Lines int    `json:"lines"`
 }
 
 // Tests summarises test reports.

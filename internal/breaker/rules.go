@@ -174,12 +174,16 @@ func checkSameError(c *ruleCheck) {
 	switch c.r.SameError.SameErrorMode {
 	case policy.SameErrorConsecutive:
 		if c.s.PrimaryStreak >= n {
-			c.fire(kindTrip, "same error in %d consecutive iterations: %s", c.s.PrimaryStreak, primary.Sample)
+			if c.m.same || c.s.PrimaryStreak == 1 {
+				c.fire(kindTrip, "same error in %d consecutive iterations: %s", c.s.PrimaryStreak, primary.Sample)
+			} else {
+				c.fire(kindTrip, "errors that keep coming back in %d consecutive iterations (each seen within the last %d), the last: %s", c.s.PrimaryStreak, n, primary.Sample)
+			}
 		}
 	case policy.SameErrorTotal:
-		for _, ec := range c.s.SinceProgress {
+		for _, ec := range c.s.ErrorCounts {
 			if ec.Hash == primary.Hash && ec.Count >= n {
-				c.fire(kindTrip, "same error %d times since the last progress: %s", ec.Count, primary.Sample)
+				c.fire(kindTrip, "same error %d times since the last reset: %s", ec.Count, primary.Sample)
 			}
 		}
 	case policy.SameErrorAny:
@@ -202,18 +206,25 @@ func checkCircular(c *ruleCheck) {
 	}
 }
 
+// checkTestOnly fires on a test-only iteration (changed test files are its
+// only progress signal) when, over the last test_only_window iterations
+// that changed lines, more than test_only_percent of the changed lines are
+// test lines of test-only iterations (see measured.measureTestOnly).
 func checkTestOnly(c *ruleCheck) {
 	to := c.r.TestOnly
-	if len(c.s.Window) < to.TestOnlyWindow {
+	if !c.m.testOnly {
 		return
 	}
-	lines, testLines, fixed := 0, 0, 0
-	for _, e := range tail(c.s.Window, to.TestOnlyWindow) {
+	w := lastWithLines(c.s.Window, to.TestOnlyWindow)
+	if len(w) < to.TestOnlyWindow {
+		return
+	}
+	lines, testLines := 0, 0
+	for _, e := range w {
 		lines += e.Lines
 		testLines += e.TestLines
-		fixed += e.Fixed
 	}
-	if lines == 0 || fixed > 0 {
+	if lines == 0 {
 		return
 	}
 	if share := float64(testLines) * 100 / float64(lines); share > to.TestOnlyPercent {

@@ -190,14 +190,19 @@ func TestRuleCounting(t *testing.T) {
 				{withErr(1, "E"), O, se}},
 		},
 		{
-			name: "same_error total: progress clears the count",
+			name: "same_error total: counted since the last reset, progress or not: never weaker than consecutive",
 			policy: pol(t, "default", quiet, func(p *policy.Policy) {
 				p.Rules.SameError.SameErrorMode = "total"
 			}),
-			// files changed is progress under default: the count restarts at
-			// every iteration and never reaches 2.
+			// files changed is progress under default, every iteration.
 			steps: []step{{withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""},
-				{withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""}},
+				{withErr(1, "E"), C, ""}, {withErr(1, "E"), O, se}},
+		},
+		{
+			name:   "same_error consecutive: an alternation of two errors is one row",
+			policy: pol(t, "default", quiet),
+			steps: []step{{withErr(1, "A"), C, ""}, {withErr(1, "B"), C, ""}, {withErr(1, "A"), C, ""},
+				{withErr(1, "B"), C, ""}, {withErr(1, "A"), C, ""}, {withErr(1, "B"), O, se}},
 		},
 		{
 			name:   "same_error any (ralph): any error in 5 iterations in a row",
@@ -382,9 +387,12 @@ func TestProgressSignals(t *testing.T) {
 		{name: "more tests pass", policy: "default",
 			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 3}},
 			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 7, Failed: 1}}, want: true, score: 3*2 - 3},
-		{name: "fewer fail with the same total", policy: "default",
+		{name: "a failing test turned skipped is a regression", policy: "default",
 			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 3, Skipped: 2}},
-			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 2, Skipped: 3}}, want: true, score: -3},
+			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 2, Skipped: 3}}, want: false, score: -3 - 3},
+		{name: "fewer passing is a regression whatever else changed", policy: "default",
+			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 10}},
+			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 6, Failed: 4}, Change: change(2, "")}, want: false, score: -3},
 		{name: "fewer fail because tests were deleted", policy: "default",
 			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 3}},
 			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 1}}, want: false, score: -3},

@@ -19,15 +19,16 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 	out := make([]breaker.Iteration, 0, len(recs))
 	prev := base
 	prevTree := ""
-	// The task high-water mark starts from the base's count, as it does
-	// for iterations read from git: the first run's ticks are progress.
+	// The tasks checked at the base were done before the loop, as for
+	// iterations read from git: the first run's ticks are progress.
 	var before *int
+	var checkedBefore []string
 	if base != "" {
 		if c, err := repo.Describe(base); err == nil {
 			prevTree = c.Tree
-			if tasks, err := repo.TasksAt(base, opts); err == nil && tasks != nil {
+			if tasks, checked, err := repo.TasksAt(base, opts); err == nil && tasks != nil {
 				v := tasks.Done
-				before = &v
+				before, checkedBefore = &v, checked
 			}
 		}
 	}
@@ -37,6 +38,7 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 		switch {
 		case r.Commit == "" || r.Commit == prev:
 			it.Change = &breaker.Change{Tree: prevTree}
+			it.TaskChange = &breaker.TaskChange{}
 		default:
 			c, err := repo.Describe(r.Commit)
 			if err != nil {
@@ -44,22 +46,27 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 				it.Change = &breaker.Change{Tree: prevTree}
 				break
 			}
-			ch, tasks, err := repo.Diff(prev, r.Commit, opts)
+			rg, err := repo.Diff(prev, r.Commit, opts)
 			if err != nil {
 				return nil, nil, err
 			}
-			it.Change = change(ch, c.Tree, c.Revert, opts.TaskFiles)
+			notes = append(notes, rg.Notes...)
+			it.Change = change(&rg.Change, c.Tree, c.Revert, opts.TaskFiles)
 			it.CommitAt = c.At.UTC()
 			from := FromCommit(c, nil, opts.TaskFiles)
 			it.Phase = from.Phase
 			it.ProgressPercent = from.ProgressPercent
 			it.CompletionClaimed = from.CompletionClaimed
-			if tasks != nil {
-				it.Tasks = &breaker.Tasks{Done: tasks.Done, Total: tasks.Total}
+			if rg.Tasks != nil {
+				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
 			}
+			it.TaskChange = taskChange(&rg.TaskChange)
 			prev, prevTree = r.Commit, c.Tree
 		}
 		it.TasksBefore = before
+		if i == 0 {
+			it.TasksCheckedBefore = checkedBefore
+		}
 		r.Apply(&it)
 		if it.Tasks != nil {
 			v := it.Tasks.Done

@@ -176,8 +176,22 @@ func (f *folder) observe(i int) error {
 
 // normalise takes an iteration's time at face value only between the
 // previous iteration and the run; the first of each kind of departure is
-// noted.
+// noted. An iteration without a time (a commit date that does not parse)
+// is taken at the previous iteration's time, or the run's for the first.
 func (f *folder) normalise(i int, it *breaker.Iteration) {
+	if it.At.IsZero() {
+		at := f.last
+		if at.IsZero() {
+			at = f.now
+		}
+		if !at.IsZero() {
+			f.note("iteration %d (commit %s) has no readable date; its time was taken as %s", i+1, short(it.Commit), at.UTC().Format(time.RFC3339))
+			it.At = at
+			if it.CommitAt.IsZero() {
+				it.CommitAt = at
+			}
+		}
+	}
 	if !f.now.IsZero() && it.At.After(f.now) {
 		if f.future++; f.future == 1 {
 			f.note("iteration %d (commit %s) is dated %s, after this run; its time was taken as %s",
