@@ -180,11 +180,20 @@ func WriteProfileSources(w io.Writer, profile string, keys []KeySource) {
 	for _, k := range keys {
 		var why []string
 		why = append(why, "profiles."+profile+" of "+k.From)
+		v := FormatValue(k.Value)
 		for _, o := range k.Over {
-			why = append(why, fmt.Sprintf("won over %s's %s", o.From, FormatValue(o.Value)))
+			if ov := FormatValue(o.Value); ov == v {
+				why = append(why, fmt.Sprintf("the same as %s's", o.From))
+			} else {
+				why = append(why, fmt.Sprintf("won over %s's %s", o.From, ov))
+			}
 		}
-		if k.Base != nil {
-			why = append(why, fmt.Sprintf("the policy's own %s gives way", FormatValue(k.Base)))
+		switch b := FormatValue(k.Base); {
+		case k.Base == nil:
+		case b == v:
+			why = append(why, "the policy's own value is the same")
+		default:
+			why = append(why, fmt.Sprintf("the policy's own %s gives way", b))
 		}
 		if len(k.Phases) > 0 {
 			ps := make([]string, len(k.Phases))
@@ -193,7 +202,7 @@ func WriteProfileSources(w io.Writer, profile string, keys []KeySource) {
 			}
 			why = append(why, strings.Join(ps, ", ")+", which wins in that phase")
 		}
-		kv := k.Key + " = " + FormatValue(k.Value)
+		kv := k.Key + " = " + v
 		fmt.Fprintf(w, "#   %-*s  %s\n", width, kv, strings.Join(why, "; "))
 	}
 }
