@@ -566,55 +566,13 @@ func describe(c *object.Commit) Commit {
 // the task counts at to and what happened to the tasks between them. Both
 // may be any revision Resolve accepts. It is used when iterations come
 // from ledger records, one record covering every commit since the previous
-// record's.
+// record's; Ranges diffs a sequence of them.
 func (r *Repo) Diff(from, to string, opts Options) (*Range, error) {
-	opts = opts.withDefaults()
-	var fromTree *object.Tree
-	if from != "" {
-		fh, err := r.resolve(from)
-		if err != nil {
-			return nil, err
-		}
-		fc, err := r.commit(fh)
-		if err != nil {
-			return nil, err
-		}
-		if fromTree, err = r.tree(fc.TreeHash); err != nil {
-			return nil, err
-		}
-	}
-	th, err := r.resolve(to)
+	w, err := r.NewRanges(from, opts)
 	if err != nil {
 		return nil, err
 	}
-	tc, err := r.commit(th)
-	if err != nil {
-		return nil, err
-	}
-	toTree, err := r.tree(tc.TreeHash)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := r.classifiedChange(fromTree, toTree, opts)
-	if err != nil {
-		return nil, err
-	}
-	rg := &Range{Change: ch}
-	if len(ch.Unreadable) > 0 {
-		rg.Notes = append(rg.Notes, unreadableNote(th, ch.Unreadable))
-	}
-	before, notes, err := r.taskStateAt(orEmpty(fromTree), opts)
-	if err != nil {
-		return nil, err
-	}
-	after, notesAfter, err := r.taskStateAt(toTree, opts)
-	if err != nil {
-		return nil, err
-	}
-	rg.Notes = append(append(rg.Notes, notes...), notesAfter...)
-	rg.Tasks = after.counts
-	rg.TaskChange = compareTasks(before.entries, after.entries)
-	return rg, nil
+	return w.Next(to)
 }
 
 // classifiedChange diffs and classifies two trees (nil: the empty tree),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -229,6 +230,8 @@ type taskTracker struct {
 	r     *Repo
 	set   *pathmatch.Set
 	files map[string]plumbing.Hash // task file path -> blob
+	// found are the task files the tree walk found, in walk order.
+	found []taskFile
 	// last is the state the previous call to state read; dirty says a diff
 	// changed a task file since.
 	last  *taskState
@@ -261,10 +264,18 @@ func (r *Repo) newTaskTracker(set *pathmatch.Set, tree *object.Tree) (*taskTrack
 	if err != nil {
 		return nil, err
 	}
+	t.found = found
 	for _, f := range found {
 		t.files[f.path] = f.blob
 	}
 	return t, nil
+}
+
+// sameTaskFiles reports whether two trees' task files are the same blobs
+// at the same paths, found with the same notes: their task lists are then
+// the same.
+func sameTaskFiles(a, b *taskTracker) bool {
+	return a.set == b.set && slices.Equal(a.found, b.found) && slices.Equal(a.notes, b.notes)
 }
 
 // maxTreeDepth bounds recursion on hostile trees.
