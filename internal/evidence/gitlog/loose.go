@@ -39,13 +39,23 @@ type looseDir struct {
 	path    string                   // the objects directory
 	name    string                   // how errors name it: "objects", or an alternate's path
 	scanned bool                     // the objects directory was listed
+	absent  [256]bool                // fan-out directories the listing did not show
 	listed  [256]bool                // fan-out directories listed so far
 	names   [256]map[string]struct{} // their entries (nil: none, or too many)
+	misses  [256]uint8               // objects looked for in vain, by fan-out directory, until it is listed
 }
 
 // maxLooseListing bounds the entries remembered for one fan-out directory;
 // a larger directory is not listed and its objects are left to go-git.
 const maxLooseListing = 1 << 16
+
+// listAfterMisses is how many objects are looked for in a fan-out
+// directory, each by opening its file, before the directory is listed
+// instead: a check reads a few objects of each directory, where an open
+// costs less than listing a loop's many loose objects; a long walk of a
+// mostly packed repository asks a directory for many objects it does not
+// hold, and one listing answers them all.
+const listAfterMisses = 4
 
 // maxLooseHeader bounds a loose object's header ("commit 123\x00").
 const maxLooseHeader = 32
@@ -78,37 +88,32 @@ func newLooseObjects(dirs ...string) *looseObjects {
 	return l
 }
 
-// find returns the objects directory holding h as a loose object, or nil.
-func (l *looseObjects) find(h plumbing.Hash) *looseDir {
-	for _, d := range l.dirs {
-		if d.has(h) {
-			return d
-		}
-	}
-	return nil
-}
-
-// has reports whether h is a loose object here, listing its fan-out
-// directory on first use.
-func (d *looseDir) has(h plumbing.Hash) bool {
+// mayHave reports whether h may be a loose object here: it is not when its
+// fan-out directory does not exist, or was listed without it. The objects
+// directory is listed on first use, a fan-out directory once opening its
+// files missed listAfterMisses objects.
+func (d *looseDir) mayHave(h plumbing.Hash) bool {
 	if !d.scanned {
 		// One listing of the objects directory settles every fan-out
 		// directory that does not exist (in a packed clone, most of them).
 		d.scanned = true
 		ents, err := os.ReadDir(d.path)
 		if err == nil {
-			for i := range d.listed {
-				d.listed[i] = true
+			for i := range d.absent {
+				d.absent[i] = true
 			}
 			for _, e := range ents {
 				if b, err := hex.DecodeString(e.Name()); err == nil && len(b) == 1 && e.IsDir() {
-					d.listed[b[0]] = false
+					d.absent[b[0]] = false
 				}
 			}
 		}
 	}
 	b := h[0]
-	if !d.listed[b] {
+	if d.absent[b] {
+		return false
+	}
+	if !d.listed[b] && d.misses[b] >= listAfterMisses {
 		d.listed[b] = true
 		ents, err := os.ReadDir(filepath.Join(d.path, hex.EncodeToString(h[:1])))
 		if err == nil && len(ents) <= maxLooseListing {
@@ -119,8 +124,18 @@ func (d *looseDir) has(h plumbing.Hash) bool {
 			d.names[b] = m
 		}
 	}
+	if !d.listed[b] {
+		return true
+	}
 	_, ok := d.names[b][hex.EncodeToString(h[1:])]
 	return ok
+}
+
+// missed notes that h was not a loose object here.
+func (d *looseDir) missed(h plumbing.Hash) {
+	if b := h[0]; d.misses[b] < listAfterMisses {
+		d.misses[b]++
+	}
 }
 
 // errNotLoose says that an object is not a loose object this reader
@@ -222,19 +237,12 @@ func (d *looseDir) fault(h plumbing.Hash, err error) error {
 // plumbing.AnyObject) and at most max bytes; ok is false when go-git
 // should read it instead. A loose object that cannot be read is an error.
 func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool, err error) {
-	d := l.find(h)
-	if d == nil {
-		return nil, false, nil
-	}
 	if s, seen := l.sized[h]; seen && (!wanted(s.typ, want) || s.size > max) {
 		return nil, false, nil
 	}
-	f, typ, size, err := l.open(d, h)
-	if errors.Is(err, errNotLoose) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, d.fault(h, err)
+	d, f, typ, size, err := l.openAny(h)
+	if d == nil || err != nil {
+		return nil, false, err
 	}
 	defer f.Close()
 	if !wanted(typ, want) || size > max {
@@ -259,19 +267,33 @@ func (l *looseObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, b
 	if s, seen := l.sized[h]; seen {
 		return s.size, s.typ == want, nil
 	}
-	d := l.find(h)
-	if d == nil {
-		return 0, false, nil
-	}
-	f, typ, size, err := l.open(d, h)
-	if errors.Is(err, errNotLoose) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, d.fault(h, err)
+	d, f, typ, size, err := l.openAny(h)
+	if d == nil || err != nil {
+		return 0, false, err
 	}
 	f.Close()
 	return size, typ == want, nil
+}
+
+// openAny opens loose object h in the first objects directory that holds
+// it and reads its header; d is nil when none does (go-git is asked then).
+// A loose object that cannot be read is an error naming its file.
+func (l *looseObjects) openAny(h plumbing.Hash) (d *looseDir, f *os.File, typ plumbing.ObjectType, size int64, err error) {
+	for _, d := range l.dirs {
+		if !d.mayHave(h) {
+			continue
+		}
+		f, typ, size, err := l.open(d, h)
+		if errors.Is(err, errNotLoose) {
+			d.missed(h)
+			continue
+		}
+		if err != nil {
+			return nil, nil, 0, 0, d.fault(h, err)
+		}
+		return d, f, typ, size, nil
+	}
+	return nil, nil, 0, 0, nil
 }
 
 // rawObject is an object read whole into memory, named by the hash it was
