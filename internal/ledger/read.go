@@ -192,7 +192,7 @@ func (l *Ledger) readFile(path string) (recs []Record, ok bool) {
 	if !l.budget(int(st.Size()), path) {
 		return nil, false
 	}
-	return l.readEntry(f, path), true
+	return l.readEntry(f, st.Size(), path), true
 }
 
 // countReader reads at most left bytes, counting them and keeping the
@@ -220,17 +220,17 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readEntry streams the records of one file or zip entry, reading at most
-// MaxFileBytes: an entry that is larger, or that cannot be read to its
-// end, gives no records.
-func (l *Ledger) readEntry(r io.Reader, where string) []Record {
+// readEntry reads the records of one file or zip entry of about size
+// bytes, reading at most MaxFileBytes: an entry that is larger, or that
+// cannot be read to its end, gives no records.
+func (l *Ledger) readEntry(r io.Reader, size int64, where string) []Record {
 	cr := &countReader{r: r, left: MaxFileBytes + 1}
-	listed, unlisted := len(l.Problems), l.unlisted
-	recs := l.decodeFrom(cr, where)
-	if cr.err != nil || cr.n > MaxFileBytes {
-		// The entry is skipped whole, for one reason: what the decoder
-		// made of its cut or damaged bytes would report it twice.
-		l.Problems, l.unlisted = l.Problems[:listed], unlisted
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), MaxFileBytes)+bytes.MinRead))
+	_, _ = buf.ReadFrom(cr) // the error is cr.err's, below
+	data := buf.Bytes()
+	var recs []Record
+	if cr.err == nil && cr.n <= MaxFileBytes {
+		recs = l.decode(data, where)
 	}
 	switch {
 	case cr.err != nil:
@@ -293,7 +293,7 @@ func (l *Ledger) readZipFrom(r io.ReaderAt, size int64, path string) []Record {
 			l.problem(where, err)
 			continue
 		}
-		recs = l.keep(recs, l.readEntry(rc, where))
+		recs = l.keep(recs, l.readEntry(rc, int64(f.UncompressedSize64), where))
 		rc.Close()
 	}
 	return recs
@@ -309,8 +309,12 @@ func Decode(data []byte, where string) *Ledger {
 
 // decode reads one record, an array of records, or JSON lines, one entry
 // at a time. After MaxBadEntries invalid entries the rest of the blob is
-// skipped.
+// skipped. An array of valid records as this program writes them is read
+// by hand (codec.go).
 func (l *Ledger) decode(data []byte, where string) []Record {
+	if recs, ok := decodeFast(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))); ok {
+		return l.keep(nil, recs)
+	}
 	return l.decodeFrom(bytes.NewReader(data), where)
 }
 
@@ -467,10 +471,7 @@ func sameRecord(a, b *Record) bool {
 
 // Encode writes records as one JSON array (the cumulative artifact).
 func Encode(w io.Writer, recs []Record) error {
-	if recs == nil {
-		recs = []Record{}
-	}
-	b, err := json.MarshalIndent(recs, "", "  ")
+	b, err := appendRecords(make([]byte, 0, 512*len(recs)+4), recs)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"math"
 	"strings"
 	"time"
@@ -41,7 +41,38 @@ type Record struct {
 	QuestionsAsked    bool      `json:"questions_asked"`
 	ProgressPercent   *float64  `json:"progress_percent"`
 	Tasks             *Tasks    `json:"tasks"`
+	// Checkpoint, when present, is the fold after this record's iteration
+	// (SPEC §11): a later run may go on from it instead of folding every
+	// earlier record again, once it has checked it.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
+
+// Checkpoint is the fold after a record's iteration. It is evidence, never
+// authority: a run uses it only after finding its commit on HEAD's
+// first-parent chain, folding the iterations after it again from git and
+// the records to the same digests, and checking what it says against the
+// records (internal/loop).
+type Checkpoint struct {
+	// Program, Policy and Base say what the fold depends on besides the
+	// records: the build that folded, a digest of the effective policy
+	// with the fold's options, and the loop's start. A run with another
+	// program, policy or base folds the whole loop.
+	Program string `json:"program"`
+	Policy  string `json:"policy"`
+	Base    string `json:"base"`
+	// Digest is the lowercase hex SHA-256 of the fold's state after the
+	// iteration, as JSON.
+	Digest string `json:"digest"`
+	// State is that state; only some records carry it, the others only
+	// its digest, against which a later run checks its own fold.
+	State json.RawMessage `json:"state,omitempty"`
+}
+
+// Bounds on a checkpoint.
+const (
+	MaxCheckpointKey   = 512       // bytes of each of program, policy and base
+	MaxCheckpointState = 512 << 10 // bytes of its state
+)
 
 // Tests are a record's test totals.
 type Tests struct {
@@ -69,11 +100,6 @@ type Tasks struct {
 	Total int `json:"total"`
 }
 
-var (
-	hexCommit = lazyre.New(`^[0-9a-f]{40}$`)
-	hexHash   = lazyre.New(`^[0-9a-f]{64}$`)
-)
-
 // Validate checks a record against the schema and its bounds.
 func (r *Record) Validate() error {
 	var errs []error
@@ -92,7 +118,7 @@ func (r *Record) Validate() error {
 	if r.RunAttempt < 0 {
 		bad("run_attempt %d is negative", r.RunAttempt)
 	}
-	if r.Commit != "" && !hexCommit().MatchString(r.Commit) {
+	if r.Commit != "" && !isHex(r.Commit, 40) {
 		bad("commit %q is not a full lowercase 40-hex hash", clip(r.Commit))
 	}
 	if r.At.IsZero() {
@@ -119,7 +145,7 @@ func (r *Record) Validate() error {
 		bad("errors has %d entries (at most %d)", len(r.Errors), MaxErrors)
 	}
 	for i, e := range r.Errors {
-		if !hexHash().MatchString(e.Hash) {
+		if !isHex(e.Hash, 64) {
 			bad("errors[%d].hash is not a lowercase 64-hex SHA-256", i)
 		}
 		if len(e.Sample) > MaxSample {
@@ -138,7 +164,30 @@ func (r *Record) Validate() error {
 	if t := r.Tasks; t != nil && (t.Done < 0 || t.Total < 0 || t.Done > t.Total) {
 		bad("tasks {done %d, total %d} is not valid", t.Done, t.Total)
 	}
+	if c := r.Checkpoint; c != nil {
+		switch {
+		case len(c.Program) > MaxCheckpointKey || len(c.Policy) > MaxCheckpointKey || len(c.Base) > MaxCheckpointKey:
+			bad("checkpoint: program, policy or base is longer than %d bytes", MaxCheckpointKey)
+		case !isHex(c.Digest, 64):
+			bad("checkpoint.digest is not a lowercase 64-hex SHA-256")
+		case len(c.State) > MaxCheckpointState:
+			bad("checkpoint.state is larger than %d bytes", MaxCheckpointState)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// isHex reports whether s is n lowercase hex digits.
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func clip(s string) string {

@@ -1,0 +1,925 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// A cumulative ledger holds every record of a loop and every run reads and
+// writes it whole: with encoding/json's reflection that was the larger
+// part of a check over a long loop. The records have one fixed shape, so
+// they are written and read here by hand, byte for byte as encoding/json
+// writes them (json.MarshalIndent with two spaces) and reads them; what
+// the hand-written reader does not expect — another layout, an unknown or
+// repeated key, a number or string it does not take apart itself, an
+// invalid record — sends the whole blob to encoding/json, which decides
+// and reports as before.
+
+// appendRecords appends recs as json.MarshalIndent(recs, "", "  ") does.
+func appendRecords(b []byte, recs []Record) ([]byte, error) {
+	if len(recs) == 0 {
+		return append(b, "[]"...), nil
+	}
+	b = append(b, '[')
+	for i := range recs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendRecord(b, &recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, "\n]"...), nil
+}
+
+// indent returns the line break and indentation of nesting depth d.
+func indent(d int) string { return "\n" + strings.Repeat("  ", d) }
+
+// Indentations of the record's nesting levels.
+var (
+	in1, in2, in3, in4 = indent(1), indent(2), indent(3), indent(4)
+)
+
+// appendRecord appends one record, an element of the top-level array.
+func appendRecord(b []byte, r *Record) ([]byte, error) {
+	b = append(b, in1...)
+	b = append(b, '{')
+	b = appendKey(b, in2, "version", true)
+	b = strconv.AppendInt(b, int64(r.Version), 10)
+	b = appendKey(b, in2, "run_id", false)
+	b = strconv.AppendInt(b, r.RunID, 10)
+	b = appendKey(b, in2, "run_attempt", false)
+	b = strconv.AppendInt(b, int64(r.RunAttempt), 10)
+	b = appendKey(b, in2, "commit", false)
+	b = appendString(b, r.Commit)
+	b = appendKey(b, in2, "at", false)
+	b, err := appendTime(b, r.At)
+	if err != nil {
+		return nil, err
+	}
+	b = appendKey(b, in2, "phase", false)
+	b = appendString(b, r.Phase)
+	b = appendKey(b, in2, "tests", false)
+	if t := r.Tests; t == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		b = appendKey(b, in3, "passed", true)
+		b = strconv.AppendInt(b, int64(t.Passed), 10)
+		b = appendKey(b, in3, "failed", false)
+		b = strconv.AppendInt(b, int64(t.Failed), 10)
+		b = appendKey(b, in3, "skipped", false)
+		b = strconv.AppendInt(b, int64(t.Skipped), 10)
+		b = appendKey(b, in3, "failing", false)
+		b = appendStrings(b, t.Failing, in4, in3)
+		b = append(b, in2...)
+		b = append(b, '}')
+	}
+	b = appendKey(b, in2, "errors", false)
+	switch {
+	case r.Errors == nil:
+		b = append(b, "null"...)
+	case len(r.Errors) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for i, e := range r.Errors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in3...)
+			b = append(b, '{')
+			b = appendKey(b, in4, "hash", true)
+			b = appendString(b, e.Hash)
+			b = appendKey(b, in4, "sample", false)
+			b = appendString(b, e.Sample)
+			b = append(b, in3...)
+			b = append(b, '}')
+		}
+		b = append(b, in2...)
+		b = append(b, ']')
+	}
+	b = appendKey(b, in2, "output", false)
+	if o := r.Output; o == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		b = appendKey(b, in3, "lines", true)
+		b = strconv.AppendInt(b, int64(o.Lines), 10)
+		b = appendKey(b, in3, "bytes", false)
+		b = strconv.AppendInt(b, o.Bytes, 10)
+		b = append(b, in2...)
+		b = append(b, '}')
+	}
+	b = appendKey(b, in2, "permission_denials", false)
+	b = strconv.AppendInt(b, int64(r.PermissionDenials), 10)
+	b = appendKey(b, in2, "completion_claimed", false)
+	b = strconv.AppendBool(b, r.CompletionClaimed)
+	b = appendKey(b, in2, "questions_asked", false)
+	b = strconv.AppendBool(b, r.QuestionsAsked)
+	b = appendKey(b, in2, "progress_percent", false)
+	if p := r.ProgressPercent; p == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendFloat(b, *p); err != nil {
+		return nil, err
+	}
+	b = appendKey(b, in2, "tasks", false)
+	if t := r.Tasks; t == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		b = appendKey(b, in3, "done", true)
+		b = strconv.AppendInt(b, int64(t.Done), 10)
+		b = appendKey(b, in3, "total", false)
+		b = strconv.AppendInt(b, int64(t.Total), 10)
+		b = append(b, in2...)
+		b = append(b, '}')
+	}
+	if c := r.Checkpoint; c != nil {
+		b = appendKey(b, in2, "checkpoint", false)
+		b = append(b, '{')
+		b = appendKey(b, in3, "program", true)
+		b = appendString(b, c.Program)
+		b = appendKey(b, in3, "policy", false)
+		b = appendString(b, c.Policy)
+		b = appendKey(b, in3, "base", false)
+		b = appendString(b, c.Base)
+		b = appendKey(b, in3, "digest", false)
+		b = appendString(b, c.Digest)
+		if len(c.State) > 0 {
+			b = appendKey(b, in3, "state", false)
+			if b, err = appendRaw(b, c.State, in3[1:]); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, in2...)
+		b = append(b, '}')
+	}
+	b = append(b, in1...)
+	return append(b, '}'), nil
+}
+
+// appendTime appends a time as time.Time's MarshalJSON does (RFC 3339
+// with nanoseconds), through it for what it refuses.
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	if _, off := t.Zone(); t.Year() < 0 || t.Year() > 9999 || off%60 != 0 {
+		q, err := t.MarshalJSON()
+		return append(b, q...), err
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), nil
+}
+
+// appendKey appends a key of an object at indentation in, after a comma
+// unless it is the first.
+func appendKey(b []byte, in, key string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, in...)
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, `": `...)
+}
+
+// appendStrings appends a list of strings whose elements sit at
+// indentation in and whose closing bracket at out.
+func appendStrings(b []byte, list []string, in, out string) []byte {
+	switch {
+	case list == nil:
+		return append(b, "null"...)
+	case len(list) == 0:
+		return append(b, "[]"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, in...)
+		b = appendString(b, s)
+	}
+	b = append(b, out...)
+	return append(b, ']')
+}
+
+// appendString appends a JSON string as encoding/json writes it: text
+// that needs no escape as it is, anything else through encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendFloat appends a float64 as encoding/json writes it.
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if a := math.Abs(f); a == 0 || a >= 1e-6 && a < 1e21 {
+		return strconv.AppendFloat(b, f, 'f', -1, 64), nil
+	}
+	q, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, q...), nil
+}
+
+// appendRaw appends raw JSON as json.MarshalIndent writes a RawMessage at
+// nesting prefix: compacted (with encoding/json's escapes), then indented.
+func appendRaw(b []byte, raw json.RawMessage, prefix string) ([]byte, error) {
+	compact, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, compact, prefix, "  "); err != nil {
+		return nil, err
+	}
+	return append(b, buf.Bytes()...), nil
+}
+
+// decodeFast reads a blob that is one JSON array of records as this
+// program writes them. ok is false when the blob is anything else, or any
+// of its records is not valid or not read here (see above): the caller
+// then reads it with encoding/json.
+func decodeFast(data []byte) (recs []Record, ok bool) {
+	p := &fastReader{b: data}
+	p.ws()
+	if !p.eat('[') {
+		return nil, false
+	}
+	p.ws()
+	if p.eat(']') {
+		p.ws()
+		return nil, p.i == len(p.b)
+	}
+	for {
+		start := p.i
+		var r Record
+		if !p.record(&r) || p.i-start > MaxRecordLen || r.Validate() != nil || len(recs) == MaxRecords {
+			return nil, false
+		}
+		recs = append(recs, r)
+		p.ws()
+		if p.eat(']') {
+			break
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+		p.ws()
+	}
+	p.ws()
+	return recs, p.i == len(p.b)
+}
+
+// fastReader reads the JSON of records; every method reports false for
+// what it does not take apart itself.
+type fastReader struct {
+	b []byte
+	i int
+	// interned are the short texts read so far, each kept once.
+	interned map[string]string
+}
+
+func (p *fastReader) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// eat consumes c if it comes next.
+func (p *fastReader) eat(c byte) bool {
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// null consumes a null if it comes next.
+func (p *fastReader) null() bool {
+	if bytes.HasPrefix(p.b[p.i:], []byte("null")) {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// keySet holds the keys of one object read so far: a key that comes
+// twice is left to encoding/json's rules for it.
+type keySet struct {
+	keys [24][]byte
+	n    int
+}
+
+// add reports whether key is new, remembering it.
+func (k *keySet) add(key []byte) bool {
+	for _, s := range k.keys[:k.n] {
+		if bytes.Equal(s, key) {
+			return false
+		}
+	}
+	if k.n == len(k.keys) {
+		return false
+	}
+	k.keys[k.n] = key
+	k.n++
+	return true
+}
+
+// member reads the next member's key of an object and its colon, the
+// object's opening brace already read; done is true at its closing brace.
+func (p *fastReader) member(first bool, seen *keySet) (key []byte, done, ok bool) {
+	p.ws()
+	if p.eat('}') {
+		return nil, true, true
+	}
+	if !first {
+		if !p.eat(',') {
+			return nil, false, false
+		}
+		p.ws()
+	}
+	key, ok = p.rawStr()
+	if !ok || !seen.add(key) {
+		return nil, false, false
+	}
+	p.ws()
+	if !p.eat(':') {
+		return nil, false, false
+	}
+	p.ws()
+	return key, false, true
+}
+
+// element reads up to the next element of an array, the opening bracket
+// already read; done is true at its closing bracket.
+func (p *fastReader) element(first bool) (done, ok bool) {
+	p.ws()
+	if p.eat(']') {
+		return true, true
+	}
+	if !first {
+		if !p.eat(',') {
+			return false, false
+		}
+		p.ws()
+	}
+	return false, true
+}
+
+func (p *fastReader) record(r *Record) bool {
+	if !p.eat('{') {
+		return false
+	}
+	var seen keySet
+	for first := true; ; first = false {
+		key, done, ok := p.member(first, &seen)
+		if !ok || done {
+			return ok
+		}
+		switch string(key) {
+		case "version":
+			ok = p.readInt(&r.Version)
+		case "run_id":
+			ok = p.readInt64(&r.RunID)
+		case "run_attempt":
+			ok = p.readInt(&r.RunAttempt)
+		case "commit":
+			ok = p.readString(&r.Commit)
+		case "at":
+			ok = p.readTime(&r.At)
+		case "phase":
+			ok = p.readString(&r.Phase)
+		case "tests":
+			r.Tests = nil
+			if !p.null() {
+				r.Tests = &Tests{}
+				ok = p.tests(r.Tests)
+			}
+		case "errors":
+			ok = p.errors(&r.Errors)
+		case "output":
+			r.Output = nil
+			if !p.null() {
+				r.Output = &Output{}
+				ok = p.output(r.Output)
+			}
+		case "permission_denials":
+			ok = p.readInt(&r.PermissionDenials)
+		case "completion_claimed":
+			ok = p.readBool(&r.CompletionClaimed)
+		case "questions_asked":
+			ok = p.readBool(&r.QuestionsAsked)
+		case "progress_percent":
+			r.ProgressPercent = nil
+			if !p.null() {
+				r.ProgressPercent = new(float64)
+				ok = p.readFloat(r.ProgressPercent)
+			}
+		case "tasks":
+			r.Tasks = nil
+			if !p.null() {
+				r.Tasks = &Tasks{}
+				ok = p.tasks(r.Tasks)
+			}
+		case "checkpoint":
+			r.Checkpoint = nil
+			if !p.null() {
+				r.Checkpoint = &Checkpoint{}
+				ok = p.checkpoint(r.Checkpoint)
+			}
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastReader) tests(t *Tests) bool {
+	if !p.eat('{') {
+		return false
+	}
+	var seen keySet
+	for first := true; ; first = false {
+		key, done, ok := p.member(first, &seen)
+		if !ok || done {
+			return ok
+		}
+		switch string(key) {
+		case "passed":
+			ok = p.readInt(&t.Passed)
+		case "failed":
+			ok = p.readInt(&t.Failed)
+		case "skipped":
+			ok = p.readInt(&t.Skipped)
+		case "failing":
+			t.Failing = nil
+			if !p.null() {
+				ok = p.strings(&t.Failing)
+			}
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// strings reads an array of strings.
+func (p *fastReader) strings(list *[]string) bool {
+	if !p.eat('[') {
+		return false
+	}
+	*list = []string{}
+	for first := true; ; first = false {
+		done, ok := p.element(first)
+		if !ok || done {
+			return ok
+		}
+		var s string
+		if !p.readString(&s) {
+			return false
+		}
+		*list = append(*list, s)
+	}
+}
+
+func (p *fastReader) output(o *Output) bool {
+	if !p.eat('{') {
+		return false
+	}
+	var seen keySet
+	for first := true; ; first = false {
+		key, done, ok := p.member(first, &seen)
+		if !ok || done {
+			return ok
+		}
+		switch string(key) {
+		case "lines":
+			ok = p.readInt(&o.Lines)
+		case "bytes":
+			ok = p.readInt64(&o.Bytes)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastReader) tasks(t *Tasks) bool {
+	if !p.eat('{') {
+		return false
+	}
+	var seen keySet
+	for first := true; ; first = false {
+		key, done, ok := p.member(first, &seen)
+		if !ok || done {
+			return ok
+		}
+		switch string(key) {
+		case "done":
+			ok = p.readInt(&t.Done)
+		case "total":
+			ok = p.readInt(&t.Total)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastReader) errors(list *[]Error) bool {
+	if p.null() {
+		*list = nil
+		return true
+	}
+	if !p.eat('[') {
+		return false
+	}
+	*list = []Error{}
+	for first := true; ; first = false {
+		done, ok := p.element(first)
+		if !ok || done {
+			return ok
+		}
+		var e Error
+		if !p.error(&e) {
+			return false
+		}
+		*list = append(*list, e)
+	}
+}
+
+func (p *fastReader) error(e *Error) bool {
+	if !p.eat('{') {
+		return false
+	}
+	var seen keySet
+	for first := true; ; first = false {
+		key, done, ok := p.member(first, &seen)
+		if !ok || done {
+			return ok
+		}
+		switch string(key) {
+		case "hash":
+			ok = p.readString(&e.Hash)
+		case "sample":
+			ok = p.readString(&e.Sample)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastReader) checkpoint(c *Checkpoint) bool {
+	if !p.eat('{') {
+		return false
+	}
+	var seen keySet
+	for first := true; ; first = false {
+		key, done, ok := p.member(first, &seen)
+		if !ok || done {
+			return ok
+		}
+		switch string(key) {
+		case "program":
+			ok = p.readString(&c.Program)
+		case "policy":
+			ok = p.readString(&c.Policy)
+		case "base":
+			ok = p.readString(&c.Base)
+		case "digest":
+			ok = p.readString(&c.Digest)
+		case "state":
+			start := p.i
+			ok = !p.null() && p.skip(0)
+			c.State = append(json.RawMessage(nil), p.b[start:p.i]...)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// number returns the next JSON number's text; integer says it has
+// neither fraction nor exponent.
+func (p *fastReader) number() (text []byte, integer bool) {
+	start := p.i
+	p.eat('-')
+	switch {
+	case p.eat('0'):
+	case p.i < len(p.b) && p.b[p.i] >= '1' && p.b[p.i] <= '9':
+		p.digits()
+	default:
+		return nil, false
+	}
+	integer = true
+	if p.eat('.') {
+		integer = false
+		if p.digits() == 0 {
+			return nil, false
+		}
+	}
+	if p.eat('e') || p.eat('E') {
+		integer = false
+		if !p.eat('+') {
+			p.eat('-')
+		}
+		if p.digits() == 0 {
+			return nil, false
+		}
+	}
+	return p.b[start:p.i], integer
+}
+
+func (p *fastReader) digits() int {
+	n := 0
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+		n++
+	}
+	return n
+}
+
+// readInt reads an int as encoding/json does: an integer that fits, or null
+// (which leaves it as it was).
+func (p *fastReader) readInt(v *int) bool {
+	if p.null() {
+		return true
+	}
+	s, integer := p.number()
+	if !integer {
+		return false
+	}
+	n, err := strconv.ParseInt(string(s), 10, strconv.IntSize)
+	*v = int(n)
+	return err == nil
+}
+
+func (p *fastReader) readInt64(v *int64) bool {
+	if p.null() {
+		return true
+	}
+	s, integer := p.number()
+	if !integer {
+		return false
+	}
+	n, err := strconv.ParseInt(string(s), 10, 64)
+	*v = n
+	return err == nil
+}
+
+func (p *fastReader) readFloat(v *float64) bool {
+	s, _ := p.number()
+	if s == nil {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(s), 64)
+	*v = f
+	return err == nil
+}
+
+func (p *fastReader) readBool(v *bool) bool {
+	switch {
+	case p.null():
+	case bytes.HasPrefix(p.b[p.i:], []byte("true")):
+		*v, p.i = true, p.i+4
+	case bytes.HasPrefix(p.b[p.i:], []byte("false")):
+		*v, p.i = false, p.i+5
+	default:
+		return false
+	}
+	return true
+}
+
+// readString reads a string (or null, which leaves it as it was).
+func (p *fastReader) readString(v *string) bool {
+	if p.null() {
+		return true
+	}
+	b, ok := p.rawStr()
+	if !ok {
+		return false
+	}
+	if len(b) <= maxInterned {
+		// Samples and test names come back record after record.
+		if s, seen := p.interned[string(b)]; seen {
+			*v = s
+			return true
+		}
+		if p.interned == nil {
+			p.interned = map[string]string{}
+		}
+		s := string(b)
+		p.interned[s] = s
+		*v = s
+		return true
+	}
+	*v = string(b)
+	return true
+}
+
+// maxInterned is the longest text read once for all its occurrences.
+const maxInterned = 256
+
+// readTime reads a time as time.Time's UnmarshalJSON does, from the quoted
+// text.
+func (p *fastReader) readTime(t *time.Time) bool {
+	start := p.i
+	if p.null() {
+		return true
+	}
+	if _, ok := p.rawStr(); !ok {
+		return false
+	}
+	return t.UnmarshalJSON(p.b[start:p.i]) == nil
+}
+
+// rawStr reads a string, its text in the blob when it has no escape:
+// valid UTF-8 without control characters, with the escapes of JSON but \u
+// of a surrogate (encoding/json's business).
+func (p *fastReader) rawStr() ([]byte, bool) {
+	if !p.eat('"') {
+		return nil, false
+	}
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			if !utf8.Valid(s) {
+				return nil, false
+			}
+			return s, true
+		case c == '\\':
+			return p.unescape(start)
+		case c < 0x20:
+			return nil, false
+		}
+		p.i++
+	}
+	return nil, false
+}
+
+// unescape finishes a string that has escapes, from its start.
+func (p *fastReader) unescape(start int) ([]byte, bool) {
+	out := append([]byte(nil), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			if !utf8.Valid(out) {
+				return nil, false
+			}
+			return out, true
+		case c < 0x20:
+			return nil, false
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.b) {
+			return nil, false
+		}
+		e := p.b[p.i+1]
+		p.i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if p.i+4 > len(p.b) {
+				return nil, false
+			}
+			n, err := strconv.ParseUint(string(p.b[p.i:p.i+4]), 16, 16)
+			if err != nil || n >= 0xd800 && n < 0xe000 {
+				return nil, false
+			}
+			out = utf8.AppendRune(out, rune(n))
+			p.i += 4
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// maxDepth bounds the nesting skip follows.
+const maxDepth = 200
+
+// skip passes over one JSON value of any kind, checking its syntax.
+func (p *fastReader) skip(depth int) bool {
+	if depth > maxDepth || p.i >= len(p.b) {
+		return false
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		p.i++
+		p.ws()
+		if p.eat('}') {
+			return true
+		}
+		for {
+			p.ws()
+			if _, ok := p.rawStr(); !ok {
+				return false
+			}
+			p.ws()
+			if !p.eat(':') {
+				return false
+			}
+			p.ws()
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.ws()
+			if p.eat('}') {
+				return true
+			}
+			if !p.eat(',') {
+				return false
+			}
+		}
+	case c == '[':
+		p.i++
+		return p.arrayFrom(depth)
+	case c == '"':
+		_, ok := p.rawStr()
+		return ok
+	case c == 't':
+		var v bool
+		return p.readBool(&v)
+	case c == 'f':
+		var v bool
+		return p.readBool(&v)
+	case c == 'n':
+		return p.null()
+	}
+	s, _ := p.number()
+	return s != nil
+}
+
+// arrayFrom passes over the rest of an array whose bracket was read.
+func (p *fastReader) arrayFrom(depth int) bool {
+	p.ws()
+	if p.eat(']') {
+		return true
+	}
+	for {
+		p.ws()
+		if !p.skip(depth + 1) {
+			return false
+		}
+		p.ws()
+		if p.eat(']') {
+			return true
+		}
+		if !p.eat(',') {
+			return false
+		}
+	}
+}
