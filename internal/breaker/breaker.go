@@ -338,6 +338,11 @@ func (s *Snapshot) lastTime() time.Time {
 // Policy returns the effective policy (with the profile applied).
 func (b *Breaker) Policy() *policy.Policy { return b.base }
 
+// Window is how many of the newest iterations the breaker keeps in its
+// rule windows (Snapshot.Window): the furthest any windowed rule of its
+// policy looks back, in any phase.
+func (b *Breaker) Window() int { return b.window }
+
 func (b *Breaker) effective(phase string) *policy.Policy {
 	if phase == "" {
 		phase = b.opts.Phase

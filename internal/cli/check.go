@@ -30,6 +30,9 @@ type gitFlags struct {
 	ledger, record                                  string
 	reports                                         strList
 	dryRun, progress                                bool
+	// incremental lets the fold go on from a verified checkpoint (check:
+	// only the newest decision is needed; replay prints every one).
+	incremental bool
 }
 
 func (g *gitFlags) register(fs *flag.FlagSet) {
@@ -122,6 +125,11 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC()}
 	cfg.RunID, cfg.Attempt = runIdentity(env)
+	// Without a ledger the checkpoints live in the repository's git
+	// directory; a --record file needs every iteration's record, which a
+	// fold from the cache does not make.
+	cfg.Incremental = g.incremental
+	cfg.Cache = g.incremental && g.ledger == "" && g.record == ""
 	if !isBuiltinName(g.policy) {
 		if rel, ok := within(g.repo, g.policy); ok {
 			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
@@ -342,7 +350,7 @@ func resetHint(dir string) string {
 
 func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
-	var g gitFlags
+	g := gitFlags{incremental: true}
 	g.register(fs)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {

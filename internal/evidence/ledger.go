@@ -15,20 +15,69 @@ import (
 // git. A commit that is no longer in the repository (force-pushed away)
 // still counts as an iteration, with no change, and is noted.
 func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlog.Options) ([]breaker.Iteration, []string, error) {
+	ev, err := ContinueLedger(repo, LedgerStart{Commit: base, First: true}, recs, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ev.Iterations, ev.Notes, nil
+}
+
+// Evidence is iterations with the notes that reading them gave.
+type Evidence struct {
+	Iterations []breaker.Iteration
+	// Notes say what could not be read; NotesAfter[i] is how many of them
+	// came with the iterations up to i.
+	Notes      []string
+	NotesAfter []int
+	// StartTasks are the task counts at the start's commit (nil when there
+	// is no task file, or it could not be read).
+	StartTasks *gitlog.Tasks
+}
+
+// LedgerStart is where the ranges of ledger records start: the loop's base,
+// or the commit of an earlier record when a fold continues from it.
+type LedgerStart struct {
+	// Commit is the base or the earlier record's commit ("" for the root);
+	// it must be in the repository unless it is the base.
+	Commit string
+	// First says that Commit is the loop's base: the tasks checked there
+	// were done before the loop.
+	First bool
+	// TasksBefore is the checked-task count before the first record when
+	// Commit is not the base (nil when unknown).
+	TasksBefore *int
+}
+
+// ContinueLedger is FromLedger from a given start.
+func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, opts gitlog.Options) (*Evidence, error) {
 	var notes []string
 	out := make([]breaker.Iteration, 0, len(recs))
-	prev := base
+	after := make([]int, 0, len(recs))
+	prev := start.Commit
 	prevTree := ""
+	// One walker diffs every range, reading each tree's tasks once. A base
+	// it cannot start at is an error only once a range needs it.
+	ranges, rangesErr := repo.NewRanges(start.Commit, opts)
+	var before *int
+	if !start.First && start.TasksBefore != nil {
+		v := *start.TasksBefore
+		before = &v
+	}
 	// The tasks checked at the base were done before the loop, as for
 	// iterations read from git: the first run's ticks are progress.
-	var before *int
 	var checkedBefore []string
-	if base != "" {
-		if c, err := repo.Describe(base); err == nil {
+	var startTasks *gitlog.Tasks
+	if rangesErr == nil {
+		startTasks, _ = ranges.Tasks()
+	}
+	if start.Commit != "" {
+		if c, err := repo.Describe(start.Commit); err == nil {
 			prevTree = c.Tree
-			if tasks, checked, err := repo.TasksAt(base, opts); err == nil && tasks != nil {
-				v := tasks.Done
-				before, checkedBefore = &v, checked
+			if start.First && rangesErr == nil {
+				if tasks, checked := ranges.Tasks(); tasks != nil {
+					v := tasks.Done
+					before, checkedBefore = &v, checked
+				}
 			}
 		}
 	}
@@ -46,9 +95,12 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 				it.Change = &breaker.Change{Tree: prevTree}
 				break
 			}
-			rg, err := repo.Diff(prev, r.Commit, opts)
+			if rangesErr != nil {
+				return nil, rangesErr
+			}
+			rg, err := ranges.Next(r.Commit)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			notes = append(notes, rg.Notes...)
 			it.Change = change(&rg.Change, c.Tree, c.Revert, opts.TaskFiles)
@@ -64,7 +116,7 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 			prev, prevTree = r.Commit, c.Tree
 		}
 		it.TasksBefore = before
-		if i == 0 {
+		if i == 0 && start.First {
 			it.TasksCheckedBefore = checkedBefore
 		}
 		r.Apply(&it)
@@ -73,8 +125,9 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 			before = &v
 		}
 		out = append(out, it)
+		after = append(after, len(notes))
 	}
-	return out, notes, nil
+	return &Evidence{Iterations: out, Notes: notes, NotesAfter: after, StartTasks: startTasks}, nil
 }
 
 func shortID(h string) string {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -40,11 +41,24 @@ type Config struct {
 	// Progress, when set, is told how far the fold has come (for long
 	// replays on a terminal).
 	Progress func(done, total int)
+	// Incremental lets the run go on from a checkpoint of an earlier run,
+	// once verified, instead of folding every iteration: for callers that
+	// need the newest decisions (check, the Action), not every one
+	// (replay). Decisions then starts after the iterations it stood for
+	// (Result.Skipped).
+	Incremental bool
+	// Cache keeps checkpoints in the repository's git directory when the
+	// iterations are commits (no ledger), and with Incremental goes on
+	// from them. Result.Records is nil when it did.
+	Cache bool
+	// anyDigest takes every checkpoint digest as matching the fold from
+	// git: the tests' forger, who made the digests for a forged state.
+	anyDigest bool
 }
 
 // Result is what the run decided.
 type Result struct {
-	// Decisions has one decision per iteration (at least one).
+	// Decisions has one decision per iteration folded (at least one).
 	Decisions []breaker.Decision
 	// Notes say what was not visible, skipped or assumed, each with its
 	// code.
@@ -54,14 +68,19 @@ type Result struct {
 	Records []ledger.Record
 	// Policy is the effective policy (profile applied).
 	Policy *policy.Policy
-	// Visible is the number of iterations folded.
+	// Visible is the number of iterations, those a checkpoint stood for
+	// included.
 	Visible int
+	// Skipped is the number of earlier iterations a verified checkpoint
+	// stood for: they have no decision in Decisions.
+	Skipped int
 }
 
 // Final is the newest decision.
 func (r *Result) Final() *breaker.Decision { return &r.Decisions[len(r.Decisions)-1] }
 
-// Run reads the evidence and folds it.
+// Run reads the evidence and folds it: from a verified checkpoint when
+// cfg.Incremental allows one and there is one, else every iteration.
 func Run(cfg Config) (*Result, error) {
 	if cfg.Policy == nil {
 		return nil, fmt.Errorf("loop: no policy")
@@ -90,17 +109,83 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer repo.Close()
-	h, err := history(repo, cfg, eff, opts, res)
+	rn := &runner{cfg: cfg, eff: eff, opts: opts, repo: repo, res: res}
+	rn.prepare()
+	if cfg.Incremental {
+		if done := rn.incremental(); done != nil {
+			return done, nil
+		}
+	}
+	return rn.full()
+}
+
+// runner is one run of the job.
+type runner struct {
+	cfg  Config
+	eff  *policy.Policy
+	opts gitlog.Options
+	repo *gitlog.Repo
+	res  *Result
+	// reach is how many iterations before the newest a checkpoint's run
+	// folds again (0: none can be written or used); key what its
+	// checkpoints depend on, Base aside.
+	reach int
+	key   Key
+	// cached is the fold cache as read, so that the same one is not
+	// written again.
+	cached []byte
+}
+
+// prepare finds what checkpoints depend on. A policy whose checkpoints
+// cannot be checked, or a phase the policy does not have (the fold says
+// so), writes and uses none.
+func (rn *runner) prepare() {
+	b, err := breaker.New(rn.cfg.Policy, breaker.Options{Profile: rn.cfg.Profile, Phase: rn.cfg.Phase})
+	if err != nil || unverifiable(rn.eff) != "" {
+		return
+	}
+	digest, err := policyDigest(rn.eff, rn.cfg.Phase, rn.cfg.ProtectPaths, rn.cfg.Ledger != nil)
+	if err != nil {
+		return
+	}
+	rn.reach, rn.key = reach(b), Key{Program: program(), Policy: digest}
+}
+
+// full folds every iteration.
+func (rn *runner) full() (*Result, error) {
+	cfg, res := rn.cfg, rn.res
+	start := len(res.Notes)
+	h, err := history(rn.repo, cfg, rn.eff, rn.opts, res)
 	if err != nil {
 		return nil, err
 	}
-	its, recs, err := iterations(repo, h, cfg, opts, res)
+	histNotes := len(res.Notes)
+	files, err := readFiles(cfg, res)
 	if err != nil {
 		return nil, err
 	}
+	var its []breaker.Iteration
+	var recs []ledger.Record
+	var ev *evidence.Evidence
+	if cfg.Ledger != nil {
+		if ev, recs, err = fromLedger(rn.repo, h, cfg, rn.opts, res); err != nil {
+			return nil, err
+		}
+		its = ev.Iterations
+	} else {
+		its = evidence.FromHistory(h, rn.opts.TaskFiles)
+		if len(its) == 0 && h.Head != "" {
+			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", short(h.Base)))
+		}
+	}
+	newest := applyFiles(its, files, res)
 	res.Visible = len(its)
+	keep := 0
+	if rn.reach > 0 {
+		keep = rn.reach + 2
+	}
 	folded, err := Fold(FoldInput{Policy: cfg.Policy, Profile: cfg.Profile, Phase: cfg.Phase, BaseTree: h.BaseTree,
-		Iterations: its, Controls: cfg.Controls, Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress})
+		Iterations: its, Controls: cfg.Controls, Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress, Keep: keep})
 	if err != nil {
 		if isIterationError(err) {
 			return nil, fmt.Errorf("repository %s: %w", cfg.Repo, err)
@@ -112,7 +197,44 @@ func Run(cfg Config) (*Result, error) {
 	if len(its) > 0 {
 		res.Records = records(cfg, its, recs)
 	}
+	if keep > 0 && len(its) > 0 && checkpointable(h) {
+		rn.key.Base = baseKey(rn.repo, cfg.Base, h.Base)
+		cp := &checkpoints{rn: rn, its: its, first: len(its) - len(folded.States), states: folded.States, newest: newest,
+			history: slices.Clone(res.Notes[start:histNotes]), ev: evidenceNotesOf(ev)}
+		rn.keep(cp, func(g int) string { return its[g-1].Commit })
+	}
 	return res, nil
+}
+
+// readFiles reads the newest iteration's reports and log, noting what the
+// readers skipped.
+func readFiles(cfg Config, res *Result) (*evidence.Files, error) {
+	if len(cfg.Reports) == 0 && cfg.Log == "" {
+		return nil, nil
+	}
+	files, err := evidence.ReadFiles(cfg.Reports, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, files.Notes()...)
+	return files, nil
+}
+
+// applyFiles gives the newest iteration its reports and log, and returns
+// that iteration as it was before: as a later run will read it (from git
+// and its record), without them.
+func applyFiles(its []breaker.Iteration, files *evidence.Files, res *Result) *breaker.Iteration {
+	if len(its) == 0 {
+		if files != nil {
+			res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "no commit since the base: the reports and log were read but there is no iteration to apply them to"))
+		}
+		return nil
+	}
+	before := its[len(its)-1]
+	if files != nil {
+		files.Apply(&its[len(its)-1])
+	}
+	return &before
 }
 
 // history walks the loop's commits: each one's evidence, or with a ledger
@@ -130,45 +252,23 @@ func history(repo *gitlog.Repo, cfg Config, eff *policy.Policy, opts gitlog.Opti
 	return h, nil
 }
 
-// iterations builds the loop's iterations: the ledger's records and this
-// run, or the commits; the newest gets the reports and log. It returns the
-// earlier records this run's ledger continues.
-func iterations(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Options, res *Result) ([]breaker.Iteration, []ledger.Record, error) {
-	var files *evidence.Files
-	if len(cfg.Reports) > 0 || cfg.Log != "" {
-		var err error
-		if files, err = evidence.ReadFiles(cfg.Reports, cfg.Log); err != nil {
-			return nil, nil, err
-		}
-		res.Notes = append(res.Notes, files.Notes()...)
-	}
-	var its []breaker.Iteration
-	var recs []ledger.Record
-	if cfg.Ledger != nil {
-		var err error
-		if its, recs, err = fromLedger(repo, h, cfg, opts, res); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		its = evidence.FromHistory(h, opts.TaskFiles)
-		if len(its) == 0 && h.Head != "" {
-			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", short(h.Base)))
-		}
-	}
-	if files != nil {
-		if len(its) == 0 {
-			res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "no commit since the base: the reports and log were read but there is no iteration to apply them to"))
-		} else {
-			files.Apply(&its[len(its)-1])
-		}
-	}
-	return its, recs, nil
-}
-
 // fromLedger makes the iterations of the ledger's records followed by this
 // run's (a re-run replaces its own earlier record), each diffed against
-// the one before.
-func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Options, res *Result) ([]breaker.Iteration, []ledger.Record, error) {
+// the one before. It returns the earlier records this run's ledger
+// continues.
+func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Options, res *Result) (*evidence.Evidence, []ledger.Record, error) {
+	recs := earlierRecords(cfg, res)
+	ev, err := evidence.ContinueLedger(repo, evidence.LedgerStart{Commit: h.Base, First: true}, withRun(cfg, recs, h.Head), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Notes = append(res.Notes, gitNotes(ev.Notes)...)
+	return ev, recs, nil
+}
+
+// earlierRecords notes the ledger's problems and returns its records
+// without this run's own (a re-run replaces it).
+func earlierRecords(cfg Config, res *Result) []ledger.Record {
 	for _, p := range cfg.Ledger.Problems {
 		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
 	}
@@ -176,17 +276,17 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 	if n := len(recs); n > 0 && cfg.RunID > 0 && recs[n-1].RunID == cfg.RunID {
 		recs = recs[:n-1]
 	}
+	return recs
+}
+
+// withRun appends this run's record, for commit head, to the earlier ones:
+// at the run's time, or the newest record's when that is later.
+func withRun(cfg Config, recs []ledger.Record, head string) []ledger.Record {
 	now := cfg.Now.UTC()
 	if n := len(recs); n > 0 && now.Before(recs[n-1].At) {
 		now = recs[n-1].At
 	}
-	all := append(append([]ledger.Record{}, recs...), ledger.Record{Version: ledger.Version, RunID: cfg.RunID, RunAttempt: cfg.Attempt, Commit: h.Head, At: now})
-	its, notes, err := evidence.FromLedger(repo, h.Base, all, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	res.Notes = append(res.Notes, gitNotes(notes)...)
-	return its, recs, nil
+	return append(append(make([]ledger.Record, 0, len(recs)+1), recs...), ledger.Record{Version: ledger.Version, RunID: cfg.RunID, RunAttempt: cfg.Attempt, Commit: head, At: now})
 }
 
 // records is the cumulative ledger with this run's record, the newest
@@ -194,15 +294,22 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 // each earlier one becomes a record of its own (run 0, at its commit's
 // time), so that the next run, reading this ledger, folds the same
 // iterations instead of one that covers them all, and does not lose the
-// history that decided this run.
+// history that decided this run. The records keep no checkpoint of an
+// earlier run.
 func records(cfg Config, its []breaker.Iteration, recs []ledger.Record) []ledger.Record {
 	newest := its[len(its)-1]
 	r := ledger.FromIteration(&newest, cfg.RunID, cfg.Attempt)
+	out := make([]ledger.Record, 0, max(len(recs), len(its))+1)
 	if cfg.Ledger == nil {
 		r.At = cfg.Now.UTC()
 		for i := range its[:len(its)-1] {
-			recs = append(recs, ledger.FromIteration(&its[i], 0, 0))
+			out = append(out, ledger.FromIteration(&its[i], 0, 0))
+		}
+	} else {
+		out = append(out, recs...)
+		for i := range out {
+			out[i].Checkpoint = nil
 		}
 	}
-	return append(append([]ledger.Record{}, recs...), r)
+	return append(out, r)
 }

@@ -31,6 +31,7 @@ var ErrNotAncestor = errors.New("not an ancestor of HEAD")
 // Repo is an open repository.
 type Repo struct {
 	dir     string
+	gitDir  string // "" when not on a file system
 	git     *git.Repository
 	st      storage.Storer
 	closer  func() error
@@ -117,7 +118,8 @@ func Open(dir string) (*Repo, error) {
 		opts := filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: DefaultMaxFileBytes}
 		objects := cache.NewObjectLRUDefault()
 		st := filesystem.NewStorageWithOptions(noAlternates{fss.Filesystem()}, objects, opts)
-		own, alternates, skipped := objectStores(fss.Filesystem().Root())
+		r.gitDir = fss.Filesystem().Root()
+		own, alternates, skipped := objectStores(r.gitDir)
 		stores := append([]string{own}, alternates...)
 		r.loose = newLooseObjects(stores...)
 		r.packs = newPackObjects(stores...)
