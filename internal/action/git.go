@@ -208,16 +208,24 @@ func (g *gitState) foreign(h string) bool {
 	return h != "" && g.clone != nil && g.clone.Has(h) && !g.inHistory(h)
 }
 
-// ownRecords drops the earlier records whose commit is foreign (another
-// loop's, from an artifact or a digest of another branch), with a note, as
-// the audit matches artifacts to a pull request's commits.
+// ownCheck is how many of the newest earlier records ownRecords checks:
+// the older ones were checked by the runs that kept them, and checking
+// them again would walk the whole loop's history on every run.
+const ownCheck = 64
+
+// ownRecords drops the newest earlier records (ownCheck of them) whose
+// commit is foreign (another loop's, from an artifact or a digest of
+// another branch), with a note, as the audit matches artifacts to a pull
+// request's commits.
 func (r *run) ownRecords(g *gitState, l *ledger.Ledger) *ledger.Ledger {
 	if l == nil {
 		return nil
 	}
 	kept := &ledger.Ledger{Problems: l.Problems}
 	dropped := 0
-	for _, rec := range l.Records {
+	first := max(0, len(l.Records)-ownCheck)
+	kept.Records = append(kept.Records, l.Records[:first]...)
+	for _, rec := range l.Records[first:] {
 		if g.foreign(rec.Commit) {
 			dropped++
 			continue

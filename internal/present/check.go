@@ -47,8 +47,8 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 	start := max(0, len(res.Decisions)-maxSummaryRows)
 	b.WriteString(render.MermaidCharts(render.Steps(res.Decisions[start:])))
 	b.WriteString("\n| # | commit | state | score | tests passing | no progress | why |\n|---|---|---|---|---|---|---|\n")
-	if start > 0 {
-		fmt.Fprintf(&b, "| … | | | | | | %d earlier iterations |\n", start)
+	if earlier := start + res.Skipped; earlier > 0 {
+		fmt.Fprintf(&b, "| … | | | | | | %d earlier iterations |\n", earlier)
 	}
 	for i := range res.Decisions[start:] {
 		x := &res.Decisions[start+i]
