@@ -62,6 +62,24 @@ func equalIgnoringSpace(a, b []byte) bool {
 	// Bytes both share at the start or at the end drop out of the
 	// comparison (removing whitespace from a concatenation removes it from
 	// each part): only the edited middle is scanned.
+	a, b = editedMiddle(a, b)
+	return equalSkipping(a, b, isSpace)
+}
+
+// DigitsOnly reports whether new differs from old only in ASCII digits: a
+// rewritten timestamp, counter or version. Equal contents are not a change.
+func DigitsOnly(old, new []byte) bool {
+	if bytes.Equal(old, new) {
+		return false
+	}
+	// As in equalIgnoringSpace, the bytes both share at the start and at
+	// the end drop out: only the edited middle is scanned.
+	old, new = editedMiddle(old, new)
+	return equalSkipping(old, new, isDigit)
+}
+
+// editedMiddle drops the bytes a and b share at the start and at the end.
+func editedMiddle(a, b []byte) ([]byte, []byte) {
 	n := min(len(a), len(b))
 	p := 0
 	for p < n && a[p] == b[p] {
@@ -71,13 +89,7 @@ func equalIgnoringSpace(a, b []byte) bool {
 	for s < n-p && a[len(a)-1-s] == b[len(b)-1-s] {
 		s++
 	}
-	return equalSkipping(a[p:len(a)-s], b[p:len(b)-s], isSpace)
-}
-
-// DigitsOnly reports whether new differs from old only in ASCII digits: a
-// rewritten timestamp, counter or version. Equal contents are not a change.
-func DigitsOnly(old, new []byte) bool {
-	return !bytes.Equal(old, new) && equalSkipping(old, new, isDigit)
+	return a[p : len(a)-s], b[p : len(b)-s]
 }
 
 // equalSkipping reports whether a and b are equal once the bytes skip

@@ -41,6 +41,7 @@ type Repo struct {
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
 	tasks   map[plumbing.Hash]*taskList      // checkboxes by blob, bounded by taskCacheItems
 	taskN   int                              // tasks held in the tasks cache
+	texts   taskTexts                        // task identities by text (tasks.go)
 	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
 
 	loose     *looseObjects          // loose objects read without go-git (loose.go)
@@ -104,6 +105,7 @@ func Open(dir string) (*Repo, error) {
 		commits:   map[plumbing.Hash]*object.Commit{},
 		trees:     map[plumbing.Hash]*object.Tree{},
 		tasks:     map[plumbing.Hash]*taskList{},
+		texts:     taskTexts{},
 		blobs:     cache.NewObjectLRU(blobCacheBytes),
 		matches:   map[matchKey]bool{},
 		taskFiles: map[taskKey][]taskFile{},

@@ -43,6 +43,11 @@ type taskList struct {
 // smaller file's buffer to it); very long lines are looked at by their
 // first 4 KiB.
 func readTaskList(r io.Reader, size int64) (taskList, error) {
+	return readTaskListWith(r, size, nil)
+}
+
+// readTaskListWith is readTaskList hashing task texts through texts.
+func readTaskListWith(r io.Reader, size int64, texts taskTexts) (taskList, error) {
 	var tl taskList
 	buf := 64 << 10
 	if size >= 0 && size < int64(buf) {
@@ -81,7 +86,7 @@ func readTaskList(r io.Reader, size int64) (taskList, error) {
 			}
 		} else if fence == 0 {
 			if b, text := checkbox(line); b != boxNone {
-				tl.add(b == boxDone, text)
+				tl.add(b == boxDone, text, texts)
 			}
 		}
 		if eof {
@@ -91,14 +96,37 @@ func readTaskList(r io.Reader, size int64) (taskList, error) {
 }
 
 // add counts one checkbox and keeps its identity while there is room.
-func (tl *taskList) add(done bool, text []byte) {
+func (tl *taskList) add(done bool, text []byte, texts taskTexts) {
 	tl.counts.Total++
 	if done {
 		tl.counts.Done++
 	}
 	if len(tl.items) < maxTaskItems {
-		tl.items = append(tl.items, taskItem{text: taskText(text), checked: done})
+		tl.items = append(tl.items, taskItem{text: texts.of(text), checked: done})
 	}
+}
+
+// taskTexts remembers taskText's answers by the text as read: a task list
+// is read again after each tick, and all its other lines are the same.
+type taskTexts map[string][16]byte
+
+// taskTextsMax bounds the texts remembered.
+const taskTextsMax = 1 << 16
+
+// of is taskText(text), remembered.
+func (c taskTexts) of(text []byte) [16]byte {
+	if c == nil {
+		return taskText(text)
+	}
+	if h, ok := c[string(text)]; ok {
+		return h
+	}
+	h := taskText(text)
+	if len(c) >= taskTextsMax {
+		clear(c)
+	}
+	c[string(text)] = h
+	return h
 }
 
 // taskText hashes a task's text normalised as people read it: letters
@@ -210,7 +238,7 @@ func (r *Repo) taskBlob(h plumbing.Hash) (*taskList, error) {
 	if err != nil {
 		return nil, r.objectError("blob", h, err)
 	}
-	tl, err := readTaskList(rd, b.Size())
+	tl, err := readTaskListWith(rd, b.Size(), r.texts)
 	_ = rd.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
@@ -420,6 +448,14 @@ func (st *taskState) checked() []string {
 // a checked one now open unticked; a task added already checked counts as
 // ticked too. Ticked tasks are identified by their new file and text.
 func compareTasks(old, cur []taskEntry) TaskChange {
+	if tc, ok := compareInPlace(old, cur); ok {
+		return tc
+	}
+	return compareByText(old, cur)
+}
+
+// compareByText is compareTasks for any two lists.
+func compareByText(old, cur []taskEntry) TaskChange {
 	var tc TaskChange
 	pair := func(o, n taskEntry) {
 		switch {
@@ -468,6 +504,28 @@ func compareTasks(old, cur []taskEntry) TaskChange {
 		}
 	}
 	return tc
+}
+
+// compareInPlace is compareTasks for lists whose tasks are the same files
+// and texts in the same order (a box ticked or unticked, the common case):
+// each task pairs with itself. ok is false for other lists.
+func compareInPlace(old, cur []taskEntry) (TaskChange, bool) {
+	var tc TaskChange
+	if len(old) != len(cur) {
+		return tc, false
+	}
+	for i := range old {
+		if old[i].path != cur[i].path || old[i].text != cur[i].text {
+			return TaskChange{}, false
+		}
+		switch o, n := old[i], cur[i]; {
+		case !o.checked && n.checked:
+			tc.Checked = append(tc.Checked, taskID(n.path, n.text))
+		case o.checked && !n.checked:
+			tc.Unchecked++
+		}
+	}
+	return tc, true
 }
 
 // keptOrder picks, from the new tasks' matched old indexes (-1: none), a
