@@ -266,7 +266,7 @@ func (rn *runner) keep(cp *checkpoints, commits func(g int) string) {
 			// A state a later run would refuse for what it is (a cooldown
 			// it cannot check) is not written: that run folds the whole
 			// loop without a note, as when there is no checkpoint.
-			if len(data) > maxStateBytes || verifyMachine(&st.Breaker, rn.eff) != nil {
+			if len(data) > maxStateBytes || verifyMachine(&st.Breaker, rn.pols) != nil {
 				return
 			}
 			c.State = data

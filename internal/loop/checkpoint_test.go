@@ -159,6 +159,7 @@ type runs struct {
 	script   string
 	controls []Control
 	ledger   bool // the Action: iterations are runs, with the previous run's records
+	noFiles  bool // no test report or agent log
 }
 
 // decisionJSON is a decision as the command line prints it.
@@ -204,6 +205,9 @@ func simulate(t *testing.T, r runs) int {
 			}
 		}
 		cfg := Config{Repo: l.dir, Base: l.base, Policy: p, Reports: []string{report}, Log: log, Now: now, Controls: controls}
+		if r.noFiles {
+			cfg.Reports, cfg.Log = nil, ""
+		}
 		if r.ledger {
 			cfg.RunID, cfg.Attempt = int64(i), 1
 			if recs != nil {
@@ -269,6 +273,8 @@ func TestIncrementalFoldDecidesAsTheWholeFold(t *testing.T) {
 		{"tdd phases", runs{policy: "tdd", script: "EPEPPEPPPPEPPPPPPPPPPPPPPPPP", ledger: true}, 5},
 		{"default, a protected file deleted", runs{policy: "default", script: "PPPPPPPPPPPPPPDPPPPPPP", ledger: true}, 5},
 		{"default, commits and the fold cache", runs{policy: "default", script: strings.Repeat("PTPPS", 7)}, 15},
+		{"default, no reports or log", runs{policy: "default", script: strings.Repeat("PTPPS", 6), ledger: true, noFiles: true}, 10},
+		{"default, commits, no reports or log", runs{policy: "default", script: strings.Repeat("PTPPS", 6), noFiles: true}, 10},
 		{"default, commits, stagnation and returns", runs{policy: "default", script: "PPTPPPPPPPPPPPRPRPRPPPPPSSSSPPPP"}, 10},
 		{"ralph, commits", runs{policy: "ralph", script: "PPPSSSSSSPPPPPPPPPPPPPPPPPPP"}, 5},
 	}
@@ -480,7 +486,7 @@ func TestForgedCheckpointCannotLoosen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := k.counts(0, n, hourSize(pol))
+			c := k.counts(0, n, hourSize(policiesOf(pol)))
 			s["error_counts"], s["hour"] = c.errors, c.hour
 		}
 		return []forgery{

@@ -171,7 +171,7 @@ func (rn *runner) fromRecords() (*Result, string) {
 	}
 	k, err := pastOfRecords(recs[:r+1], cfg)
 	if err == nil {
-		err = verify(st, rn.eff, k)
+		err = verify(st, rn.pols, k)
 	}
 	if err != nil {
 		return nil, fmt.Sprintf("the checkpoint of iteration %d does not agree with the ledger: %v", r+1, err)
@@ -357,7 +357,7 @@ func (rn *runner) fromCache() (*Result, string) {
 		return nil, ""
 	}
 	k := &past{iteration: e.Iteration, commit: w.At, commitAt: at.At.UTC(), controls: sortedControls(cfg.Controls), now: cfg.Now.UTC()}
-	err = verify(st, rn.eff, k)
+	err = verify(st, rn.pols, k)
 	if err == nil {
 		err = rn.verifyDeletions(st, barrier, w.At)
 	}

@@ -131,6 +131,8 @@ type runner struct {
 	// checkpoints depend on, Base aside.
 	reach int
 	key   Key
+	// pols are the effective policy and its phases.
+	pols policies
 	// cached is the fold cache as read, so that the same one is not
 	// written again.
 	cached []byte
@@ -140,15 +142,18 @@ type runner struct {
 // cannot be checked, or a phase the policy does not have (the fold says
 // so), writes and uses none.
 func (rn *runner) prepare() {
-	b, err := breaker.New(rn.cfg.Policy, breaker.Options{Profile: rn.cfg.Profile, Phase: rn.cfg.Phase})
-	if err != nil || unverifiable(rn.eff) != "" {
+	if ph := rn.cfg.Phase; ph != "" && !rn.eff.HasPhase(ph) {
+		return
+	}
+	rn.pols = policiesOf(rn.eff)
+	if unverifiable(rn.pols) != "" {
 		return
 	}
 	digest, err := policyDigest(rn.eff, rn.cfg.Phase, rn.cfg.ProtectPaths, rn.cfg.Ledger != nil)
 	if err != nil {
 		return
 	}
-	rn.reach, rn.key = reach(b), Key{Program: program(), Policy: digest}
+	rn.reach, rn.key = reach(rn.pols), Key{Program: program(), Policy: digest}
 }
 
 // full folds every iteration.
@@ -222,18 +227,18 @@ func readFiles(cfg Config, res *Result) (*evidence.Files, error) {
 
 // applyFiles gives the newest iteration its reports and log, and returns
 // that iteration as it was before: as a later run will read it (from git
-// and its record), without them.
+// and its record), without them; nil when there were none, and the
+// iteration is read alike.
 func applyFiles(its []breaker.Iteration, files *evidence.Files, res *Result) *breaker.Iteration {
+	if files == nil {
+		return nil
+	}
 	if len(its) == 0 {
-		if files != nil {
-			res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "no commit since the base: the reports and log were read but there is no iteration to apply them to"))
-		}
+		res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "no commit since the base: the reports and log were read but there is no iteration to apply them to"))
 		return nil
 	}
 	before := its[len(its)-1]
-	if files != nil {
-		files.Apply(&its[len(its)-1])
-	}
+	files.Apply(&its[len(its)-1])
 	return &before
 }
 

@@ -39,14 +39,27 @@ import (
 // breaker is OPEN or probing under a cooldown, are always folded whole:
 // their counts cannot be checked this way.
 
+// policies are an effective policy (first) and its phases', each with
+// the phase's overrides applied.
+type policies []*policy.Policy
+
+// policiesOf lists p and its phases.
+func policiesOf(p *policy.Policy) policies {
+	out := policies{p}
+	for _, ph := range p.PhaseNames() {
+		out = append(out, p.WithPhase(ph))
+	}
+	return out
+}
+
 // reach is how many iterations before the newest one a run that goes on
 // from a checkpoint folds again: the breaker's rule windows and every
 // count a rule trips at (no progress, held questions, errors, permission
 // denials), in any phase.
-func reach(b *breaker.Breaker) int {
-	n := b.Window()
-	base := b.Policy()
-	for _, p := range append([]*policy.Policy{base}, phasePolicies(base)...) {
+func reach(pols policies) int {
+	n := 0
+	for _, p := range pols {
+		n = max(n, breaker.WindowOf(p))
 		r := p.Rules
 		if r.NoProgress.Enabled {
 			held := 0
@@ -65,21 +78,13 @@ func reach(b *breaker.Breaker) int {
 	return n
 }
 
-func phasePolicies(p *policy.Policy) []*policy.Policy {
-	var out []*policy.Policy
-	for _, ph := range p.PhaseNames() {
-		out = append(out, p.WithPhase(ph))
-	}
-	return out
-}
-
 // unverifiable says why no checkpoint of a policy can be checked ("" when
 // one can): escalation resets the breaker on its own and counts models.
-func unverifiable(p *policy.Policy) string {
-	if len(p.Escalation.ModelProgression) > 0 {
+func unverifiable(pols policies) string {
+	if len(pols[0].Escalation.ModelProgression) > 0 {
 		return "the policy escalates through escalation.model_progression"
 	}
-	for _, q := range append([]*policy.Policy{p}, phasePolicies(p)...) {
+	for _, q := range pols {
 		if q.OnOpen == policy.OnOpenEscalate {
 			return "the policy's on_open is escalate"
 		}
@@ -89,9 +94,9 @@ func unverifiable(p *policy.Policy) string {
 
 // hourSize is how many iteration times the rate rule keeps (0: off in
 // every phase).
-func hourSize(p *policy.Policy) int {
+func hourSize(pols policies) int {
 	n := 0
-	for _, q := range append([]*policy.Policy{p}, phasePolicies(p)...) {
+	for _, q := range pols {
 		if q.Rules.Rate.Enabled {
 			n = max(n, q.Rules.Rate.MaxIterationsPerHour+1)
 		}
@@ -125,9 +130,9 @@ type recordFacts struct {
 
 // verify checks a state against what is known for certain (see above),
 // under the effective policy p; the error says what does not agree.
-func verify(st *State, p *policy.Policy, k *past) error {
+func verify(st *State, pols policies, k *past) error {
 	s := &st.Breaker
-	if why := unverifiable(p); why != "" {
+	if why := unverifiable(pols); why != "" {
 		return errors.New(why)
 	}
 	if s.Iteration != k.iteration {
@@ -163,10 +168,10 @@ func verify(st *State, p *policy.Policy, k *past) error {
 	if s.ForcedOpen != forced {
 		return errors.New("it does not hold the breaker OPEN as the person controls say")
 	}
-	if err := verifyMachine(s, p); err != nil {
+	if err := verifyMachine(s, pols); err != nil {
 		return err
 	}
-	return verifyCounts(st, p, k, since)
+	return verifyCounts(st, pols, k, since)
 }
 
 // applied goes through the person controls applied up to the
@@ -201,12 +206,12 @@ func firstAtOrAfter(at []time.Time, t time.Time) int {
 
 // verifyMachine checks that the state machine's fields agree with its
 // history, with each other and with the policy's cooldown.
-func verifyMachine(s *breaker.Snapshot, p *policy.Policy) error {
+func verifyMachine(s *breaker.Snapshot, pols policies) error {
 	state, at := breaker.Closed, time.Time{}
 	if n := len(s.History); n > 0 {
 		state, at = s.History[n-1].To, s.History[n-1].At
 	}
-	cooldown := p.Breaker.Cooldown.Set
+	cooldown := pols[0].Breaker.Cooldown.Set
 	switch {
 	case s.State != state || !s.LastTransitionAt.Equal(at):
 		return fmt.Errorf("its state %s is not where its history leads", s.State)
@@ -224,7 +229,7 @@ func verifyMachine(s *breaker.Snapshot, p *policy.Policy) error {
 		return errors.New("it is not OPEN but has an opening time or a cooldown")
 	case !cooldown && s.IgnoredOpen > 0 && s.State != breaker.Open:
 		return errors.New("it counts iterations while OPEN but is not OPEN")
-	case cooldown && s.IgnoredOpen > 0 && hourSize(p) > 0:
+	case cooldown && s.IgnoredOpen > 0 && hourSize(pols) > 0:
 		return errors.New("the iterations it measured cannot be told apart for the rate rule")
 	}
 	return nil
@@ -234,7 +239,7 @@ func verifyMachine(s *breaker.Snapshot, p *policy.Policy) error {
 // measured since the last reset are the last since of them, less those
 // that ran while OPEN (the newest ones: without a cooldown an OPEN
 // breaker stays OPEN until a reset).
-func verifyCounts(st *State, p *policy.Policy, k *past, since int) error {
+func verifyCounts(st *State, pols policies, k *past, since int) error {
 	s := &st.Breaker
 	if k.records == nil {
 		if len(s.ErrorCounts) > 0 {
@@ -242,7 +247,7 @@ func verifyCounts(st *State, p *policy.Policy, k *past, since int) error {
 		}
 		return nil
 	}
-	c := k.counts(k.iteration-since, k.iteration-s.IgnoredOpen, hourSize(p))
+	c := k.counts(k.iteration-since, k.iteration-s.IgnoredOpen, hourSize(pols))
 	if !slices.EqualFunc(c.errors, s.ErrorCounts, func(a, b breaker.ErrorCount) bool { return a.Hash == b.Hash && a.Count == b.Count }) {
 		return errors.New("its error counts are not the records'")
 	}
@@ -310,11 +315,11 @@ func countError(list []breaker.ErrorCount, hash string) []breaker.ErrorCount {
 // deletion of a protected path until a person resets it: the
 // protected_path rule on with deletions tripping, in every phase, and no
 // cooldown.
-func guardsDeletions(p *policy.Policy) bool {
-	if p.Breaker.Cooldown.Set {
+func guardsDeletions(pols policies) bool {
+	if pols[0].Breaker.Cooldown.Set {
 		return false
 	}
-	for _, q := range append([]*policy.Policy{p}, phasePolicies(p)...) {
+	for _, q := range pols {
 		if r := q.Rules.ProtectedPath; !r.Enabled || r.ProtectedMode == policy.ProtectedWarn {
 			return false
 		}
@@ -342,7 +347,7 @@ func literalPaths(patterns []string) []string {
 // (to) was deleted in between, and a fold under a policy that guards
 // deletions would be OPEN. What cannot be read is no evidence either way.
 func (rn *runner) verifyDeletions(st *State, from, to string) error {
-	if st.Breaker.State == breaker.Open || from == "" || !guardsDeletions(rn.eff) {
+	if st.Breaker.State == breaker.Open || from == "" || !guardsDeletions(rn.pols) {
 		return nil
 	}
 	paths := literalPaths(append(append([]string(nil), rn.eff.Rules.ProtectedPath.ProtectedPaths...), rn.cfg.ProtectPaths...))
