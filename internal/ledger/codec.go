@@ -682,9 +682,36 @@ func (p *fastReader) readInt(v *int) bool {
 	if !integer {
 		return false
 	}
-	n, err := strconv.ParseInt(string(s), 10, strconv.IntSize)
+	n, ok := parseInt(s, strconv.IntSize)
 	*v = int(n)
-	return err == nil
+	return ok
+}
+
+// parseInt parses an integer's JSON text (an optional minus, digits) as
+// strconv.ParseInt(text, 10, bits) does, without making a string of it.
+func parseInt(s []byte, bits int) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 19 {
+		return 0, false // longer numbers are out of any range or left to strconv
+	}
+	var u uint64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	limit := uint64(1) << (bits - 1)
+	if !neg && u >= limit || neg && u > limit {
+		return 0, false
+	}
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
 }
 
 func (p *fastReader) readInt64(v *int64) bool {
@@ -695,9 +722,9 @@ func (p *fastReader) readInt64(v *int64) bool {
 	if !integer {
 		return false
 	}
-	n, err := strconv.ParseInt(string(s), 10, 64)
+	n, ok := parseInt(s, 64)
 	*v = n
-	return err == nil
+	return ok
 }
 
 func (p *fastReader) readFloat(v *float64) bool {

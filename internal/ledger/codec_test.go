@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +196,20 @@ func FuzzFastDecode(f *testing.F) {
 			t.Fatalf("the readers differ (-encoding/json +fast):\n%s", diff)
 		}
 	})
+}
+
+// TestParseIntIsStrconv: the hand-written integer reader takes what
+// strconv.ParseInt takes, to the same value.
+func TestParseIntIsStrconv(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"0", "-0", "7", "-7", "2147483647", "2147483648", "-2147483648", "-2147483649",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "12345678901234567890", "-", ""} {
+		for _, bits := range []int{32, 64} {
+			want, err := strconv.ParseInt(s, 10, bits)
+			got, ok := parseInt([]byte(s), bits)
+			if ok != (err == nil) || ok && got != want {
+				t.Errorf("parseInt(%q, %d) = %d, %v; strconv: %d, %v", s, bits, got, ok, want, err)
+			}
+		}
+	}
 }

@@ -423,6 +423,9 @@ func newest(recs []Record) ([]Record, int) {
 
 // order is Order without the MaxRecords bound.
 func order(recs []Record) []Record {
+	if inOrder(recs) {
+		return recs
+	}
 	latest := map[int64]int{}
 	for _, r := range recs {
 		if r.RunID > 0 && r.RunAttempt > latest[r.RunID] {
@@ -458,6 +461,32 @@ func order(recs []Record) []Record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// inOrder reports whether order would leave recs as they are: ordered
+// strictly by at, run_id and run_attempt, every run (run_id > 0) once.
+// A cumulative ledger this program wrote is.
+func inOrder(recs []Record) bool {
+	var lastRun int64
+	for i := range recs {
+		r := &recs[i]
+		if i > 0 {
+			p := &recs[i-1]
+			switch c := p.At.Compare(r.At); {
+			case c > 0:
+				return false
+			case c == 0 && (p.RunID > r.RunID || p.RunID == r.RunID && p.RunAttempt >= r.RunAttempt):
+				return false
+			}
+		}
+		if r.RunID > 0 {
+			if r.RunID <= lastRun {
+				return false // run ids out of order: look for repeated runs
+			}
+			lastRun = r.RunID
+		}
+	}
+	return true
 }
 
 func sameRecord(a, b *Record) bool {
