@@ -80,16 +80,10 @@ func DigitsOnly(old, new []byte) bool {
 
 // editedMiddle drops the bytes a and b share at the start and at the end.
 func editedMiddle(a, b []byte) ([]byte, []byte) {
-	n := min(len(a), len(b))
-	p := 0
-	for p < n && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < n-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	return a[p : len(a)-s], b[p : len(b)-s]
+	p := commonPrefix(a, b)
+	a, b = a[p:], b[p:]
+	s := commonSuffix(a, b)
+	return a[:len(a)-s], b[:len(b)-s]
 }
 
 // equalSkipping reports whether a and b are equal once the bytes skip

@@ -423,8 +423,11 @@ func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) (string, err
 	}
 	fc.Added, fc.Deleted = lineStat(oldData, newData)
 	if fc.Status == StatusModified && fromBlob && toBlob {
-		fc.WhitespaceOnly = equalIgnoringSpace(oldData, newData)
-		fc.DigitsOnly = !fc.WhitespaceOnly && DigitsOnly(oldData, newData)
+		// Both checks look only at the edited middle (see
+		// equalIgnoringSpace), found once.
+		a, b := editedMiddle(oldData, newData)
+		fc.WhitespaceOnly = equalSkipping(a, b, isSpace)
+		fc.DigitsOnly = !fc.WhitespaceOnly && len(a)+len(b) > 0 && equalSkipping(a, b, isDigit)
 	}
 	return "", nil
 }

@@ -2,6 +2,7 @@ package gitlog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 )
 
@@ -21,25 +22,7 @@ const diffCostBudget = 1 << 24
 // multiset intersection of the remaining lines, which under-counts edits
 // only for heavily reordered files.
 func lineStat(a, b []byte) (added, deleted int) {
-	// Common head, whole lines.
-	pa, pb := 0, 0
-	for pa < len(a) && pb < len(b) {
-		ea, eb := lineEnd(a, pa), lineEnd(b, pb)
-		if !bytes.Equal(a[pa:ea], b[pb:eb]) {
-			break
-		}
-		pa, pb = ea, eb
-	}
-	// Common tail, whole lines, not overlapping the head.
-	sa, sb := len(a), len(b)
-	for sa > pa && sb > pb {
-		la, lb := lineStart(a, sa, pa), lineStart(b, sb, pb)
-		if !bytes.Equal(a[la:sa], b[lb:sb]) {
-			break
-		}
-		sa, sb = la, lb
-	}
-	a, b = a[pa:sa], b[pb:sb]
+	a, b = trimCommonLines(a, b)
 	if len(a) == 0 || len(b) == 0 {
 		return countLines(b), countLines(a)
 	}
@@ -93,6 +76,57 @@ func lineStat(a, b []byte) (added, deleted int) {
 	return m - lcs, n - lcs
 }
 
+// trimCommonLines drops the whole lines a and b share at the start and,
+// of what is left, at the end.
+func trimCommonLines(a, b []byte) ([]byte, []byte) {
+	p := commonPrefix(a, b)
+	if p == len(a) && p == len(b) {
+		return nil, nil
+	}
+	// The lines before the first difference are the same; the line it
+	// falls in is not (a line ending there ends in one only).
+	head := bytes.LastIndexByte(a[:p], '\n') + 1
+	a, b = a[head:], b[head:]
+	// The tail: whole lines within the common suffix, starting at a line
+	// start on both sides.
+	s := commonSuffix(a, b)
+	ka, kb := len(a)-s, len(b)-s
+	if (ka > 0 && a[ka-1] != '\n') || (kb > 0 && b[kb-1] != '\n') {
+		if j := bytes.IndexByte(a[ka:], '\n'); j >= 0 {
+			s -= j + 1
+		} else {
+			s = 0
+		}
+	}
+	return a[:len(a)-s], b[:len(b)-s]
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[len(a)-i-8:]) == binary.LittleEndian.Uint64(b[len(b)-i-8:]) {
+		i += 8
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
 // interner numbers distinct lines. Lines are found by a hash and confirmed
 // by their bytes, so no line is copied.
 type interner struct {
@@ -137,15 +171,6 @@ func lineEnd(s []byte, i int) int {
 		return i + j + 1
 	}
 	return len(s)
-}
-
-// lineStart returns the start of the line that ends at end (exclusive),
-// not before floor (a line start).
-func lineStart(s []byte, end, floor int) int {
-	if j := bytes.LastIndexByte(s[floor:end-1], '\n'); j >= 0 {
-		return floor + j + 1
-	}
-	return floor
 }
 
 // countLines counts lines; a last line without a newline counts.

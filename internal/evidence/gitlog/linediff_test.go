@@ -134,3 +134,62 @@ func BenchmarkLineStat(b *testing.B) {
 		lineStat(old, new)
 	}
 }
+
+// trimByLines is trimCommonLines as lineStat first did it, line by line:
+// the reference the word-at-a-time trimming must agree with.
+func trimByLines(a, b []byte) ([]byte, []byte) {
+	pa, pb := 0, 0
+	for pa < len(a) && pb < len(b) {
+		ea, eb := lineEnd(a, pa), lineEnd(b, pb)
+		if !bytes.Equal(a[pa:ea], b[pb:eb]) {
+			break
+		}
+		pa, pb = ea, eb
+	}
+	start := func(s []byte, end, floor int) int {
+		if j := bytes.LastIndexByte(s[floor:end-1], '\n'); j >= 0 {
+			return floor + j + 1
+		}
+		return floor
+	}
+	sa, sb := len(a), len(b)
+	for sa > pa && sb > pb {
+		la, lb := start(a, sa, pa), start(b, sb, pb)
+		if !bytes.Equal(a[la:sa], b[lb:sb]) {
+			break
+		}
+		sa, sb = la, lb
+	}
+	return a[pa:sa], b[pb:sb]
+}
+
+// TestTrimCommonLinesIsLineByLine: dropping shared lines from shared
+// bytes finds the lines the line-by-line trimming finds.
+func TestTrimCommonLinesIsLineByLine(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "b", "ab", "\n", "\n", "x\n", "long shared line of text\n", ""}
+	gen := func() []byte {
+		var b []byte
+		for range r.IntN(12) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		return b
+	}
+	for round := range 20000 {
+		a, b := gen(), gen()
+		if r.IntN(2) == 0 { // a shared head and tail around an edit
+			head, tail := gen(), gen()
+			a = append(append(append([]byte(nil), head...), a...), tail...)
+			b = append(append(append([]byte(nil), head...), b...), tail...)
+		}
+		wa, wb := trimByLines(a, b)
+		ga, gb := trimCommonLines(a, b)
+		if !bytes.Equal(wa, ga) || !bytes.Equal(wb, gb) {
+			t.Fatalf("round %d: trimCommonLines(%q, %q) = %q, %q; line by line %q, %q", round, a, b, ga, gb, wa, wb)
+		}
+		if ma, mb := editedMiddle(a, b); !bytes.Equal(a, b) && equalSkipping(ma, mb, isDigit) != equalSkipping(a, b, isDigit) {
+			t.Fatalf("round %d: the edited middle of %q and %q changes whether digits alone differ", round, a, b)
+		}
+	}
+}
