@@ -136,7 +136,6 @@ func TestSyntheticMergeEvaluatesThePRHead(t *testing.T) {
 			m := newMergeLoop(t)
 			h := newHarness(t, m.loop)
 			var states []string
-			var heads []string
 			for i := 1; i <= 5; i++ {
 				var files map[string]string
 				if healthy {
@@ -144,7 +143,6 @@ func TestSyntheticMergeEvaluatesThePRHead(t *testing.T) {
 						fmt.Sprintf("pkg/f%d_test.go", i): fmt.Sprintf("package pkg\n\nimport \"testing\"\n\nfunc TestF%d(t *testing.T) { _ = F%d() }\n", i, i)}
 				}
 				m.push(files)
-				heads = append(heads, m.loop.head)
 				h.editEvent(func(ev map[string]any) {
 					ev["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = m.loop.head
 				})

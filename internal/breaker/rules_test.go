@@ -414,7 +414,7 @@ func TestProgressSignals(t *testing.T) {
 		{name: "claims are not progress under default", policy: "default",
 			it: breaker.Iteration{CompletionClaimed: true, ClaimedFiles: ptr(3)}, want: false, score: -3},
 		{name: "revert", policy: "default",
-			it: breaker.Iteration{Change: &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 4, Reverted: true}}, want: true, score: 1 - 1},
+			it: breaker.Iteration{Change: &breaker.Change{MeaningfulFiles: 2, MeaningfulLines: 4, Reverted: true}}, want: true, score: 2 - 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
