@@ -252,13 +252,3 @@ const (
 var RuleOrder = []string{RuleProtectedPath, RulePermissionDenied, RuleSameError, RuleCircular,
 	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleScore, RuleRate,
 	RuleMaxIterations}
-
-// IsRule reports whether name is a known rule name.
-func IsRule(name string) bool {
-	for _, r := range RuleOrder {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}

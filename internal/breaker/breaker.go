@@ -300,9 +300,6 @@ func (s *Snapshot) lastTime() time.Time {
 	return s.LastAt
 }
 
-// Policy returns the effective policy (with the profile applied).
-func (b *Breaker) Policy() *policy.Policy { return b.base }
-
 func (b *Breaker) effective(phase string) *policy.Policy {
 	if phase == "" {
 		phase = b.opts.Phase

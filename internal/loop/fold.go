@@ -30,16 +30,6 @@ func (k ControlKind) String() string {
 	return fmt.Sprintf("ControlKind(%d)", int(k))
 }
 
-// ParseControlKind parses reset or force_open and rejects anything else.
-func ParseControlKind(s string) (ControlKind, error) {
-	for _, k := range []ControlKind{ControlReset, ControlForceOpen} {
-		if controlKindNames[k] == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown control kind %q: want reset or force_open", s)
-}
-
 // Control is a person's action at a point in time.
 type Control struct {
 	At     time.Time

@@ -20,17 +20,6 @@ const (
 	Error
 )
 
-// String is the workflow command's name: notice, warning or error.
-func (l Level) String() string {
-	switch l {
-	case Warning:
-		return "warning"
-	case Error:
-		return "error"
-	}
-	return "notice"
-}
-
 // Annotation is one log annotation: its level, its title ("" for none)
 // and its message, agent text already cleaned.
 type Annotation struct {
