@@ -403,6 +403,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
 	rememberTasks(s, it)
+	followTask(s, it, m)
 	if p := it.ProgressPercent; p != nil && (s.PercentHigh == nil || *p > *s.PercentHigh) {
 		v := *p
 		s.PercentHigh = &v
@@ -490,6 +491,12 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	if it.Output != nil {
 		e.HasOutput, e.Output = true, it.Output.Lines
 	}
+	if it.Tests != nil {
+		e.HasTests, e.Passed = true, it.Tests.Passed
+	}
+	if it.ErrorsKnown {
+		e.HasErrors, e.Errors = true, distinctErrors(m.errs)
+	}
 	s.Window = append(s.Window, e)
 	if extra := len(s.Window) - b.window; extra > 0 {
 		for _, gone := range s.Window[:extra] {
@@ -499,6 +506,36 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 			}
 		}
 		s.Window = keepLast(s.Window, b.window)
+	}
+}
+
+// distinctErrors counts the distinct error signatures.
+func distinctErrors(errs []Signature) int {
+	seen := map[string]bool{}
+	for _, e := range errs {
+		seen[e.Hash] = true
+	}
+	return len(seen)
+}
+
+// followTask counts how many iterations in a row the current task has
+// been current while no task was completed: an iteration that completes a
+// task starts the count afresh at 0, one after which another task is
+// current at 1, and one without a current task ends it.
+func followTask(s *Snapshot, it *Iteration, m *measured) {
+	if m.tasksNew > 0 {
+		s.TasksLive = true
+	}
+	cur := it.CurrentTask
+	switch {
+	case cur == nil || cur.ID == "":
+		s.Current = nil
+	case m.tasksNew > 0:
+		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText)}
+	case s.Current != nil && s.Current.ID == bound(cur.ID, maxTaskText):
+		s.Current.Iterations++
+	default:
+		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText), Iterations: 1}
 	}
 }
 
@@ -622,11 +659,14 @@ func bump(list []ErrorCount, sig Signature) []ErrorCount {
 }
 
 // truncate bounds an error sample kept in the snapshot, on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxSample {
+func truncate(s string) string { return bound(s, maxSample) }
+
+// bound cuts s to at most n bytes on a rune boundary, marking the cut
+// with "…".
+func bound(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := maxSample
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
