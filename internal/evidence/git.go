@@ -69,6 +69,7 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	}
 	it.TaskChange = taskChange(c.TaskChange)
 	it.TasksBefore = before
+	it.CurrentTask = currentTask(c.CurrentTask)
 	return it
 }
 
@@ -78,6 +79,14 @@ func taskChange(tc *gitlog.TaskChange) *breaker.TaskChange {
 		return nil
 	}
 	return &breaker.TaskChange{Checked: tc.Checked, Unchecked: tc.Unchecked}
+}
+
+// currentTask converts the first unchecked task.
+func currentTask(c *gitlog.CurrentTask) *breaker.CurrentTask {
+	if c == nil {
+		return nil
+	}
+	return &breaker.CurrentTask{ID: c.ID, Text: c.Text}
 }
 
 // maxTestFiles bounds the test files an iteration lists for the test_only

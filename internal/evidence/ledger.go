@@ -23,6 +23,10 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 	// iterations read from git: the first run's ticks are progress.
 	var before *int
 	var checkedBefore []string
+	// tasks and current are the task counts and the first unchecked task
+	// at prev's tree, once a record's commit was read.
+	var tasks *breaker.Tasks
+	var current *breaker.CurrentTask
 	if base != "" {
 		if c, err := repo.Describe(base); err == nil {
 			prevTree = c.Tree
@@ -37,8 +41,17 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 		it := breaker.Iteration{Commit: r.Commit}
 		switch {
 		case r.Commit == "" || r.Commit == prev:
+			// The same tree: the same task lists.
 			it.Change = &breaker.Change{Tree: prevTree}
 			it.TaskChange = &breaker.TaskChange{}
+			if tasks != nil {
+				t := *tasks
+				it.Tasks = &t
+			}
+			if current != nil {
+				c := *current
+				it.CurrentTask = &c
+			}
 		default:
 			c, err := repo.Describe(r.Commit)
 			if err != nil {
@@ -61,6 +74,8 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
 			}
 			it.TaskChange = taskChange(&rg.TaskChange)
+			it.CurrentTask = currentTask(rg.CurrentTask)
+			tasks, current = it.Tasks, it.CurrentTask
 			prev, prevTree = r.Commit, c.Tree
 		}
 		it.TasksBefore = before
