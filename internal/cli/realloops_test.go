@@ -21,7 +21,8 @@ import (
 // each rebuilt as a repository of the same shape and replayed through
 // `replay --base <parent of the stretch> --format json`. Under every policy
 // a progress stretch sees no trip (OPEN by any rule but max_iterations and
-// rate), and a stagnation stretch ends HALF_OPEN or OPEN, unless its label
+// rate) and no task_stuck (which under default only watches), and a
+// stagnation stretch ends HALF_OPEN or OPEN, unless its label
 // names the policy among its known misses (with the reason the policy's
 // contract cannot see it); a known miss that the policy now sees fails the
 // test too, so that the entry goes.
@@ -47,12 +48,19 @@ type loopOutcome struct {
 	// is its iteration.
 	trip   string
 	tripAt int
+	// stuckAt is the first iteration task_stuck fired at (0: never): under
+	// default it watches, so it is no trip, but in a progress stretch it
+	// is a false alarm all the same.
+	stuckAt int
 	// progress counts the iterations the engine scored as progress.
 	progress, iterations int
 }
 
 // falseTrip reports a trip inside a progress stretch.
 func (o loopOutcome) falseTrip() bool { return o.label.Label == realloops.Progress && o.trip != "" }
+
+// falseStuck reports task_stuck firing inside a progress stretch.
+func (o loopOutcome) falseStuck() bool { return o.label.Label == realloops.Progress && o.stuckAt > 0 }
 
 // miss reports a stagnation stretch that ends CLOSED.
 func (o loopOutcome) miss() bool { return o.label.Label == realloops.Stagnation && o.final == "CLOSED" }
@@ -97,6 +105,9 @@ func TestRealLoops(t *testing.T) {
 		}
 	}
 	for _, o := range outcomes {
+		if o.falseStuck() {
+			t.Errorf("%s %s..%s (progress) under %s: task_stuck fired at iteration %d", o.label.Repo, o.label.From[:12], o.label.To[:12], o.policy, o.stuckAt)
+		}
 		switch {
 		case o.falseTrip():
 			t.Errorf("%s %s..%s (progress) under %s: tripped %s at iteration %d", o.label.Repo, o.label.From[:12], o.label.To[:12], o.policy, o.trip, o.tripAt)
@@ -161,6 +172,9 @@ func replayStretches(t *testing.T, f *realloops.Facts, labels []realloops.Label,
 				if trig := d.trigger(); d.State == "OPEN" && o.trip == "" && trig != "max_iterations" && trig != "rate" {
 					o.trip, o.tripAt = trig, d.Iteration
 				}
+				if d.trigger() == "task_stuck" && o.stuckAt == 0 {
+					o.stuckAt = d.Iteration
+				}
 				o.final = d.State
 			}
 			if want := to - from + 1; o.iterations != want {
@@ -189,10 +203,10 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Real-loop corpus: %d repositories, %d stretches (%d progress, %d stagnation, %d unclear)\n\n",
 		len(corpus.Repos), len(corpus.Labels), kinds[realloops.Progress], kinds[realloops.Stagnation], kinds[realloops.Unclear])
-	b.WriteString("| policy | progress stretches with a trip | stagnation stretches ending CLOSED (known misses) | unclear: OPEN / HALF_OPEN / CLOSED at the end |\n")
-	b.WriteString("|---|---|---|---|\n")
+	b.WriteString("| policy | progress stretches with a trip | progress stretches where task_stuck fired | stagnation stretches ending CLOSED (known misses) | unclear: OPEN / HALF_OPEN / CLOSED at the end |\n")
+	b.WriteString("|---|---|---|---|---|\n")
 	for _, p := range realloopsPolicies {
-		var trips, misses, known int
+		var trips, stuck, misses, known int
 		unclear := map[string]int{}
 		for _, o := range outcomes {
 			if o.policy != p {
@@ -200,6 +214,9 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 			}
 			if o.falseTrip() {
 				trips++
+			}
+			if o.falseStuck() {
+				stuck++
 			}
 			if o.miss() {
 				misses++
@@ -211,7 +228,7 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 				unclear[o.final]++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d of %d | %d of %d (%d) | %d / %d / %d |\n", p, trips, kinds[realloops.Progress], misses,
+		fmt.Fprintf(&b, "| %s | %d of %d | %d | %d of %d (%d) | %d / %d / %d |\n", p, trips, kinds[realloops.Progress], stuck, misses,
 			kinds[realloops.Stagnation], known, unclear["OPEN"], unclear["HALF_OPEN"], unclear["CLOSED"])
 	}
 
