@@ -8,13 +8,19 @@
 // by another user and in minimal images. Objects are read by this package's
 // own readers where they can be (loose objects, and version 2 pack files
 // mapped into memory, with delta chains resolved against a bounded cache),
-// and by go-git otherwise (alternates, linked work trees, objects over the
-// size limit, platforms without memory mapping). An object the readers find
-// damaged is an error naming its file or pack, never read again through
-// go-git. go-git also resolves references and revisions, reading objects
-// through the same readers. Blobs are kept in a bounded cache for their
-// second use (a file's content is the new side of one diff and the old
-// side of the next).
+// and by go-git otherwise (objects over the size limit, packs with a version
+// 1 index or stored as links, platforms without memory mapping). An object
+// the readers find damaged is an error naming its file or pack, never read
+// again through go-git; so is a pack or index that another process truncates
+// while it is mapped (the memory fault is caught, not a crash). A linked
+// work tree reads the objects of its common directory, and a repository made
+// with git clone --shared or --reference those of its alternate object
+// stores (objects/info/alternates), by both readers: the stores are found as
+// git finds them (relative paths from the objects directory that names them,
+// at most five levels of nesting). go-git also resolves references and
+// revisions, reading objects through the same readers. Blobs are kept in a
+// bounded cache for their second use (a file's content is the new side of
+// one diff and the old side of the next).
 //
 // # Iterations
 //

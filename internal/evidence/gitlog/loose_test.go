@@ -56,12 +56,12 @@ func TestLooseAndPackedAgree(t *testing.T) {
 		return answers{h, info, rg}
 	}
 	fast := r.open()
-	if fast.loose.dir == "" {
+	if len(fast.loose.dirs) == 0 {
 		t.Fatal("the loose-object reader is disabled for a plain repository")
 	}
 	loose := read(fast)
-	if len(loose.H.Commits) != 3 || !fast.loose.has(base) {
-		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), fast.loose.has(base))
+	if baseLoose := fast.loose.find(base) != nil; len(loose.H.Commits) != 3 || !baseLoose {
+		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), baseLoose)
 	}
 	slow := r.open()
 	goGitOnly(t, slow)
@@ -70,7 +70,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 	}
 	r.pack()
 	packed := r.open()
-	if packed.loose.has(base) {
+	if packed.loose.find(base) != nil {
 		t.Fatal("base is still loose after the repack")
 	}
 	if diff := cmp.Diff(read(packed), loose); diff != "" {
