@@ -20,12 +20,24 @@ type Policy struct {
 	// OnShallow says what to do when git history is cut by a shallow clone:
 	// decide on what is visible, or fail.
 	OnShallow OnShallow `toml:"on_shallow"`
+	// OnOpen is what an OPEN breaker does to the loop (seed 002): abort
+	// it, pause it until a person resumes it, alert people and let it go
+	// on, or escalate it to the next model. Phases and profiles may
+	// override it.
+	OnOpen OnOpen `toml:"on_open"`
+	// Advice is what the agent-facing block tells the agent to try when
+	// the breaker opens; each phase may give its own.
+	Advice string `toml:"advice"`
+	// PhaseOrder is the order the loop goes through its phases: a person's
+	// /loopbreaker skip-phase moves the loop to the next one.
+	PhaseOrder []string `toml:"phase_order"`
 
 	Breaker    Breaker    `toml:"breaker"`
 	Progress   Progress   `toml:"progress"`
 	Rules      Rules      `toml:"rules"`
 	Trends     Trends     `toml:"trends"`
 	Escalation Escalation `toml:"escalation"`
+	Alert      Alert      `toml:"alert"`
 
 	// Phases are named overrides applied when an iteration carries that
 	// phase (seed 004: RED, GREEN, REFACTOR, DOCUMENT, or any name).

@@ -338,7 +338,7 @@ func TestWithProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := []any{q.Rules.NoProgress.HalfOpenAfter, q.Rules.NoProgress.NoProgressThreshold, q.Progress.StagnationPercent, q.Progress.MaxHeld, q.Rules.MaxIterations.MaxIterations}
-	want := []any{3, 6, 5.0, 6, 40}
+	want := []any{3, 20, 5.0, 6, 20}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("research_task mismatch (-want +got):\n%s", diff)
 	}

@@ -87,6 +87,7 @@ func (p *Policy) Validate() error {
 			v.fail("escalation.model_progression", "escalation.model_progression has an empty entry")
 		}
 	}
+	p.validateActions(v)
 	return v.err
 }
 

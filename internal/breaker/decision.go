@@ -1,6 +1,10 @@
 package breaker
 
-import "time"
+import (
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/policy"
+)
 
 // Event is one transition in a decision's history.
 type Event struct {
@@ -90,8 +94,32 @@ type Decision struct {
 	NextModel  *string     `json:"next_model"`
 	ForcedOpen bool        `json:"forced_open,omitempty"`
 	DryRun     bool        `json:"dry_run,omitempty"`
-	History    []Event     `json:"history"`
-	Recent     []Step      `json:"recent"`
+	// OpenAction is what the OPEN breaker does to the loop (the policy's
+	// on_open, settled by the fold): abort, pause, alert or escalate;
+	// empty when not OPEN.
+	OpenAction policy.OnOpen `json:"open_action,omitempty"`
+	// Signal is SignalCircuitOpen when the decision stops the loop on an
+	// OPEN breaker (abort or pause, not a dry run): seed 000's exit signal
+	// for scripts that look for it.
+	Signal string `json:"signal,omitempty"`
+	// Advice is the policy's advice for the decision's phase, when the
+	// breaker is not CLOSED.
+	Advice string `json:"advice,omitempty"`
+	// Guidance is a person's text for the agent (/loopbreaker guide), on
+	// the decisions up to and including the first iteration after it.
+	Guidance *Guidance `json:"guidance,omitempty"`
+	History  []Event   `json:"history"`
+	Recent   []Step    `json:"recent"`
+}
+
+// SignalCircuitOpen is the decision's signal when it stops the loop.
+const SignalCircuitOpen = "circuit_open"
+
+// Guidance is what a person told the agent to try.
+type Guidance struct {
+	At   time.Time `json:"at"`
+	By   string    `json:"by"`
+	Text string    `json:"text"`
 }
 
 // Exit codes chosen by the domain.
@@ -101,10 +129,12 @@ const (
 	ExitError    = 2 // bad usage, bad input or an internal error
 )
 
-// ExitCode is the process exit code the decision asks for: a complete
-// loop stops with 0, like a loop that may continue.
+// ExitCode is the process exit code the decision asks for: 1 when OPEN
+// aborts the loop (on_open "abort", the default), 0 when it pauses it, lets
+// it go on (alert, escalate) or is a dry run; a complete loop stops with 0
+// too.
 func (d *Decision) ExitCode() int {
-	if d.State == Open && !d.DryRun {
+	if d.State == Open && !d.DryRun && (d.OpenAction == "" || d.OpenAction == policy.OnOpenAbort) {
 		return ExitOpen
 	}
 	return ExitContinue

@@ -155,17 +155,17 @@ func TestFoldIterationError(t *testing.T) {
 
 func TestControlKindNames(t *testing.T) {
 	t.Parallel()
-	for _, k := range []ControlKind{ControlReset, ControlForceOpen} {
+	for _, k := range []ControlKind{ControlReset, ControlForceOpen, ControlSkipPhase, ControlGuide} {
 		got, err := ParseControlKind(k.String())
 		if err != nil || got != k {
 			t.Errorf("ParseControlKind(%q) = %v, %v; want %v", k.String(), got, err, k)
 		}
 	}
-	if ControlReset.String() != "reset" || ControlForceOpen.String() != "force_open" {
-		t.Errorf("got names %s and %s, want reset and force_open", ControlReset, ControlForceOpen)
+	if ControlReset.String() != "reset" || ControlForceOpen.String() != "force_open" || ControlSkipPhase.String() != "skip_phase" || ControlGuide.String() != "guide" {
+		t.Errorf("got names %s, %s, %s and %s", ControlReset, ControlForceOpen, ControlSkipPhase, ControlGuide)
 	}
-	for _, s := range []string{"", "Reset", "abort", "force-open"} {
-		if _, err := ParseControlKind(s); err == nil || !strings.Contains(err.Error(), "reset or force_open") {
+	for _, s := range []string{"", "Reset", "abort", "force-open", "skip-phase"} {
+		if _, err := ParseControlKind(s); err == nil || !strings.Contains(err.Error(), "reset, force_open, skip_phase or guide") {
 			t.Errorf("ParseControlKind(%q): got %v, want an error naming the kinds", s, err)
 		}
 	}

@@ -82,6 +82,10 @@ const (
 	// audit): where earlier records came from, an artifact that expired, a
 	// person's control that was not trusted.
 	GitHub Code = "github"
+	// PhaseNotSkipped: a person's skip-phase found no next phase in the
+	// policy's phase_order (the loop has no phase, one outside the order,
+	// or the last); the breaker was reset, the phase kept.
+	PhaseNotSkipped Code = "phase_not_skipped"
 )
 
 // Codes lists every code, in the order above.
@@ -89,7 +93,7 @@ func Codes() []Code {
 	return []Code{EmptyRepository, NoBase, NoDefaultBranch, UnrelatedHistory, BaseOffChain, ShallowClone,
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
-		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub}
+		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped}
 }
 
 // Known reports whether c is one of the codes above.

@@ -87,9 +87,7 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 
 // DisabledSummary is the job summary of a run that made no decision
 // because the breaker is turned off; why says how.
-func DisabledSummary(why string) string {
-	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", why)
-}
+func DisabledSummary(why string) string { return render.DisabledMarkdown(why) }
 
 // Status is the commit status for a decision: failure when OPEN (success
 // in a dry run) and a description of at most 140 characters naming the

@@ -14,7 +14,16 @@ const (
 	// LabelDisabled, put on by a person, turns the breaker off for the pull
 	// request.
 	LabelDisabled = "loopbreaker:disabled"
+	// LabelPaused announces an OPEN breaker whose on_open is "pause": the
+	// loop waits for a person's /loopbreaker resume.
+	LabelPaused = "loopbreaker:paused"
 )
+
+// PausedLabel is the label of a paused loop, as it is created in the
+// repository.
+func PausedLabel() Label {
+	return Label{Name: LabelPaused, Color: "5319e7", Description: "loopbreaker: the agent loop is paused; a person comments /loopbreaker resume to go on", State: breaker.Open}
+}
 
 // Label is a label loopbreaker puts on and takes off a pull request to
 // announce a state: its name, colour (six hex digits) and description, as
