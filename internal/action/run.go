@@ -499,6 +499,7 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 		"consecutive-stuck": strconv.Itoa(d.ConsecutiveNoProgress),
 		"open-action":       string(d.OpenAction),
 		"signal":            d.Signal,
+		"complete":          strconv.FormatBool(d.Complete),
 	}
 	if d.Reason != nil {
 		o["reason"] = render.Clean(*d.Reason)
@@ -635,6 +636,8 @@ func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
 	}
 	// A paused loop says so until a person resumes it.
 	move(present.PausedLabel(), d.State == breaker.Open && d.OpenAction == policy.OnOpenPause)
+	// A loop whose work is done says so.
+	move(present.CompleteLabel(), d.Complete)
 	return errors.Join(errs...)
 }
 

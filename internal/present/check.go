@@ -109,6 +109,9 @@ func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary stri
 // verdict is success or failure, and the state, the iteration and the
 // reason in a line.
 func verdict(d *breaker.Decision, dryRun bool) (state, line string) {
+	if d.Complete {
+		return "success", fmt.Sprintf("done after iteration %d: %s", d.Iteration, render.Evidence(d))
+	}
 	state, line = "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
 	if d.State == breaker.Open && !dryRun {
 		state = "failure"

@@ -120,6 +120,8 @@ func Agent(w io.Writer, d *breaker.Decision) error {
 
 func verdict(d *breaker.Decision) string {
 	switch {
+	case d.Complete:
+		return doneVerdict
 	case d.State == breaker.Open && d.DryRun:
 		return "OPEN (dry run: would stop the loop)"
 	case d.State == breaker.Open && d.OpenAction == policy.OnOpenPause:
@@ -161,6 +163,9 @@ const textIndent = "              "
 func Text(d *breaker.Decision, o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loopbreaker: %s\n", verdict(d))
+	if e := Evidence(d); e != "" {
+		fmt.Fprintf(&b, "  complete:   %s\n", e)
+	}
 	if d.Reason != nil {
 		fmt.Fprintf(&b, "  reason:     %s [%s]\n", Clean(*d.Reason), trigger(d))
 	}
@@ -219,6 +224,15 @@ func windowScore(d *breaker.Decision) string {
 // stateIcon is the coloured sign of a state in markdown headings.
 var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}
 
+// icon is the sign of a decision in markdown headings: its state's, or ✅
+// when it is complete.
+func icon(d *breaker.Decision) string {
+	if d.Complete {
+		return "✅"
+	}
+	return stateIcon[d.State]
+}
+
 // MarkdownReport is the report of a decision for a job summary, a check
 // run or a PR comment. It leads with what a person needs first: the
 // decision, the reason, the three next steps (and what resets the
@@ -227,7 +241,10 @@ var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpe
 // per-iteration status log, the newest iteration first.
 func MarkdownReport(d *breaker.Decision, o Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", stateIcon[d.State], verdict(d))
+	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", icon(d), verdict(d))
+	if e := Evidence(d); e != "" {
+		fmt.Fprintf(&b, "**Done:** %s.\n\n", e)
+	}
 	if d.Reason != nil {
 		fmt.Fprintf(&b, "**Why:** %s (rule `%s`)\n\n", Markdown(*d.Reason), trigger(d))
 	}
@@ -254,7 +271,7 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 		fmt.Fprintf(&b, "**Failing tests (%d):** %s\n\n", total, failingList(names, total))
 	}
 	if c := Chart(d); c != "" {
-		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), ChartLegend)
+		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), Legend(d.Recent))
 	}
 	fmt.Fprintf(&b, "Iteration %d · policy %s · no progress for %d · score %+d (window %s) · last progress %s · ignored while open %d\n\n",
 		d.Iteration, Code(d.Policy), d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), ts(d.LastProgress), d.IgnoredOpen)
