@@ -14,54 +14,12 @@ import (
 // command line: completion, a task that does not move, the watch after
 // recovery, trends and the rate window.
 
-// engDecision is the part of a JSON decision these scenarios read.
-type engDecision struct {
-	State         string  `json:"state"`
-	AllowContinue bool    `json:"allow_continue"`
-	Trigger       *string `json:"trigger"`
-	Reason        *string `json:"reason"`
-	Iteration     int     `json:"iteration"`
-	Complete      bool    `json:"complete"`
-	Completion    *struct {
-		Tasks struct {
-			Done  int `json:"done"`
-			Total int `json:"total"`
-		} `json:"tasks"`
-		Tests *struct {
-			Passed int `json:"passed"`
-			Failed int `json:"failed"`
-		} `json:"tests"`
-		Claimed bool     `json:"claimed"`
-		Percent *float64 `json:"percent"`
-	} `json:"completion"`
-	CooldownUntil *time.Time `json:"cooldown_until"`
-	RateFreesAt   *time.Time `json:"rate_frees_at"`
-	Warnings      []string   `json:"warnings"`
-	Recent        []struct {
-		Trend bool `json:"trend"`
-	} `json:"recent"`
-}
-
-func (d *engDecision) trigger() string {
-	if d.Trigger == nil {
-		return ""
-	}
-	return *d.Trigger
-}
-
-func (d *engDecision) reason() string {
-	if d.Reason == nil {
-		return ""
-	}
-	return *d.Reason
-}
-
 // engDecisions parses JSON lines of decisions.
-func engDecisions(t *testing.T, out string) []engDecision {
+func engDecisions(t *testing.T, out string) []scnDecision {
 	t.Helper()
-	var ds []engDecision
+	var ds []scnDecision
 	for i, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		var d engDecision
+		var d scnDecision
 		if err := json.Unmarshal([]byte(line), &d); err != nil {
 			t.Fatalf("line %d is not a JSON decision: %v\n%s", i+1, err, line)
 		}
@@ -217,7 +175,7 @@ func TestWatchAfterRecoveryThroughTheStateFile(t *testing.T) {
 	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state.json")
 	at := scnStart
-	record := func(files int) (int, engDecision) {
+	record := func(files int) (int, scnDecision) {
 		t.Helper()
 		at = at.Add(10 * time.Minute)
 		res := scnMain(nil, at, []string{"record", "--state", state, "--files-changed", fmt.Sprint(files), "--format", "json"})
