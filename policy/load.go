@@ -88,7 +88,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error)) (*Pol
 	if _, err := toml.Decode(string(data), &head); err != nil {
 		return nil, fmt.Errorf("policy %s: %s", source, tomlError(err, data))
 	}
-	p := &Policy{}
+	p := withOptionalDefaults(&Policy{})
 	var basePhases, baseProfiles map[string]Override
 	if head.Extends != "" {
 		if !isBuiltin(head.Extends) || head.Extends == strings.TrimPrefix(source, "builtin:") {
@@ -163,8 +163,21 @@ func atLine(source string, data []byte, prefix string, err error) string {
 	return source
 }
 
+// optionalKeys are the keys added after the first policies were written:
+// a policy without extends may leave them out and gets their defaults
+// (withOptionalDefaults), so that such a file still loads.
+var optionalKeys = map[string]bool{"on_open": true, "advice": true, "phase_order": true,
+	"alert.mentions": true, "alert.webhook_url": true}
+
+// withOptionalDefaults gives p the defaults of the optional keys: on_open
+// "abort", no advice, no phase order, no alert.
+func withOptionalDefaults(p *Policy) *Policy {
+	p.OnOpen = OnOpenAbort
+	return p
+}
+
 // missingKey returns the first policy key the TOML text does not define,
-// or "". Phases, profiles and extends are optional.
+// or "". Phases, profiles, extends and the optional keys may be left out.
 func missingKey(md toml.MetaData) string {
 	var walk func(t reflect.Type, path []string) string
 	walk = func(t reflect.Type, path []string) string {
@@ -175,6 +188,9 @@ func missingKey(md toml.MetaData) string {
 				continue
 			}
 			key := append(append([]string(nil), path...), name)
+			if optionalKeys[strings.Join(key, ".")] {
+				continue
+			}
 			if f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(textUnmarshaler) {
 				if k := walk(f.Type, key); k != "" {
 					return k
@@ -329,12 +345,16 @@ func (p *Policy) Clone() *Policy {
 	c := *p
 	c.Progress.Signals = append([]Signal(nil), p.Progress.Signals...)
 	c.Progress.IgnorePaths = append([]string(nil), p.Progress.IgnorePaths...)
+	c.Progress.NotesPaths = append([]string(nil), p.Progress.NotesPaths...)
 	c.Progress.TestPaths = append([]string(nil), p.Progress.TestPaths...)
+	c.Progress.TestDataPaths = append([]string(nil), p.Progress.TestDataPaths...)
 	c.Progress.DocPaths = append([]string(nil), p.Progress.DocPaths...)
 	c.Progress.TaskFiles = append([]string(nil), p.Progress.TaskFiles...)
 	c.Progress.IgnoreTests = append([]string(nil), p.Progress.IgnoreTests...)
 	c.Rules.ProtectedPath.ProtectedPaths = append([]string(nil), p.Rules.ProtectedPath.ProtectedPaths...)
 	c.Escalation.ModelProgression = append([]string(nil), p.Escalation.ModelProgression...)
+	c.PhaseOrder = append([]string(nil), p.PhaseOrder...)
+	c.Alert.Mentions = append([]string(nil), p.Alert.Mentions...)
 	c.Phases = cloneOverrides(p.Phases)
 	c.Profiles = cloneOverrides(p.Profiles)
 	c.normalize()
@@ -378,9 +398,14 @@ func (p *Policy) normalize() {
 	if p.Progress.Signals == nil {
 		p.Progress.Signals = []Signal{}
 	}
-	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.TestPaths,
+	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.NotesPaths, &p.Progress.TestPaths, &p.Progress.TestDataPaths,
 		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests,
 		&p.Rules.ProtectedPath.ProtectedPaths, &p.Escalation.ModelProgression} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	for _, s := range []*[]string{&p.PhaseOrder, &p.Alert.Mentions} {
 		if *s == nil {
 			*s = []string{}
 		}
@@ -449,7 +474,7 @@ func (p *Policy) apply(kind, name string) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("policy %s has no %s %q (known: %s)", p.Name, what, name, list)
 	}
-	for _, forbidden := range []string{"name", "extends", "phases", "profiles", "description"} {
+	for _, forbidden := range []string{"name", "extends", "phases", "profiles", "description", "phase_order"} {
 		if _, bad := ov[forbidden]; bad {
 			return nil, fmt.Errorf("%s.%s: key %q cannot be overridden", kind, name, forbidden)
 		}

@@ -49,9 +49,9 @@ const (
 	SignalFiles      Signal = "files"       // meaningful files changed (not a return to an earlier tree)
 	SignalTests      Signal = "tests"       // more tests pass, or fewer fail with the same total
 	SignalTestsAdded Signal = "tests_added" // more tests exist than before (RED phase)
-	SignalTasks      Signal = "tasks"       // checked tasks rose above their high-water mark
+	SignalTasks      Signal = "tasks"       // a task was checked for the first time since the last reset
 	SignalErrors     Signal = "errors"      // an error signature present before is gone
-	SignalPercent    Signal = "percent"     // reported percentage rose by stagnation_percent
+	SignalPercent    Signal = "percent"     // reported percentage rose stagnation_percent above its highest
 	SignalRefactor   Signal = "refactor"    // meaningful change without new failures
 	SignalDocs       Signal = "docs"        // documentation files changed
 	SignalClaims     Signal = "claims"      // the agent claimed completion or files modified (ralph)
@@ -87,8 +87,8 @@ type SameErrorMode string
 
 // The values of same_error_mode.
 const (
-	SameErrorConsecutive SameErrorMode = "consecutive" // the same primary error in that many iterations in a row
-	SameErrorTotal       SameErrorMode = "total"       // the same primary error that many times since the last progress
+	SameErrorConsecutive SameErrorMode = "consecutive" // the same primary error in that many iterations in a row (an error that recurs within the window continues the row)
+	SameErrorTotal       SameErrorMode = "total"       // the same primary error that many times since the last reset
 	SameErrorAny         SameErrorMode = "any"         // any error in that many iterations in a row (ralph)
 )
 
@@ -137,6 +137,36 @@ func (v ScoreAction) MarshalText() ([]byte, error) { return scoreActionNames.mar
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (v *ScoreAction) UnmarshalText(b []byte) error {
 	x, err := ParseScoreAction(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
+
+// StuckAction is what a task that does not move does (key
+// rules.task_stuck.task_stuck_action).
+type StuckAction string
+
+// The values of task_stuck_action.
+const (
+	StuckWatch StuckAction = "watch" // HALF_OPEN, held while the task does not move; never opens by itself
+	StuckOpen  StuckAction = "open"  // open the breaker (strict)
+)
+
+var stuckActionNames = enum[StuckAction]{key: "rules.task_stuck.task_stuck_action", names: []StuckAction{StuckWatch, StuckOpen}}
+
+// ParseStuckAction parses a value of task_stuck_action.
+func ParseStuckAction(s string) (StuckAction, error) { return stuckActionNames.parse(s) }
+
+// String returns the TOML spelling.
+func (v StuckAction) String() string { return string(v) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (v StuckAction) MarshalText() ([]byte, error) { return stuckActionNames.marshal(v) }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (v *StuckAction) UnmarshalText(b []byte) error {
+	x, err := ParseStuckAction(string(b))
 	if err == nil {
 		*v = x
 	}

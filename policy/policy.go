@@ -20,11 +20,24 @@ type Policy struct {
 	// OnShallow says what to do when git history is cut by a shallow clone:
 	// decide on what is visible, or fail.
 	OnShallow OnShallow `toml:"on_shallow"`
+	// OnOpen is what an OPEN breaker does to the loop (seed 002): abort
+	// it, pause it until a person resumes it, alert people and let it go
+	// on, or escalate it to the next model. Phases and profiles may
+	// override it.
+	OnOpen OnOpen `toml:"on_open"`
+	// Advice is what the agent-facing block tells the agent to try when
+	// the breaker opens; each phase may give its own.
+	Advice string `toml:"advice"`
+	// PhaseOrder is the order the loop goes through its phases: a person's
+	// /loopbreaker skip-phase moves the loop to the next one.
+	PhaseOrder []string `toml:"phase_order"`
 
 	Breaker    Breaker    `toml:"breaker"`
 	Progress   Progress   `toml:"progress"`
 	Rules      Rules      `toml:"rules"`
+	Trends     Trends     `toml:"trends"`
 	Escalation Escalation `toml:"escalation"`
+	Alert      Alert      `toml:"alert"`
 
 	// Phases are named overrides applied when an iteration carries that
 	// phase (seed 004: RED, GREEN, REFACTOR, DOCUMENT, or any name).
@@ -50,6 +63,11 @@ type Breaker struct {
 	// ProbeIterations is how many probing iterations must each make
 	// progress before a cooled-down breaker closes.
 	ProbeIterations int `toml:"probe_iterations"`
+	// WatchIterations is how many iterations after a reset or a recovery
+	// (HALF_OPEN to CLOSED) are watched closely (seed 003): one without
+	// progress moves CLOSED to HALF_OPEN, and stagnation that recurs in
+	// them opens at once. 0 turns the watch off.
+	WatchIterations int `toml:"watch_iterations"`
 }
 
 // Progress says what counts as progress.
@@ -66,10 +84,22 @@ type Progress struct {
 	// MaxHeld bounds how many iterations in a row may hold the counter; 0
 	// means without bound (ralph's behaviour).
 	MaxHeld int `toml:"max_held"`
-	// IgnorePaths are paths whose changes are not meaningful.
+	// IgnorePaths are paths whose changes are not meaningful: lock files,
+	// vendored code and the loop's own ephemeral state.
 	IgnorePaths []string `toml:"ignore_paths"`
+	// NotesPaths are notes and scratch files (TODO lists, notes, progress
+	// and status logs, *.log): a change confined to them, or to digits
+	// only, is busywork.
+	NotesPaths []string `toml:"notes_paths"`
+	// BusyworkIsProgress makes busywork count as a meaningful change (the
+	// DOCUMENT phase); otherwise it counts only in an iteration that
+	// completes a task.
+	BusyworkIsProgress bool `toml:"busywork_is_progress"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
+	// TestDataPaths classify test data (fixtures, snapshots, testdata):
+	// neither test code nor code for test_only.
+	TestDataPaths []string `toml:"test_data_paths"`
 	// DocPaths classify documentation files (for the docs signal).
 	DocPaths []string `toml:"doc_paths"`
 	// TaskFiles are markdown task lists whose checkboxes are counted.
@@ -81,6 +111,7 @@ type Progress struct {
 // Rules holds every trip rule, each switchable and tunable.
 type Rules struct {
 	NoProgress       NoProgress       `toml:"no_progress"`
+	TaskStuck        TaskStuck        `toml:"task_stuck"`
 	SameError        SameError        `toml:"same_error"`
 	OutputDecline    OutputDecline    `toml:"output_decline"`
 	MaxIterations    MaxIterations    `toml:"max_iterations"`
@@ -98,6 +129,16 @@ type NoProgress struct {
 	Enabled             bool `toml:"enabled"`
 	HalfOpenAfter       int  `toml:"half_open_after"`
 	NoProgressThreshold int  `toml:"no_progress_threshold"`
+}
+
+// TaskStuck watches or opens when the current task (the first unchecked
+// task in plan order, or the status block's current task) stays current
+// for TaskTimeoutIterations iterations in which no task is completed (seed
+// 002's task_timeout_iterations).
+type TaskStuck struct {
+	Enabled               bool        `toml:"enabled"`
+	TaskTimeoutIterations int         `toml:"task_timeout_iterations"`
+	TaskStuckAction       StuckAction `toml:"task_stuck_action"`
 }
 
 // SameError opens when one error signature keeps coming back.
@@ -140,6 +181,10 @@ type Weights struct {
 	SameError     int `toml:"same_error"`
 	NoChange      int `toml:"no_change"`
 	Revert        int `toml:"revert"`
+	// TestRegression applies once to an iteration with fewer passing
+	// tests, or failing tests turned skipped; its positive items are not
+	// counted.
+	TestRegression int `toml:"test_regression"`
 }
 
 // PermissionDenied opens on consecutive iterations with tool denials.
@@ -178,6 +223,17 @@ type CompletionClaim struct {
 type Rate struct {
 	Enabled              bool `toml:"enabled"`
 	MaxIterationsPerHour int  `toml:"max_iterations_per_hour"`
+	// RateWarningPercent warns when the iterations in the last hour reach
+	// this share of MaxIterationsPerHour (seed 003); 0 turns it off.
+	RateWarningPercent float64 `toml:"rate_warning_percent"`
+}
+
+// Trends warn when the passing tests fall, or the distinct errors rise,
+// in TrendIterations iterations in a row (seed 003's monitoring). They
+// only warn.
+type Trends struct {
+	Enabled         bool `toml:"enabled"`
+	TrendIterations int  `toml:"trend_iterations"`
 }
 
 // Escalation is seed 002's escalate action.
@@ -243,6 +299,7 @@ const (
 	RuleOutputDecline    = "output_decline"
 	RuleCompletionClaim  = "completion_claim"
 	RuleNoProgress       = "no_progress"
+	RuleTaskStuck        = "task_stuck"
 	RuleScore            = "score"
 	RuleRate             = "rate"
 	RuleMaxIterations    = "max_iterations"
@@ -250,5 +307,5 @@ const (
 
 // RuleOrder is the precedence of triggers: specific causes before caps.
 var RuleOrder = []string{RuleProtectedPath, RulePermissionDenied, RuleSameError, RuleCircular,
-	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleScore, RuleRate,
+	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleTaskStuck, RuleScore, RuleRate,
 	RuleMaxIterations}

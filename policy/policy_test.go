@@ -2,12 +2,13 @@ package policy
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
 )
 
 func mustBuiltin(t *testing.T, name string) *Policy {
@@ -109,7 +110,7 @@ func TestDefaultMatchesSpec(t *testing.T) {
 		{"critical_iterations", r.MaxIterations.CriticalIterations, 15},
 		{"score_window", r.Score.ScoreWindow, 3},
 		{"score_action", r.Score.ScoreAction, ScoreWatch},
-		{"weights", r.Score.Weights, Weights{TestFixed: 3, TaskCompleted: 5, FileChanged: 1, ErrorResolved: 2, SameError: -2, NoChange: -3, Revert: -1}},
+		{"weights", r.Score.Weights, Weights{TestFixed: 3, TaskCompleted: 5, FileChanged: 1, ErrorResolved: 2, SameError: -2, NoChange: -3, Revert: -1, TestRegression: -3}},
 		{"permission_denied_threshold", r.PermissionDenied.PermissionDeniedThreshold, 3},
 		{"test_only_percent", r.TestOnly.TestOnlyPercent, 80.0},
 		{"test_only_window", r.TestOnly.TestOnlyWindow, 3},
@@ -125,7 +126,8 @@ func TestDefaultMatchesSpec(t *testing.T) {
 		{"max_held", p.Progress.MaxHeld, 3},
 		{"questions_hold", p.Progress.QuestionsHold, true},
 		{"stagnation_percent", p.Progress.StagnationPercent, 3.0},
-		{"task_files", p.Progress.TaskFiles, []string{"fix_plan.md", "@fix_plan.md", "IMPLEMENTATION_PLAN.md"}},
+		{"task_files", p.Progress.TaskFiles, []string{"fix_plan.md", "@fix_plan.md", "IMPLEMENTATION_PLAN.md", "TODO.md"}},
+		{"busywork_is_progress", p.Progress.BusyworkIsProgress, false},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
@@ -139,15 +141,40 @@ func TestDefaultMatchesSpec(t *testing.T) {
 			break
 		}
 	}
-	for _, path := range []string{".ralph/", ".ralphrc", "IMPLEMENTATION_PLAN.md", "AGENTS.md", "specs/", ".claude/", "CLAUDE.md", "memory/", ".github/workflows/"} {
-		if !slices.Contains(r.ProtectedPath.ProtectedPaths, path) {
-			t.Errorf("protected_paths lacks %q", path)
+	// SPEC §11: what steers the agent or the breaker is protected; the
+	// loop's ephemeral state is ignored (and deletable); the loop's own
+	// code under .ralph/ is neither.
+	matches := func(key string, list []string, path string, want bool) {
+		t.Helper()
+		set, err := pathmatch.Compile(list)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if got := set.Match(path); got != want {
+			t.Errorf("%s matches %q: got %v, want %v", key, path, got, want)
 		}
 	}
-	for _, path := range []string{"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.sum", "Cargo.lock", "poetry.lock", "uv.lock", "Gemfile.lock", "composer.lock", "vendor/", "node_modules/", ".ralph/", ".loopbreaker/"} {
-		if !slices.Contains(p.Progress.IgnorePaths, path) {
-			t.Errorf("ignore_paths lacks %q", path)
-		}
+	for _, path := range []string{".loopbreaker.toml", ".github/loopbreaker.toml", ".github/workflows/ci.yml", "AGENTS.md", "CLAUDE.md",
+		"PROMPT.md", ".ralphrc", ".ralph/PROMPT.md", ".ralph/AGENT.md", ".ralph/fix_plan.md"} {
+		matches("protected_paths", r.ProtectedPath.ProtectedPaths, path, true)
+		matches("ignore_paths", p.Progress.IgnorePaths, path, false)
+	}
+	for _, path := range []string{"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.sum", "Cargo.lock", "poetry.lock", "uv.lock",
+		"Gemfile.lock", "composer.lock", "vendor/x.go", "node_modules/x/index.js", ".loopbreaker/record.json",
+		".ralph/.claude_session_id", ".ralph/.response_analysis", ".ralph/.call_count", ".ralph/logs/ralph.log", ".ralph/live.log",
+		".ralph/status.json", ".ralph/progress.json", ".circuit_breaker_state", ".claude_session_id"} {
+		matches("ignore_paths", p.Progress.IgnorePaths, path, true)
+		matches("protected_paths", r.ProtectedPath.ProtectedPaths, path, false)
+	}
+	for _, path := range []string{".ralph/lib/context.sh", ".ralph/ralph.sh", ".ralph/templates/coding-prompt.md", "specs/api.md"} {
+		matches("ignore_paths", p.Progress.IgnorePaths, path, false)
+		matches("protected_paths", r.ProtectedPath.ProtectedPaths, path, false)
+	}
+	for _, path := range []string{"NOTES.md", "PROGRESS.md", ".ralph/PROGRESS.md", "progress.txt", "PROJECT_STATUS.md", "build.log", "TODO"} {
+		matches("notes_paths", p.Progress.NotesPaths, path, true)
+	}
+	for _, path := range []string{"tests/fixtures/a.json", "pkg/testdata/in.txt", "src/__snapshots__/a.snap"} {
+		matches("test_data_paths", p.Progress.TestDataPaths, path, true)
 	}
 	for _, ph := range []string{"RED", "GREEN", "REFACTOR", "DOCUMENT"} {
 		if !p.HasPhase(ph) {
@@ -311,7 +338,7 @@ func TestWithProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := []any{q.Rules.NoProgress.HalfOpenAfter, q.Rules.NoProgress.NoProgressThreshold, q.Progress.StagnationPercent, q.Progress.MaxHeld, q.Rules.MaxIterations.MaxIterations}
-	want := []any{3, 6, 5.0, 6, 40}
+	want := []any{3, 20, 5.0, 6, 20}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("research_task mismatch (-want +got):\n%s", diff)
 	}
@@ -366,7 +393,7 @@ func TestWithPhase(t *testing.T) {
 func TestRuleOrderIsSpecOrder(t *testing.T) {
 	t.Parallel()
 	want := []string{"protected_path", "permission_denied", "same_error", "circular", "test_only", "output_decline",
-		"completion_claim", "no_progress", "score", "rate", "max_iterations"}
+		"completion_claim", "no_progress", "task_stuck", "score", "rate", "max_iterations"}
 	if diff := cmp.Diff(want, RuleOrder); diff != "" {
 		t.Errorf("RuleOrder mismatch (-want +got):\n%s", diff)
 	}

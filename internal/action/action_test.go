@@ -31,6 +31,13 @@ type loopRepo struct {
 
 func newLoop(t *testing.T, steps ...map[string]string) *loopRepo {
 	t.Helper()
+	return newLoopWithPolicy(t, "extends = \"default\"\n", steps...)
+}
+
+// newLoopWithPolicy is newLoop whose base commit holds the policy file
+// .github/loopbreaker.toml with the given text.
+func newLoopWithPolicy(t *testing.T, policyText string, steps ...map[string]string) *loopRepo {
+	t.Helper()
 	dir := t.TempDir()
 	r, err := git.PlainInit(dir, false)
 	if err != nil {
@@ -55,7 +62,7 @@ func newLoop(t *testing.T, steps ...map[string]string) *loopRepo {
 		return h.String()
 	}
 	l := &loopRepo{dir: dir}
-	l.base = commit(0, map[string]string{"main.go": "package main\n", ".github/loopbreaker.toml": "extends = \"default\"\n"})
+	l.base = commit(0, map[string]string{"main.go": "package main\n", ".github/loopbreaker.toml": policyText})
 	l.head = l.base
 	for i, s := range steps {
 		l.head = commit(i+1, s)
@@ -284,8 +291,11 @@ func TestTrustedCommentResets(t *testing.T) {
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("resets by a reader and a bot: got exit %d, want %d", code, exitOpen)
 	}
-	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker reset", start.Add(3*time.Hour))
+	// The reset comes after the first run; the next run, a stall in the
+	// watch after the reset, half-opens.
+	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker reset", h.now.Add(30*time.Minute))
 	h.env["GITHUB_RUN_ID"] = "101"
+	h.now = h.now.Add(time.Hour)
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("reset by a maintainer: got exit %d, want 0\n%s", code, h.log.String())
 	}

@@ -106,7 +106,7 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 		}
 	}
 	opts := audit.Options{
-		Owner: owner, Repo: repo, Policy: pol, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")), ProtectPaths: protect,
+		Owner: owner, Repo: repo, Policy: pol, Profile: in.Profile, ProtectPaths: protect,
 		Filters: ai.Filters, Shard: ai.Shard, Budget: ai.Budget, Reserve: ai.Reserve, DryRun: in.DryRun, Now: r.env.Now().UTC(),
 		ManageLabels: in.Labels, OnOpen: without(in.OnOpen, "fail"), OnHalfOpen: in.OnHalfOpen, MaxArtifactBytes: MaxArtifactBytes,
 		Log: func(format string, args ...any) { r.gha.Debugf(format, args...) },

@@ -286,8 +286,10 @@ func TestIssueCommentRunUsesThePullRequestsBranch(t *testing.T) {
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("got exit %d, want 0\n%s", code, h.summaryText())
 	}
-	if o := h.outputs(); o["state"] != "CLOSED" {
-		t.Errorf("got state %s, want CLOSED: another loop's records were used\n%s", o["state"], h.summaryText())
+	// The guide resets the breaker, and this run is a stall in the watch
+	// after it: HALF_OPEN. Main's stuck records would have kept it OPEN.
+	if o := h.outputs(); o["state"] != "HALF_OPEN" {
+		t.Errorf("got state %s, want HALF_OPEN: another loop's records were used\n%s", o["state"], h.summaryText())
 	}
 	s := h.summaryText()
 	if !strings.Contains(s, "run 301") || strings.Contains(s, "run 406") {

@@ -209,8 +209,8 @@ func TestInjectionOutputs(t *testing.T) {
 	h := hostileLoop(t)
 	runHostile(t, h)
 	o := h.outputs()
-	want := []string{"allow-continue", "consecutive-stuck", "decision", "escalate", "failure-context", "ignored-open", "iteration",
-		"next-model", "progress-score", "reason", "record-path", "shallow", "state", "trigger", "window-score"}
+	want := []string{"allow-continue", "complete", "consecutive-stuck", "decision", "escalate", "failure-context", "ignored-open", "iteration",
+		"next-model", "open-action", "progress-score", "reason", "record-path", "shallow", "signal", "state", "trigger", "window-score"}
 	var got []string
 	for k := range o {
 		got = append(got, k)
@@ -221,16 +221,20 @@ func TestInjectionOutputs(t *testing.T) {
 	if o["state"] != "OPEN" || o["allow-continue"] != "false" {
 		t.Errorf("agent text changed the verdict: state %q allow-continue %q", o["state"], o["allow-continue"])
 	}
-	for _, k := range []string{"reason", "failure-context", "next-model", "trigger"} {
+	for _, k := range []string{"reason", "next-model", "trigger", "open-action", "signal"} {
 		if strings.ContainsAny(o[k], "\n\r\x1b\u202e") {
 			t.Errorf("output %s holds a line break or escape: %.100q", k, o[k])
 		}
 	}
+	// The agent block has lines of its own; agent text starts none.
+	if fc := o["failure-context"]; strings.ContainsAny(fc, "\r\x1b\u202e") || !blockLines(fc) {
+		t.Errorf("output failure-context holds an escape or a line of the agent's: %.300q", fc)
+	}
 	if n := utf8.RuneCountInString(o["reason"]); n > 300 {
 		t.Errorf("reason output is %d characters, want at most 300", n)
 	}
-	if n := len(o["failure-context"]); n > 2100 {
-		t.Errorf("failure-context output is %d bytes, want at most about 2000", n)
+	if n := len(o["failure-context"]); n > 4000 {
+		t.Errorf("failure-context output is %d bytes, want at most 4000", n)
 	}
 	var d map[string]any
 	if err := json.Unmarshal([]byte(o["decision"]), &d); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // Inputs are the action's inputs (action.yml), validated.
@@ -29,10 +31,18 @@ type Inputs struct {
 	// Audit holds the scheduled audit's inputs; nil unless Mode is
 	// "audit".
 	Audit *AuditInputs
+	// OpenAction overrides the policy's on_open (abort, pause, alert,
+	// escalate); empty keeps the policy's.
+	OpenAction policy.OnOpen
+	// DisabledBy says what turned the breaker off ("" when nothing did).
+	DisabledBy string
 }
 
-// ReadInputs reads and validates the inputs through get (INPUT_* lookup).
-func ReadInputs(get func(string) string) (*Inputs, error) {
+// readInputs reads the inputs, and lets the environment (getenv) stand for
+// those that were not given: the policy file ($CIRCUIT_CONFIG), the
+// profile ($LOOPBREAKER_PROFILE, else $PROJECT_TYPE) and disabled
+// ($CIRCUIT_BREAKER_DISABLED). An input that is given always wins.
+func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	in := &Inputs{
 		Mode:       orDefault(get("mode"), "check"),
 		Policy:     orDefault(get("policy"), "default"),
@@ -47,7 +57,14 @@ func ReadInputs(get func(string) string) (*Inputs, error) {
 		Artifact:   orDefault(get("artifact-name"), "loopbreaker-record"),
 	}
 	in.Reports = list(get("reports"))
+	in.Policy = policy.NameFrom(in.Policy, strings.TrimSpace(get("policy")) != "", getenv, in.Policy)
+	in.Profile = policy.ProfileFrom(in.Profile, getenv)
 	var err error
+	if a := strings.TrimSpace(get("open-action")); a != "" {
+		if in.OpenAction, err = policy.ParseOnOpen(a); err != nil {
+			return nil, fmt.Errorf("input open-action: %q is not allowed: want one of %s", a, policy.OnOpenNames())
+		}
+	}
 	bools := []struct {
 		name string
 		def  bool
@@ -56,6 +73,18 @@ func ReadInputs(get func(string) string) (*Inputs, error) {
 	for _, b := range bools {
 		if *b.dst, err = parseBool(b.name, get(b.name), b.def); err != nil {
 			return nil, err
+		}
+	}
+	switch {
+	case in.Disabled:
+		in.DisabledBy = "the disabled input is true"
+	case strings.TrimSpace(get("disabled")) == "":
+		off, _, err := policy.DisabledFrom(getenv)
+		if err != nil {
+			return nil, err
+		}
+		if off {
+			in.Disabled, in.DisabledBy = true, policy.EnvDisabled+" is true"
 		}
 	}
 	// An audit walks every open pull request: by default it labels and

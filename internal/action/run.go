@@ -24,6 +24,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
@@ -102,7 +103,7 @@ func Run(ctx context.Context, env Env) int {
 func (r *run) getenv(k string) string { return r.env.Getenv(k) }
 
 func (r *run) main(ctx context.Context) (int, error) {
-	in, err := ReadInputs(r.gha.GetInput)
+	in, err := readInputs(r.gha.GetInput, r.getenv)
 	if err != nil {
 		return 0, err
 	}
@@ -127,7 +128,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 		}
 	}
 	if in.Disabled {
-		return r.disabled("the disabled input is true")
+		return r.disabled(in.DisabledBy)
 	}
 
 	if in.Token == "" {
@@ -166,7 +167,12 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: orDefault(in.Profile, r.getenv("LOOPBREAKER_PROFILE")),
+	if in.OpenAction != "" {
+		if pol, err = pol.WithOnOpen(in.OpenAction); err != nil {
+			return 0, fmt.Errorf("input open-action: %w", err)
+		}
+	}
+	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
@@ -444,10 +450,33 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 	}
 	r.summary(present.Summary(res, o))
 
-	if d.State == breaker.Open && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
+	r.alert(ctx, res)
+	// Only an abort fails the step: a paused loop waits, an alert or an
+	// escalation lets it go on.
+	if d.ExitCode() == exitOpen && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
 		return exitOpen, nil
 	}
 	return exitContinue, nil
+}
+
+// alert posts the alert of on_open = "alert" to the policy's webhook when
+// the breaker opened at this run's iteration, and says where it went (the
+// host only) or why it was not posted; it never changes the decision.
+func (r *run) alert(ctx context.Context, res *loop.Result) {
+	d := res.Final()
+	if !loop.AlertDue(d) {
+		return
+	}
+	where := notify.Where{Repository: r.owner + "/" + r.repo, PullRequest: r.ev.Number, RunURL: r.runURL()}
+	line, warn := notify.Send(ctx, res.Policy.WithPhase(d.Phase).Alert, r.getenv, notify.Webhook{Client: r.env.HTTPClient, Sleep: r.env.Sleep}, notify.NewPayload(d, where))
+	switch {
+	case line == "":
+	case warn:
+		r.gha.Warningf("loopbreaker: %s", render.Clean(line))
+		r.notes = append(r.notes, line)
+	default:
+		r.gha.Noticef("loopbreaker: %s", render.Clean(line))
+	}
 }
 
 // outputs are the action's outputs for a decision.
@@ -468,6 +497,9 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 		"window-score":      "",
 		"ignored-open":      strconv.Itoa(d.IgnoredOpen),
 		"consecutive-stuck": strconv.Itoa(d.ConsecutiveNoProgress),
+		"open-action":       string(d.OpenAction),
+		"signal":            d.Signal,
+		"complete":          strconv.FormatBool(d.Complete),
 	}
 	if d.Reason != nil {
 		o["reason"] = render.Clean(*d.Reason)
@@ -533,13 +565,20 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 		}
 	}
 	if r.ev.Number > 0 {
-		want := r.posts().Wants(d.State, "comment")
+		// An alert calls its people in the sticky comment, whatever
+		// on-open says.
+		alert := d.State == breaker.Open && d.OpenAction == policy.OnOpenAlert
+		want := r.posts().Wants(d.State, "comment") || alert
 		if want || r.sticky != nil {
 			var known int64
 			if r.sticky != nil {
 				known = r.sticky.ID
 			}
-			body := present.StickyComment(d, res.Records, present.CommentOptions{})
+			var o present.CommentOptions
+			if alert {
+				o.Mentions = res.Policy.WithPhase(d.Phase).Alert.Mentions
+			}
+			body := present.StickyComment(d, res.Records, o)
 			sticky := github.Sticky{Marker: present.Marker, Author: r.ev.Author, Absent: r.listed && r.sticky == nil}
 			_, err := r.client.UpsertComment(ctx, r.ev.Number, known, sticky, body)
 			if err := r.apiError("update the sticky comment", err); err != nil {
@@ -584,8 +623,7 @@ func (r *run) runURL() string {
 // only for labels that change (the event payload lists the current ones).
 func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
 	var errs []error
-	for _, l := range present.Labels() {
-		want := l.State == d.State && r.posts().Wants(l.State, "label")
+	move := func(l present.Label, want bool) {
 		switch has := r.ev.HasLabel(l.Name); {
 		case want && !has:
 			errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
@@ -593,6 +631,13 @@ func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
 			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
 		}
 	}
+	for _, l := range present.Labels() {
+		move(l, l.State == d.State && r.posts().Wants(l.State, "label"))
+	}
+	// A paused loop says so until a person resumes it.
+	move(present.PausedLabel(), d.State == breaker.Open && d.OpenAction == policy.OnOpenPause)
+	// A loop whose work is done says so.
+	move(present.CompleteLabel(), d.Complete)
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package action
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -129,17 +130,32 @@ func parseOutputFile(t *testing.T, s string) map[string]string {
 	return out
 }
 
+// agentBlockLine is a line the agent block writes itself.
+var agentBlockLine = regexp.MustCompile(`^(---CIRCUIT_BREAKER_OPEN---|---END_CIRCUIT_BREAKER_OPEN---|(PHASE|REASON|ITERATIONS|TESTS_PASSING|LAST_ERROR|ACTION|ADVICE|GUIDANCE): .*|OPTIONS \(.*\):|[1-9]\. .*|)$`)
+
+// blockLines reports whether every line of a failure context is one the
+// agent block writes itself (agent text cannot start a line).
+func blockLines(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if !agentBlockLine.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
 func TestFailureContextIsBoundedAndClean(t *testing.T) {
 	t.Parallel()
 	reason := "same error in 5 consecutive iterations: \x1b[31mboom\n::error::x" + strings.Repeat("y", 5000)
 	trig := "same_error"
 	d := &breaker.Decision{State: breaker.Open, Iteration: 9, Reason: &reason, Trigger: &trig}
 	got := FailureContext(d)
-	if len(got) > 2100 || strings.ContainsAny(got, "\x1b\n") {
-		t.Errorf("failure context is %d bytes or holds control characters: %q", len(got), got[:80])
+	if len(got) > 4000 || strings.ContainsAny(got, "\x1b\r") || !blockLines(got) {
+		t.Errorf("failure context is %d bytes, holds control characters or a line of the agent's: %q", len(got), got)
 	}
-	if !strings.HasPrefix(got, "loopbreaker: OPEN after iteration 9") {
-		t.Errorf("got %q", got[:60])
+	if !strings.HasPrefix(got, "---CIRCUIT_BREAKER_OPEN---\nPHASE: none\nREASON: same error in 5 consecutive iterations: boom ::error::x") ||
+		!strings.Contains(got, "\nITERATIONS: 9\n") || !strings.HasSuffix(got, "---END_CIRCUIT_BREAKER_OPEN---") {
+		t.Errorf("got %q", got)
 	}
 	if FailureContext(&breaker.Decision{State: breaker.Closed}) != "" {
 		t.Errorf("a CLOSED decision without warnings has no failure context")

@@ -202,6 +202,9 @@ func (s *apiSource) change(tree, prevTree string, revert, newest bool) *breaker.
 		ch.MeaningfulFiles = s.credit
 		return ch
 	}
+	if f.meaningful == 0 && f.busy > 0 {
+		ch.BusyFiles = 1
+	}
 	if f.meaningful > 0 {
 		ch.MeaningfulFiles = 1
 		// Each changing commit is taken to have the pull request's mix of
@@ -289,7 +292,8 @@ func (s *apiSource) iterations(l *ledger.Ledger) ([]breaker.Iteration, []string,
 // rules.
 type fileFacts struct {
 	files             int
-	meaningful        int // not ignored, not a task list
+	meaningful        int // not ignored, not a task list, not notes
+	busy              int // notes and scratch files (busywork)
 	lines, testLines  int // of meaningful files
 	docs              int
 	protectedDeleted  []string
@@ -319,10 +323,14 @@ func classify(pf github.PullFiles, o gitlog.Options) *fileFacts {
 		if ignored || o.TaskFiles.Match(x.Name) {
 			continue
 		}
+		if o.NotesPaths.Match(x.Name) {
+			f.busy++
+			continue
+		}
 		f.meaningful++
 		n := x.Additions + x.Deletions
 		f.lines += n
-		if o.TestPaths.Match(x.Name) {
+		if o.TestPaths.Match(x.Name) && !o.TestDataPaths.Match(x.Name) {
 			f.testLines += n
 		}
 		if o.DocPaths.Match(x.Name) {

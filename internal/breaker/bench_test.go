@@ -12,7 +12,8 @@ import (
 
 // longLoop returns n iterations gap apart of a loop that never trips under
 // the long-loop policies: progress most of the time, a new tree every
-// iteration, many distinct errors, failing tests coming and going.
+// iteration, many distinct errors, failing tests coming and going while
+// the passing ones grow.
 func longLoop(n int, gap time.Duration) []breaker.Iteration {
 	its := make([]breaker.Iteration, n)
 	for i := range its {
@@ -20,7 +21,7 @@ func longLoop(n int, gap time.Duration) []breaker.Iteration {
 			At:          t0.Add(time.Duration(i) * gap),
 			Commit:      fmt.Sprintf("%040x", i+1),
 			Change:      &breaker.Change{MeaningfulFiles: 1 + i%4, MeaningfulLines: 30, TestLines: 5, Tree: fmt.Sprintf("%040x", int64(1)<<40+int64(i)), Files: []string{"a.go", "b.go"}},
-			Tests:       &breaker.Tests{Passed: 100 + i%7, Failed: i % 3, Failing: []string{"TestA", "TestB"}[:i%3%2+1]},
+			Tests:       &breaker.Tests{Passed: 100 + i/7, Failed: i % 3, Failing: []string{"TestA", "TestB"}[:i%3%2+1]},
 			ErrorsKnown: true,
 			Output:      &breaker.Output{Lines: 200 + i%50, Bytes: 8000},
 			Tasks:       &breaker.Tasks{Done: i / 50, Total: n/50 + 1},

@@ -232,4 +232,7 @@ func TestPolicyPhaseOption(t *testing.T) {
 	if d := observe(t, b, it); d.State != breaker.HalfOpen {
 		t.Errorf("unknown phase: got %s, want HALF_OPEN (the base policy's 2 and 3)", d.State)
 	}
+	if p := b.Policy(); p.Name != "tdd" {
+		t.Errorf("Policy(): got %q", p.Name)
+	}
 }

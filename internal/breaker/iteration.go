@@ -1,6 +1,11 @@
 package breaker
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
 
 // Iteration is what is known about one turn of the loop. Pointer fields and
 // the *Known flags distinguish "not measured" from zero.
@@ -44,23 +49,91 @@ type Iteration struct {
 	// Tasks are the task-list checkbox counts after the iteration.
 	Tasks *Tasks
 	// TasksBefore is the checked-task count before the iteration, used to
-	// seed the high-water mark on the first iteration.
+	// seed the high-water mark on the first iteration when the tasks'
+	// identities are not known.
 	TasksBefore *int
+	// TaskChange says which tasks the iteration checked and how many it
+	// unchecked; nil when the tasks' identities are not known (a count
+	// given by hand), and then the checked-task count above its high-water
+	// mark is what counts.
+	TaskChange *TaskChange
+	// TasksCheckedBefore are the identities of the tasks checked before
+	// the loop (given with its first iteration): checking them again is not
+	// completing them.
+	TasksCheckedBefore []string
+	// CurrentTask is the task the loop is on after the iteration: the
+	// task its status block names, else the first unchecked task of the
+	// task lists in plan order; nil when there is none (no task list, or
+	// every task checked) or it is not known.
+	CurrentTask *CurrentTask
+}
+
+// StatusTask is the current task a status block names: identified by its
+// text (case and spacing aside), kept at most 120 bytes; nil for an empty
+// text.
+func StatusTask(text string) *CurrentTask {
+	display := bound(strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " "), maxTaskText)
+	if display == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(strings.ToLower(display)))
+	return &CurrentTask{ID: statusTaskPrefix + hex.EncodeToString(sum[:8]), Text: display}
+}
+
+// CurrentTask is the task a loop is on.
+type CurrentTask struct {
+	// ID identifies the task: its file and normalised text, or the
+	// normalised text a status block gave.
+	ID string `json:"id"`
+	// Text is the task's text as written (bounded), for a reason.
+	Text string `json:"text"`
+}
+
+// statusTaskPrefix starts the identity of a task a status block named.
+const statusTaskPrefix = "status:"
+
+// FromStatus reports whether a status block named the task (StatusTask),
+// rather than the task lists.
+func (c *CurrentTask) FromStatus() bool { return strings.HasPrefix(c.ID, statusTaskPrefix) }
+
+// TaskChange is what an iteration did to the task lists. A task is
+// identified by its file and its normalised text.
+type TaskChange struct {
+	// Checked are the identities of the tasks the iteration checked:
+	// ticked, ticked with their text edited, or added already checked.
+	Checked []string
+	// Unchecked counts the tasks it unticked.
+	Unchecked int
 }
 
 // Change summarises the iteration's diff.
 type Change struct {
 	// MeaningfulFiles counts changed files that are not whitespace-only,
-	// ignored or generated.
+	// ignored, generated or busywork.
 	MeaningfulFiles int `json:"meaningful_files"`
 	// Files lists changed meaningful paths (bounded, for display).
 	Files []string `json:"files,omitempty"`
 	// MeaningfulLines is added plus deleted lines in meaningful files.
 	MeaningfulLines int `json:"meaningful_lines"`
-	// TestLines is the part of MeaningfulLines in test files.
+	// TestLines is the part of MeaningfulLines in test files (not test
+	// data).
 	TestLines int `json:"test_lines"`
+	// TestFiles are the test files changed with their lines, when known
+	// (bounded); nil when the change does not say which files they were.
+	TestFiles []FileLines `json:"test_files,omitempty"`
+	// CodeFiles counts the meaningful files that are neither test files
+	// nor test data.
+	CodeFiles int `json:"code_files,omitempty"`
 	// DocFiles counts changed documentation files.
 	DocFiles int `json:"doc_files"`
+	// BusyFiles, BusyLines and BusyDocFiles are the busywork: changes
+	// confined to notes and scratch files, or to digits (timestamps,
+	// counters). They count as meaningful files, lines and documentation
+	// only in an iteration that completes a task, or under a policy that
+	// counts busywork (the DOCUMENT phase).
+	BusyFiles    int `json:"busy_files,omitempty"`
+	BusyLines    int `json:"busy_lines,omitempty"`
+	BusyDocFiles int `json:"busy_doc_files,omitempty"`
 	// Tree is the tree hash after the iteration ("" when unknown).
 	Tree string `json:"tree,omitempty"`
 	// Reverted is true when the commit says it reverts earlier changes.
@@ -68,6 +141,12 @@ type Change struct {
 	// ProtectedDeleted and ProtectedModified list protected paths touched.
 	ProtectedDeleted  []string `json:"protected_deleted,omitempty"`
 	ProtectedModified []string `json:"protected_modified,omitempty"`
+}
+
+// FileLines is a changed file and its added plus deleted lines.
+type FileLines struct {
+	Path  string `json:"path"`
+	Lines int    `json:"lines"`
 }
 
 // Tests summarises test reports.

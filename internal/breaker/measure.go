@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"fmt"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -12,17 +13,26 @@ import (
 type measured struct {
 	progress bool
 	signals  []string // the progress signals that held
-	vetoed   bool     // a reported percentage rose too little
+	vetoed   bool     // a reported percentage rose too little, or tests regressed
 	score    int
-	files    int // meaningful files, 0 when the tree returned to an earlier one
+	files    int // counted files, 0 when the tree returned to an earlier one
+	lines    int // counted lines
+	busy     bool
 	fixed    int
 	tasksNew int
 	resolved int
 	same     bool // primary error equals the previous iteration's
+	recurs   bool // primary error was seen within the same_error window
 	revert   bool
 	returned bool // tree returned to one seen earlier since the reset
 	errs     []Signature
 	primary  *Signature
+	// regression says why the tests regressed ("" when they did not).
+	regression string
+	// testOnly: changed test files are the iteration's only progress
+	// signal; testLines are the lines the test_only rule counts.
+	testOnly  bool
+	testLines int
 }
 
 // measure scores the iteration and decides whether it made progress. It
@@ -37,54 +47,67 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	if len(m.errs) > 0 {
 		m.primary = &m.errs[0]
 	}
-	m.measureChange(s, prev, it)
-	tests := m.measureTests(prev, it)
 	m.tasksNew = newTasks(s, it)
-	m.measureErrors(prev, it)
-	percentUp := m.measurePercent(pol, prev, it)
+	m.measureChange(pol, s, prev, it)
+	tests := m.measureTests(prev, it)
+	m.measureErrors(pol, s, prev, it)
+	percentUp := m.measurePercent(pol, s, it)
 	m.judge(pol, it, tests, percentUp)
+	m.measureTestOnly(pol, s, it, tests, percentUp)
 	m.score = score(pol.Rules.Score.Weights, &m)
 	return m
 }
 
-// measureChange finds what the iteration changed: meaningful files, and
-// whether it returned to an earlier tree or reverted.
-func (m *measured) measureChange(s *Snapshot, prev *Prev, it *Iteration) {
+// measureChange finds what the iteration changed: counted files and lines
+// (busywork counts only with a completed task, or when the policy counts
+// it), and whether it returned to an earlier tree or reverted.
+func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
 	c := it.Change
 	if c == nil {
 		return
 	}
-	// Only a meaningful change can return to an earlier tree: a commit
-	// that changed nothing meaningful (such as unticking and re-ticking a
-	// task) is "no change", not an alternation of approaches.
-	if c.Tree != "" && c.Tree != prev.Tree && c.MeaningfulFiles > 0 {
+	files, lines := c.MeaningfulFiles, c.MeaningfulLines
+	if c.BusyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
+		m.busy = true
+		files += c.BusyFiles
+		lines += c.BusyLines
+	}
+	// Only a counted change can return to an earlier tree: a commit that
+	// changed nothing meaningful (such as unticking and re-ticking a task)
+	// is "no change", not an alternation of approaches.
+	if c.Tree != "" && c.Tree != prev.Tree && files > 0 {
 		m.returned = slices.Contains(s.Trees, c.Tree)
 	}
 	m.revert = c.Reverted || m.returned
+	m.lines = lines
 	if !m.returned {
-		m.files = c.MeaningfulFiles
+		m.files = files
 	}
 }
 
 // testFacts are what the test reports say against the previous ones.
 type testFacts struct {
-	up          bool // more pass, or fewer fail with the same total
+	known       bool // both this iteration and an earlier one have a report
+	up          bool // more pass, or fewer fail with none fewer passing
 	added       bool // more tests exist, or test-file lines were added
 	newFailures bool // more fail, or the build broke
 }
 
-// measureTests compares the iteration's test report with the previous one
-// and counts the tests fixed. It needs the change measured.
+// measureTests compares the iteration's test report with the previous one,
+// counts the tests fixed and finds a regression: fewer passing, or failing
+// tests turned skipped. It needs the change measured.
 func (m *measured) measureTests(prev *Prev, it *Iteration) testFacts {
 	var f testFacts
 	cur, old := it.Tests, prev.Tests
 	if cur != nil && old != nil {
+		f.known = true
 		dFail := old.Failed - cur.Failed
 		dPass := cur.Passed - old.Passed
 		m.fixed = max(0, min(dFail, dPass))
 		f.up = cur.Passed > old.Passed || (cur.Failed < old.Failed && cur.Total() == old.Total())
 		f.added = cur.Total() > old.Total()
 		f.newFailures = cur.Failed > old.Failed || (cur.BuildFailed && !old.BuildFailed)
+		m.regression = regression(old, cur)
 	} else if cur != nil {
 		f.newFailures = cur.BuildFailed
 	}
@@ -96,8 +119,60 @@ func (m *measured) measureTests(prev *Prev, it *Iteration) testFacts {
 	return f
 }
 
-// newTasks counts the tasks checked above the high-water mark.
+// regression says how the tests regressed from old to cur, naming at most
+// five tests, or "" when they did not: fewer tests pass, or failing tests
+// were turned skipped (fewer fail while more are skipped and no more pass).
+func regression(old, cur *Tests) string {
+	turned := min(max(0, old.Failed-cur.Failed-max(0, cur.Passed-old.Passed)), cur.Skipped-old.Skipped)
+	switch {
+	case cur.Passed < old.Passed:
+		what := fmt.Sprintf("tests regressed: %d passing, %d before", cur.Passed, old.Passed)
+		if names := missingFrom(cur.Failing, old.Failing); len(names) > 0 {
+			what += "; failing now: " + quoteList(names)
+		}
+		return what
+	case turned > 0:
+		what := fmt.Sprintf("tests regressed: %d failing %s turned skipped", turned, plural(turned, "test", "tests"))
+		if names := missingFrom(old.Failing, cur.Failing); len(names) > 0 {
+			what += ": " + quoteList(names)
+		}
+		return what
+	}
+	return ""
+}
+
+// missingFrom lists the names of a that are not in b.
+func missingFrom(a, b []string) []string {
+	var out []string
+	for _, n := range a {
+		if !slices.Contains(b, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// newTasks counts the tasks the iteration completed: with their
+// identities known, the tasks checked for the first time since the last
+// reset, less the tasks it unchecked; else the checked tasks above the
+// count's high-water mark.
 func newTasks(s *Snapshot, it *Iteration) int {
+	if tc := it.TaskChange; tc != nil {
+		n := 0
+		for i, id := range tc.Checked {
+			if !slices.Contains(s.Completed, id) && !slices.Contains(it.TasksCheckedBefore, id) && !slices.Contains(tc.Checked[:i], id) {
+				n++
+			}
+		}
+		return max(0, n-tc.Unchecked)
+	}
 	if it.Tasks == nil {
 		return 0
 	}
@@ -111,8 +186,12 @@ func newTasks(s *Snapshot, it *Iteration) int {
 }
 
 // measureErrors counts the previous iteration's error signatures that are
-// gone and whether the primary error repeats.
-func (m *measured) measureErrors(prev *Prev, it *Iteration) {
+// gone and whether the primary error repeats. An iteration that brings
+// back an error seen within the same_error window, but not in the
+// previous iteration, resolves nothing: trading one error for another
+// seen before is an alternation, not a fix.
+func (m *measured) measureErrors(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
+	window := pol.Rules.SameError.SameErrorThreshold
 	if it.ErrorsKnown && prev.ErrorsKnown {
 		now := map[string]bool{}
 		for _, e := range m.errs {
@@ -123,32 +202,57 @@ func (m *measured) measureErrors(prev *Prev, it *Iteration) {
 				m.resolved++
 			}
 		}
+		for _, e := range m.errs {
+			if !slices.Contains(prev.Errors, e.Hash) && seenWithin(s, e.Hash, window) {
+				m.resolved = 0
+				break
+			}
+		}
 	}
-	m.same = m.primary != nil && prev.Primary != "" && m.primary.Hash == prev.Primary
+	if m.primary != nil {
+		m.same = prev.Primary != "" && m.primary.Hash == prev.Primary
+		m.recurs = m.same || seenWithin(s, m.primary.Hash, window)
+	}
 }
 
-// measurePercent reports whether a reported percentage rose enough; a rise
-// too small vetoes progress when the policy counts percentages.
-func (m *measured) measurePercent(pol *policy.Policy, prev *Prev, it *Iteration) bool {
+// seenWithin reports whether an error signature was seen in one of the
+// last n iterations before this one.
+func seenWithin(s *Snapshot, hash string, n int) bool {
+	for _, e := range s.Seen {
+		if e.Hash == hash {
+			return e.Iteration >= s.Iteration-n
+		}
+	}
+	return false
+}
+
+// measurePercent reports whether a reported percentage rose enough above
+// its highest value since the last reset; a rise too small vetoes progress
+// when the policy counts percentages.
+func (m *measured) measurePercent(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
 	p := it.ProgressPercent
 	if p == nil {
 		return false
 	}
-	base := 0.0
-	if prev.Percent != nil {
-		base = *prev.Percent
+	high := 0.0
+	if s.PercentHigh != nil {
+		high = *s.PercentHigh
 	}
-	up := *p-base >= pol.Progress.StagnationPercent
+	up := *p-high >= pol.Progress.StagnationPercent
 	m.vetoed = !up && pol.HasSignal(policy.SignalPercent)
 	return up
 }
 
-// judge lists the progress signals that held and decides progress.
+// judge lists the progress signals that held and decides progress. A test
+// regression vetoes progress as a percentage that rose too little does.
 func (m *measured) judge(pol *policy.Policy, it *Iteration, tests testFacts, percentUp bool) {
 	for _, sig := range pol.Progress.Signals {
 		if m.holds(sig, it, tests, percentUp) {
 			m.signals = append(m.signals, sig.String())
 		}
+	}
+	if m.regression != "" {
+		m.vetoed = true
 	}
 	m.progress = len(m.signals) > 0 && !m.vetoed
 	if m.vetoed {
@@ -174,16 +278,90 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 	case policy.SignalRefactor:
 		return m.files > 0 && !tests.newFailures
 	case policy.SignalDocs:
-		return it.Change != nil && it.Change.DocFiles > 0 && !m.returned
+		docs := 0
+		if c := it.Change; c != nil {
+			docs = c.DocFiles
+			if m.busy {
+				docs += c.BusyDocFiles
+			}
+		}
+		return docs > 0 && !m.returned
 	case policy.SignalClaims:
 		return it.CompletionClaimed || (it.ClaimedFiles != nil && *it.ClaimedFiles > 0)
 	}
 	return false
 }
 
-// score is the iteration's progress score (SPEC §4, §10).
+// measureTestOnly decides whether changed test files are the iteration's
+// only progress signal (no code or other file outside tests and test
+// data, no task completed, no failing test fixed, no error resolved, no
+// percentage up) and which of its test lines the test_only rule counts:
+// with test reports on both sides (so that "no failing test was fixed" is
+// known) all of them; without, only those in test files that one of the
+// window's earlier iterations changed too, since a different test file
+// each time may be a fix or new coverage, the same one again is a rewrite.
+// A change that does not list its test files counts them all.
+func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
+	c := it.Change
+	if c == nil || c.TestLines == 0 || c.CodeFiles > 0 || (m.busy && c.BusyFiles > 0) ||
+		m.tasksNew > 0 || m.fixed > 0 || tests.up || m.resolved > 0 || percentUp {
+		return
+	}
+	m.testOnly = true
+	if tests.known || c.TestFiles == nil {
+		m.testLines = c.TestLines
+		return
+	}
+	earlier := map[string]bool{}
+	for _, e := range lastWithLines(s.Window, pol.Rules.TestOnly.TestOnlyWindow) {
+		for _, p := range e.TestPaths {
+			earlier[p] = true
+		}
+	}
+	for _, f := range c.TestFiles {
+		if earlier[pathKey(f.Path)] {
+			m.testLines += f.Lines
+		}
+	}
+}
+
+// lastWithLines returns the newest n entries that changed lines, oldest
+// first: an iteration without changed lines takes no place in the
+// test_only window.
+func lastWithLines(w []Entry, n int) []Entry {
+	var out []Entry
+	for i := len(w) - 1; i >= 0 && len(out) < n; i-- {
+		if w[i].Lines > 0 {
+			out = append(out, w[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// pathKey is a short, fixed-size identity of a path for the snapshot.
+func pathKey(p string) string {
+	return fmt.Sprintf("%016x", fnv64(p))
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// score is the iteration's progress score (SPEC §4, §10). A test
+// regression scores its penalties only, with test_regression on top.
 func score(w policy.Weights, m *measured) int {
-	n := w.TestFixed*m.fixed + w.TaskCompleted*m.tasksNew + w.FileChanged*m.files + w.ErrorResolved*m.resolved
+	n := 0
+	if m.regression == "" {
+		n = w.TestFixed*m.fixed + w.TaskCompleted*m.tasksNew + w.FileChanged*m.files + w.ErrorResolved*m.resolved
+	} else {
+		n = w.TestRegression
+	}
 	if m.same {
 		n += w.SameError
 	}
@@ -224,6 +402,12 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	rememberTree(s, it)
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
+	rememberTasks(s, it)
+	followTask(s, it, m)
+	if p := it.ProgressPercent; p != nil && (s.PercentHigh == nil || *p > *s.PercentHigh) {
+		v := *p
+		s.PercentHigh = &v
+	}
 	s.Prev = nextPrev(s.Prev, it, m)
 }
 
@@ -236,7 +420,6 @@ func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) 
 		s.ConsecutiveNoProgress, s.Held = 0, 0
 		t := it.At
 		s.LastProgress = &t
-		s.SinceProgress = nil
 	case pol.Progress.QuestionsHold && it.QuestionsAsked:
 		// Held counts the question-only iterations in a row; past max_held
 		// they count as no progress until the row is broken.
@@ -250,20 +433,24 @@ func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) 
 	}
 }
 
-// countErrors moves the error and denial streaks and counts the primary
-// error.
+// countErrors moves the error and denial streaks, counts the primary
+// error and remembers the iteration's errors. The primary streak goes on
+// while the primary error repeats, or comes back within the same_error
+// window (an alternation of two errors is one streak).
 func countErrors(s *Snapshot, it *Iteration, m *measured) {
 	if m.primary != nil {
-		if m.same {
+		if m.recurs {
 			s.PrimaryStreak++
 		} else {
 			s.PrimaryStreak = 1
 		}
 		s.ErrorStreak++
 		s.ErrorCounts = bump(s.ErrorCounts, *m.primary)
-		s.SinceProgress = bump(s.SinceProgress, *m.primary)
 	} else {
 		s.PrimaryStreak, s.ErrorStreak = 0, 0
+	}
+	for _, e := range m.errs {
+		s.Seen = see(s.Seen, e.Hash, s.Iteration)
 	}
 	if it.PermissionDenials > 0 {
 		s.DenialStreak++
@@ -272,16 +459,43 @@ func countErrors(s *Snapshot, it *Iteration, m *measured) {
 	}
 }
 
+// see records that an error signature was seen in an iteration, keeping
+// the most recently seen MaxSeenErrors.
+func see(list []SeenError, hash string, iteration int) []SeenError {
+	for i := range list {
+		if list[i].Hash == hash {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	list = append(list, SeenError{Hash: hash, Iteration: iteration})
+	if len(list) > MaxSeenErrors {
+		list = keepLast(list, MaxSeenErrors)
+	}
+	return list
+}
+
 // pushWindow adds the iteration to the rule windows; output of iterations
 // that leave the window goes into the output baseline.
 func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	s := &b.s
-	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned}
+	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
-		e.Lines, e.TestLines = c.MeaningfulLines, c.TestLines
+		for _, f := range c.TestFiles {
+			if len(e.TestPaths) == maxTestPaths {
+				break
+			}
+			e.TestPaths = append(e.TestPaths, pathKey(f.Path))
+		}
 	}
 	if it.Output != nil {
 		e.HasOutput, e.Output = true, it.Output.Lines
+	}
+	if it.Tests != nil {
+		e.HasTests, e.Passed = true, it.Tests.Passed
+	}
+	if it.ErrorsKnown {
+		e.HasErrors, e.Errors = true, distinctErrors(m.errs)
 	}
 	s.Window = append(s.Window, e)
 	if extra := len(s.Window) - b.window; extra > 0 {
@@ -292,6 +506,36 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 			}
 		}
 		s.Window = keepLast(s.Window, b.window)
+	}
+}
+
+// distinctErrors counts the distinct error signatures.
+func distinctErrors(errs []Signature) int {
+	seen := map[string]bool{}
+	for _, e := range errs {
+		seen[e.Hash] = true
+	}
+	return len(seen)
+}
+
+// followTask counts how many iterations in a row the current task has
+// been current while no task was completed: an iteration that completes a
+// task starts the count afresh at 0, one after which another task is
+// current at 1, and one without a current task ends it.
+func followTask(s *Snapshot, it *Iteration, m *measured) {
+	if m.tasksNew > 0 {
+		s.TasksLive = true
+	}
+	cur := it.CurrentTask
+	switch {
+	case cur == nil || cur.ID == "":
+		s.Current = nil
+	case m.tasksNew > 0:
+		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText)}
+	case s.Current != nil && s.Current.ID == bound(cur.ID, maxTaskText):
+		s.Current.Iterations++
+	default:
+		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText), Iterations: 1}
 	}
 }
 
@@ -334,6 +578,29 @@ func raiseTaskHigh(s *Snapshot, it *Iteration) {
 		high = *it.TasksBefore // the count before the loop is the first mark
 	}
 	s.TaskHigh = &high
+}
+
+// rememberTasks adds the tasks checked before the loop and the tasks the
+// iteration checked to the completed tasks, keeping the newest
+// MaxCompleted.
+func rememberTasks(s *Snapshot, it *Iteration) {
+	for _, list := range [][]string{it.TasksCheckedBefore, taskChecked(it)} {
+		for _, id := range list {
+			if !slices.Contains(s.Completed, id) {
+				s.Completed = append(s.Completed, id)
+			}
+		}
+	}
+	if len(s.Completed) > MaxCompleted {
+		s.Completed = keepLast(s.Completed, MaxCompleted)
+	}
+}
+
+func taskChecked(it *Iteration) []string {
+	if it.TaskChange == nil {
+		return nil
+	}
+	return it.TaskChange.Checked
 }
 
 // nextPrev is what the next iteration is compared with: this one's
@@ -392,11 +659,14 @@ func bump(list []ErrorCount, sig Signature) []ErrorCount {
 }
 
 // truncate bounds an error sample kept in the snapshot, on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxSample {
+func truncate(s string) string { return bound(s, maxSample) }
+
+// bound cuts s to at most n bytes on a rune boundary, marking the cut
+// with "…".
+func bound(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := maxSample
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

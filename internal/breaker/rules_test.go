@@ -23,6 +23,7 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 		r.OutputDecline.OutputWindow = 1
 		r.CompletionClaim.CompletionClaim = "trip"
 		r.NoProgress.HalfOpenAfter, r.NoProgress.NoProgressThreshold = 1, 1
+		r.TaskStuck.TaskTimeoutIterations, r.TaskStuck.TaskStuckAction = 1, "open"
 		r.Score.ScoreAction, r.Score.ScoreWindow = "open", 1
 		r.Rate.MaxIterationsPerHour = 1
 		r.MaxIterations.MaxIterations, r.MaxIterations.WarningIterations, r.MaxIterations.CriticalIterations = 3, 0, 0
@@ -44,6 +45,8 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 				r.CompletionClaim.CompletionClaim = "off"
 			case policy.RuleNoProgress:
 				r.NoProgress.Enabled = false
+			case policy.RuleTaskStuck:
+				r.TaskStuck.Enabled = false
 			case policy.RuleScore:
 				r.Score.Enabled = false
 			case policy.RuleRate:
@@ -75,6 +78,7 @@ func TestTriggerPrecedence(t *testing.T) {
 				Output:            &breaker.Output{Lines: 1},
 				PermissionDenials: 1,
 				CompletionClaimed: true,
+				CurrentTask:       breaker.StatusTask("write the parser"),
 			})
 			if d.State != breaker.Open || str(d.Trigger) != want {
 				t.Errorf("got %s %q (%q), want OPEN %q", d.State, str(d.Trigger), str(d.Reason), want)
@@ -190,14 +194,19 @@ func TestRuleCounting(t *testing.T) {
 				{withErr(1, "E"), O, se}},
 		},
 		{
-			name: "same_error total: progress clears the count",
+			name: "same_error total: counted since the last reset, progress or not: never weaker than consecutive",
 			policy: pol(t, "default", quiet, func(p *policy.Policy) {
 				p.Rules.SameError.SameErrorMode = "total"
 			}),
-			// files changed is progress under default: the count restarts at
-			// every iteration and never reaches 2.
+			// files changed is progress under default, every iteration.
 			steps: []step{{withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""},
-				{withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""}, {withErr(1, "E"), C, ""}},
+				{withErr(1, "E"), C, ""}, {withErr(1, "E"), O, se}},
+		},
+		{
+			name:   "same_error consecutive: an alternation of two errors is one row",
+			policy: pol(t, "default", quiet),
+			steps: []step{{withErr(1, "A"), C, ""}, {withErr(1, "B"), C, ""}, {withErr(1, "A"), C, ""},
+				{withErr(1, "B"), C, ""}, {withErr(1, "A"), C, ""}, {withErr(1, "B"), O, se}},
 		},
 		{
 			name:   "same_error any (ralph): any error in 5 iterations in a row",
@@ -382,9 +391,12 @@ func TestProgressSignals(t *testing.T) {
 		{name: "more tests pass", policy: "default",
 			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 3}},
 			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 7, Failed: 1}}, want: true, score: 3*2 - 3},
-		{name: "fewer fail with the same total", policy: "default",
+		{name: "a failing test turned skipped is a regression", policy: "default",
 			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 3, Skipped: 2}},
-			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 2, Skipped: 3}}, want: true, score: -3},
+			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 2, Skipped: 3}}, want: false, score: -3 - 3},
+		{name: "fewer passing is a regression whatever else changed", policy: "default",
+			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 10}},
+			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 6, Failed: 4}, Change: change(2, "")}, want: false, score: -3},
 		{name: "fewer fail because tests were deleted", policy: "default",
 			prev: &breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 3}},
 			it:   breaker.Iteration{Tests: &breaker.Tests{Passed: 5, Failed: 1}}, want: false, score: -3},

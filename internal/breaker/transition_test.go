@@ -187,7 +187,7 @@ var outcomes = []outcome{
 		probe:  failedProbe(policy.RulePermissionDenied, "probe failed: tool permission denials"),
 	},
 	sameErrorOutcome("consecutive", "same error in 1 consecutive iterations: undefined: Foo"),
-	sameErrorOutcome("total", "same error 1 times since the last progress: undefined: Foo"),
+	sameErrorOutcome("total", "same error 1 times since the last reset: undefined: Foo"),
 	sameErrorOutcome("any", "errors in 1 consecutive iterations, the last: undefined: Foo"),
 	{
 		name: "circular",

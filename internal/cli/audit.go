@@ -28,8 +28,8 @@ func runAudit(args []string, env Env) (int, error) {
 	apiURL := fs.String("api-url", "", "the GitHub API (default: $GITHUB_API_URL, else "+github.DefaultBaseURL+")")
 	gitURL := fs.String("git-url", "", "where refs/pull/N/head are fetched from (default: the clone's origin remote)")
 	tokenEnv := fs.String("token-env", "GITHUB_TOKEN", "the environment variable holding the token (never pass a token on the command line)")
-	pol := fs.String("policy", "default", "built-in policy name or TOML file")
-	profile := fs.String("profile", "", "policy profile (default: $LOOPBREAKER_PROFILE)")
+	pol := fs.String("policy", "default", "built-in policy name or TOML file (default: $"+policy.EnvConfig+", else default)")
+	profile := fs.String("profile", "", "policy profile (default: $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
 	var onlyLabels, anyOfLabels, authors, exemptLabels strList
 	fs.Var(&onlyLabels, "only-labels", "audit only pull requests carrying all of these labels (comma-separated, repeatable)")
 	fs.Var(&anyOfLabels, "any-of-labels", "audit only pull requests carrying one of these labels (comma-separated, repeatable)")
@@ -54,6 +54,9 @@ func runAudit(args []string, env Env) (int, error) {
 	}
 	if err := render.CheckFormat(*format); err != nil {
 		return 0, usagef("%v", err)
+	}
+	if *format == "agent" {
+		return 0, usagef("--format agent is a decision's block for the agent's prompt (check, record, status): want text, json or markdown for the audit")
 	}
 	if *owner == "" || *name == "" {
 		o, n, _ := strings.Cut(env.Getenv("GITHUB_REPOSITORY"), "/")
@@ -82,7 +85,7 @@ func runAudit(args []string, env Env) (int, error) {
 	if token == "" && !*dryRun {
 		return 0, usagef("audit: no token in $%s: it lists and labels pull requests (set it, name another variable with --token-env, or use --dry-run on a public repository)", *tokenEnv)
 	}
-	p, err := policy.Load(*pol)
+	p, err := policy.Load(policyFrom(*pol, given(fs, "policy"), env, *pol))
 	if err != nil {
 		return 0, err
 	}

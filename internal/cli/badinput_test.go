@@ -177,35 +177,44 @@ func ledgerCase(name string, mk func(t *testing.T, dir string), code int, want .
 	}}
 }
 
+// packedLoop is a loop of seven commits whose objects are all in one pack
+// (no loose objects), as a clone has them; it returns the repository and
+// the pack.
+func packedLoop(t *testing.T) (repo, pack string) {
+	t.Helper()
+	steps := []map[string]string{{"main.go": "package main\n"}}
+	for i := range 6 {
+		steps = append(steps, map[string]string{"main.go": fmt.Sprintf("package main\n\n// step %d\n%s", i, strings.Repeat("// filler line\n", 40))})
+	}
+	repo = commitLoop(t, steps)
+	g, err := git.PlainOpen(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.RepackObjects(&git.RepackConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "pack", "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("%d packs after the repack, want 1", len(packs))
+	}
+	loose, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "??"))
+	for _, d := range loose {
+		os.RemoveAll(d)
+	}
+	return repo, packs[0]
+}
+
 // packCase checks a loop whose objects are all in one pack that damage
 // rewrites: exit 2 naming the repository, never a panic or a verdict.
 func packCase(name string, damage func([]byte) []byte, want ...string) badCase {
 	return badCase{name: name, code: 2, want: want, setup: func(t *testing.T, dir string) ([]string, []string) {
-		steps := []map[string]string{{"main.go": "package main\n"}}
-		for i := range 6 {
-			steps = append(steps, map[string]string{"main.go": fmt.Sprintf("package main\n\n// step %d\n%s", i, strings.Repeat("// filler line\n", 40))})
-		}
-		repo := commitLoop(t, steps)
-		g, err := git.PlainOpen(repo)
+		repo, pack := packedLoop(t)
+		data, err := os.ReadFile(pack)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := g.RepackObjects(&git.RepackConfig{}); err != nil {
-			t.Fatal(err)
-		}
-		packs, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "pack", "*.pack"))
-		if len(packs) != 1 {
-			t.Fatalf("%d packs after the repack, want 1", len(packs))
-		}
-		loose, _ := filepath.Glob(filepath.Join(repo, ".git", "objects", "??"))
-		for _, d := range loose {
-			os.RemoveAll(d)
-		}
-		data, err := os.ReadFile(packs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(packs[0], damage(data), 0o644); err != nil {
+		if err := os.WriteFile(pack, damage(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return []string{"check", "--repo", repo, "--base", "HEAD~5"}, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -34,10 +35,10 @@ type gitFlags struct {
 func (g *gitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.repo, "repo", ".", "the git repository of the loop")
 	fs.StringVar(&g.base, "base", "", "revision the loop started from, exclusive (default: merge base with the default branch, else the root)")
-	fs.StringVar(&g.policy, "policy", "default", "built-in policy name or TOML file")
-	fs.StringVar(&g.profile, "profile", "", "policy profile (default: $LOOPBREAKER_PROFILE)")
+	fs.StringVar(&g.policy, "policy", "default", "built-in policy name or TOML file (default: $"+policy.EnvConfig+", else default)")
+	fs.StringVar(&g.profile, "profile", "", "policy profile (default: $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
 	fs.StringVar(&g.phase, "phase", "", "phase for iterations whose commit names none")
-	fs.StringVar(&g.format, "format", "text", "output format: text, json or markdown")
+	fs.StringVar(&g.format, "format", "text", "output format: text, json, markdown or agent (the block for the agent's next prompt)")
 	fs.Var(&g.reports, "reports", "test report glob for the newest iteration (JUnit XML, go test -json, TAP; repeatable)")
 	fs.StringVar(&g.log, "log", "", "agent output log of the newest iteration")
 	fs.StringVar(&g.ledger, "ledger", "", "directory of earlier iteration records (*.json, artifact *.zip): iterations are runs, not commits")
@@ -45,9 +46,17 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.dryRun, "dry-run", false, "decide and report, but exit 0 even when OPEN (\"would open\")")
 }
 
+// settle applies the settings the environment may give after the flags
+// were parsed: the policy from CIRCUIT_CONFIG when --policy was not given.
+func (g *gitFlags) settle(fs *flag.FlagSet, env Env) {
+	g.policy = policyFrom(g.policy, given(fs, "policy"), env, g.policy)
+}
+
 // folded is what a fold decided, and the ledger file it still has to
 // write once the decision is out.
 type folded struct {
+	// policy is the effective policy (the profile applied).
+	policy    *policy.Policy
 	decisions []breaker.Decision
 	steps     []breaker.Step // one per iteration, for replay's chart
 	notes     []note.Note
@@ -138,6 +147,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 		return nil, err
 	}
 	out.notes = append(out.notes, res.Notes...)
+	out.policy = res.Policy
 	if out.record != nil && res.Records != nil {
 		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
@@ -334,8 +344,13 @@ func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
 	var g gitFlags
 	g.register(fs)
+	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
+	}
+	g.settle(fs, env)
+	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
+		return writeDisabled(env, g.format, why, err)
 	}
 	f, err := g.fold(env)
 	if err != nil {
@@ -346,7 +361,21 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: resetHint(g.repo), Notes: f.notes}); err != nil {
 		return 0, err
 	}
-	return d.ExitCode(), f.writeRecord()
+	err = f.writeRecord()
+	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
+	return d.ExitCode(), err
+}
+
+// writeDisabled says that the breaker is off (why names the setting), or
+// returns err; the format is checked first.
+func writeDisabled(env Env, format, why string, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	if err := render.CheckFormat(format); err != nil {
+		return 0, usagef("%v", err)
+	}
+	return 0, render.Disabled(env.Stdout, format, why)
 }
 
 func runReplay(args []string, env Env) (int, error) {
@@ -356,6 +385,7 @@ func runReplay(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
+	g.settle(fs, env)
 	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
@@ -365,6 +395,14 @@ func runReplay(args []string, env Env) (int, error) {
 		if _, err := io.WriteString(env.Stdout, replayHeader); err != nil {
 			return 0, err
 		}
+	}
+	if g.format == "agent" {
+		// The block for the agent's next prompt is the final decision's.
+		last := f.decisions[len(f.decisions)-1]
+		if err := render.Agent(env.Stdout, &last); err != nil {
+			return 0, err
+		}
+		return last.ExitCode(), f.writeRecord()
 	}
 	for i := range f.decisions {
 		var notes []note.Note
@@ -402,7 +440,7 @@ func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) er
 	}
 	from := max(0, len(steps)-maxReplayChart)
 	_, err := fmt.Fprintf(w, "chart of iterations %d to %d: %s\n  (%s)\n", steps[from].Iteration, steps[len(steps)-1].Iteration,
-		render.Sparkline(steps[from:], final), render.ChartLegend)
+		render.Sparkline(steps[from:], final), render.Legend(steps[from:]))
 	return err
 }
 
@@ -426,6 +464,9 @@ func reasonOf(d *breaker.Decision, md bool) string {
 	parts := []string{}
 	if d.Progress {
 		parts = append(parts, "progress")
+	}
+	if d.Complete {
+		parts = append(parts, "done: stop the loop")
 	}
 	if d.Reason != nil {
 		r := *d.Trigger + ": " + *d.Reason

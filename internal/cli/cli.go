@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -26,6 +28,10 @@ type Env struct {
 	Getenv func(string) string
 	// Now is the clock, used only for defaults such as record's --at.
 	Now func() time.Time
+	// HTTPClient posts an alert's webhook (nil: Go's default client).
+	HTTPClient *http.Client
+	// Sleep waits between the webhook's tries (nil: a timer).
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 type command struct {
@@ -59,6 +65,7 @@ func Main(args []string, env Env) int {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
+
 	if len(args) == 0 && env.Getenv("GITHUB_ACTIONS") == "true" {
 		args = []string{"action"}
 	}
@@ -152,7 +159,7 @@ func runPolicy(args []string, env Env) (int, error) {
 	fs := newFlagSet("policy", "[NAME|FILE]", env)
 	profile := fs.String("profile", "", "apply this profile of the policy")
 	phase := fs.String("phase", "", "apply this phase of the policy")
-	source := fs.Bool("source", false, "print the built-in policy's commented TOML instead of the effective policy")
+	source := fs.Bool("source", false, "print the policy's commented TOML instead of the effective policy; with a profile, also where each of its values comes from")
 	list := fs.Bool("list", false, "list the built-in policies")
 	pos, err := parsePositional(fs, args, 1)
 	if err != nil {
@@ -172,13 +179,9 @@ func runPolicy(args []string, env Env) (int, error) {
 	if len(pos) > 0 {
 		name = pos[0]
 	}
+	name = policyFrom(name, name != "", env, "")
 	if *source {
-		src, err := policy.Source(orDefault(name))
-		if err != nil {
-			return 0, err
-		}
-		_, err = env.Stdout.Write(src)
-		return 0, err
+		return 0, writeSource(env, orDefault(name), profileFrom(*profile, env), *phase)
 	}
 	p, err := loadPolicy(name, *profile, env)
 	if err != nil {
@@ -193,6 +196,33 @@ func runPolicy(args []string, env Env) (int, error) {
 	return 0, p.Encode(env.Stdout)
 }
 
+// writeSource prints a policy's text (a built-in's commented TOML, or the
+// file) and, for a profile, where each of the profile's values comes from
+// and which one wins.
+func writeSource(env Env, name, profile, phase string) error {
+	var src []byte
+	var err error
+	source := name
+	if isBuiltinName(name) {
+		src, err = policy.Source(name)
+		source = "builtin:" + name
+	} else {
+		src, err = policy.ReadFile(name)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := env.Stdout.Write(src); err != nil || profile == "" {
+		return err
+	}
+	keys, err := policy.ProfileSources(src, source, profile, phase)
+	if err != nil {
+		return err
+	}
+	policy.WriteProfileSources(env.Stdout, profile, keys)
+	return nil
+}
+
 func orDefault(s string) string {
 	if s == "" {
 		return "default"
@@ -201,22 +231,11 @@ func orDefault(s string) string {
 }
 
 // loadPolicy loads a policy and applies the profile (flag, else
-// LOOPBREAKER_PROFILE).
+// LOOPBREAKER_PROFILE, else PROJECT_TYPE).
 func loadPolicy(name, profile string, env Env) (*policy.Policy, error) {
 	p, err := policy.Load(orDefault(name))
 	if err != nil {
 		return nil, err
 	}
-	if profile == "" {
-		profile = env.Getenv("LOOPBREAKER_PROFILE")
-	}
-	return p.WithProfile(profile)
-}
-
-// profileFrom returns the profile flag or LOOPBREAKER_PROFILE.
-func profileFrom(flagValue string, env Env) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	return env.Getenv("LOOPBREAKER_PROFILE")
+	return p.WithProfile(profileFrom(profile, env))
 }

@@ -46,7 +46,8 @@ func jsonNotes(t *testing.T, line string) []note.Note {
 
 // TestJSONCarriesNotes: the notes a text decision shows are in the JSON
 // decision, each with its code, in check, the last replay line, record and
-// reset; failure_context is the Action's failure-context text.
+// reset; failure_context is the Action's failure-context text, the agent
+// block when OPEN, and signal says circuit_open.
 func TestJSONCarriesNotes(t *testing.T) {
 	t.Parallel()
 	dir := stuckLoop(t)
@@ -61,8 +62,11 @@ func TestJSONCarriesNotes(t *testing.T) {
 	}
 	var d map[string]any
 	json.Unmarshal([]byte(out), &d)
-	if fc, _ := d["failure_context"].(string); !strings.HasPrefix(fc, "loopbreaker: OPEN after iteration 4: no progress in 3 consecutive iterations.") {
-		t.Errorf("got failure_context %q, want the state, the iteration and the reason", fc)
+	if fc, _ := d["failure_context"].(string); !strings.HasPrefix(fc, "---CIRCUIT_BREAKER_OPEN---\nPHASE: none\nREASON: no progress in 3 consecutive iterations [no_progress]\nITERATIONS: 4\n") {
+		t.Errorf("got failure_context %q, want the agent block with the reason and the iteration", fc)
+	}
+	if d["signal"] != "circuit_open" || d["open_action"] != "abort" {
+		t.Errorf("got signal %v and open_action %v, want circuit_open and abort", d["signal"], d["open_action"])
 	}
 
 	code, out, _ = exe(t, "replay", "--repo", dir, "--base", "HEAD~4", "--ledger", led, "--format", "json")

@@ -151,7 +151,7 @@ func scenarios() []scenario {
 		return fmt.Sprintf("%s\n\nLoop-Progress: %d%%\n", subject, p)
 	}
 	failing := junit(8, 2)
-	return []scenario{
+	return append([]scenario{
 		// --- progress and stagnation -------------------------------------
 		{
 			name:  "steady-progress",
@@ -402,8 +402,8 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "protected-renamed-away",
-			about: "renaming specs/api.md out of specs/ deletes a protected path",
-			loop:  []*scnStep{{rename: map[string]string{"specs/api.md": "docs/api.md"}, msg: "docs: move the spec"}},
+			about: "renaming .github/workflows/ci.yml out of .github/workflows/ deletes a protected path",
+			loop:  []*scnStep{{rename: map[string]string{".github/workflows/ci.yml": "ci/ci.yml"}, msg: "ci: move the workflow"}},
 			want:  scnWant{exit: 1, iteration: 1, state: "OPEN", trigger: "protected_path", states: "O"},
 		},
 		{
@@ -668,7 +668,7 @@ func scenarios() []scenario {
 			build:      buildShallow,
 			want:       scnWant{exit: 2, stderr: "shallow clone"},
 		},
-	}
+	}, progressScenarios()...)
 }
 
 // ---------------------------------------------------------------------
@@ -1216,6 +1216,23 @@ type scnDecision struct {
 	IgnoredOpen           int        `json:"ignored_open"`
 	CooldownUntil         *time.Time `json:"cooldown_until"`
 	Warnings              []string   `json:"warnings"`
+	RateFreesAt           *time.Time `json:"rate_frees_at"`
+	Complete              bool       `json:"complete"`
+	Completion            *struct {
+		Tasks struct {
+			Done  int `json:"done"`
+			Total int `json:"total"`
+		} `json:"tasks"`
+		Tests *struct {
+			Passed int `json:"passed"`
+			Failed int `json:"failed"`
+		} `json:"tests"`
+		Claimed bool     `json:"claimed"`
+		Percent *float64 `json:"percent"`
+	} `json:"completion"`
+	Recent []struct {
+		Trend bool `json:"trend"`
+	} `json:"recent"`
 }
 
 func (d *scnDecision) trigger() string {
@@ -1223,6 +1240,13 @@ func (d *scnDecision) trigger() string {
 		return ""
 	}
 	return *d.Trigger
+}
+
+func (d *scnDecision) reason() string {
+	if d.Reason == nil {
+		return ""
+	}
+	return *d.Reason
 }
 
 type scnResult struct {

@@ -14,7 +14,9 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -36,9 +38,9 @@ type stateFlags struct {
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.state, "state", "", "the breaker's JSON state file (required; a missing file is a fresh CLOSED breaker)")
-	fs.StringVar(&f.policy, "policy", "", "built-in policy name or TOML file (default: the one the state file was created with, else default)")
-	fs.StringVar(&f.profile, "profile", "", "policy profile (default: the state file's, else $LOOPBREAKER_PROFILE)")
-	fs.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
+	fs.StringVar(&f.policy, "policy", "", "built-in policy name or TOML file (default: the one the state file was created with, else $"+policy.EnvConfig+", else default)")
+	fs.StringVar(&f.profile, "profile", "", "policy profile (default: the state file's, else $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
+	fs.StringVar(&f.format, "format", "text", "output format: text, json, markdown or agent (the block for the agent's next prompt)")
 	fs.Var(&f.at, "at", "the time of this call, RFC 3339 (default: now; at most 5 minutes ahead of this machine's clock)")
 }
 
@@ -99,6 +101,7 @@ func openState(f *stateFlags, env Env, readOnly bool) (*session, error) {
 	if polName == "" {
 		polName = sf.Policy
 	}
+	polName = policyFrom(polName, polName != "", env, "")
 	p, err := loadNamedPolicy(orDefault(polName))
 	if err != nil {
 		return nil, err
@@ -174,11 +177,15 @@ func runRecord(args []string, env Env) (int, error) {
 	var m measurementFlags
 	m.register(fs)
 	recordPath := fs.String("record", "", "also append this iteration's record to FILE (a JSON array of records, the ledger format)")
+	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
 	if err := sf.check(env); err != nil {
 		return 0, err
+	}
+	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
+		return writeDisabled(env, sf.format, why, err)
 	}
 	at := env.Now().UTC()
 	if sf.at.set {
@@ -200,6 +207,9 @@ func runRecord(args []string, env Env) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
 	}
+	if err := loop.Settle(s.b, &d, at); err != nil {
+		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
+	}
 	if *recordPath != "" {
 		runID, attempt := runIdentity(env)
 		more, err := appendRecord(*recordPath, ledger.FromIteration(&it, runID, attempt))
@@ -211,7 +221,9 @@ func runRecord(args []string, env Env) (int, error) {
 	if err := s.save(at); err != nil {
 		return 0, err
 	}
-	return d.ExitCode(), s.print(env, sf.format, &d)
+	err = s.print(env, sf.format, &d)
+	postAlert(env, &d, s.b.Policy(), notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
+	return d.ExitCode(), err
 }
 
 // recordFile is a ledger file this program writes (record's and check's
@@ -301,11 +313,15 @@ func runStatus(args []string, env Env) (int, error) {
 	fs := newFlagSet("status", "--state FILE", env)
 	var sf stateFlags
 	sf.register(fs)
+	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
 	if err := sf.check(env); err != nil {
 		return 0, err
+	}
+	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
+		return writeDisabled(env, sf.format, why, err)
 	}
 	s, err := openState(&sf, env, true)
 	if err != nil {
@@ -318,7 +334,12 @@ func runStatus(args []string, env Env) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("status of %s: %w", sf.state, err)
 	}
-	if d.State != before && !s.readOnly {
+	if err := loop.Settle(s.b, &d, at); err != nil {
+		return 0, fmt.Errorf("status of %s: %w", sf.state, err)
+	}
+	// A due cooldown, or an escalation of an opening a policy changed to
+	// escalate since, changed the state: keep it.
+	if s.b.Snapshot().State != before && !s.readOnly {
 		if err := s.save(at); err != nil {
 			return 0, err
 		}
@@ -361,6 +382,9 @@ func runReset(args []string, env Env) (int, error) {
 	}
 	d, err := s.b.Status(at)
 	if err != nil {
+		return 0, err
+	}
+	if err := loop.Settle(s.b, &d, at); err != nil {
 		return 0, err
 	}
 	return 0, s.print(env, sf.format, &d)

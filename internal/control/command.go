@@ -9,10 +9,10 @@ import (
 // maxCommandText bounds a command's text (the guide's), in bytes.
 const maxCommandText = 500
 
-var commandRE = lazyre.New(`(?m)^\s*/loopbreaker\s+(reset|skip-phase|abort|guide)\b[ \t]*([^\r\n]*)`)
+var commandRE = lazyre.New(`(?m)^\s*/loopbreaker\s+(reset|resume|skip-phase|abort|guide)\b[ \t]*([^\r\n]*)`)
 
 // ParseCommand returns the first /loopbreaker command of a comment body:
-// its verb (reset, skip-phase, abort or guide) and the rest of its line,
+// its verb (reset, resume, skip-phase, abort or guide) and the rest of its line,
 // trimmed and cut to 500 bytes on a character boundary. ok is false when
 // the body holds no command at the start of a line. Whether its author may
 // give it is the caller's to check (FromCommand turns it into a control).

@@ -17,6 +17,8 @@ func TestParseCommand(t *testing.T) {
 		{"Please.\n  /loopbreaker guide use the v2 API\nthanks", true, "guide", "use the v2 API"},
 		{"/loopbreaker skip-phase", true, "skip-phase", ""},
 		{"/loopbreaker abort", true, "abort", ""},
+		{"/loopbreaker resume", true, "resume", ""},
+		{"/loopbreaker resumed", false, "", ""},
 		{"I typed /loopbreaker reset in the middle", false, "", ""},
 		{"/loopbreaker resetting", false, "", ""},
 		{"/loopbreaker disable", false, "", ""},
@@ -38,7 +40,7 @@ func TestParseCommandKeepsUTF8(t *testing.T) {
 }
 
 // FuzzParseCommand feeds arbitrary comment bodies to the command parser:
-// only the four verbs come out, with bounded single-line text.
+// only the five verbs come out, with bounded single-line text.
 func FuzzParseCommand(f *testing.F) {
 	for _, s := range []string{"/loopbreaker reset", "x\n /loopbreaker guide do \x00 it\r\nmore", "/loopbreaker abort\u2028", "/loopbreakerreset", "> /loopbreaker skip-phase"} {
 		f.Add(s)
@@ -52,7 +54,7 @@ func FuzzParseCommand(f *testing.F) {
 			return
 		}
 		switch verb {
-		case "reset", "skip-phase", "abort", "guide":
+		case "reset", "resume", "skip-phase", "abort", "guide":
 		default:
 			t.Fatalf("got verb %q", verb)
 		}

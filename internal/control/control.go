@@ -68,16 +68,20 @@ func Sticky(comments []github.Comment, marker, author string) *github.Comment {
 
 // FromCommand turns a trusted person's /loopbreaker command (its verb and
 // text, as the comment parser gives them) into a control at the comment's
-// time; ok is false for a verb that is not a command.
+// time: reset and resume reset the breaker, skip-phase moves the loop to
+// the next phase, guide carries the text to the agent, abort holds the
+// breaker open. ok is false for a verb that is not a command.
 func FromCommand(verb, text, login string, at time.Time) (c loop.Control, ok bool) {
-	c = loop.Control{At: at.UTC(), Kind: loop.ControlReset}
+	c = loop.Control{At: at.UTC(), Kind: loop.ControlReset, By: login}
 	switch verb {
 	case "reset":
 		c.Reason = "reset by " + login
+	case "resume":
+		c.Reason = "resumed by " + login
 	case "skip-phase":
-		c.Reason = "phase skipped by " + login
+		c.Kind, c.Reason = loop.ControlSkipPhase, "phase skipped by "+login
 	case "guide":
-		c.Reason = "guidance from " + login + ": " + text
+		c.Kind, c.Reason, c.Text = loop.ControlGuide, "guidance from "+login+": "+text, text
 	case "abort":
 		c.Kind, c.Reason = loop.ControlForceOpen, "aborted by "+login
 	default:

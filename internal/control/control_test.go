@@ -92,10 +92,11 @@ func TestFromCommand(t *testing.T) {
 		want       loop.Control
 		ok         bool
 	}{
-		{"reset", "", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "reset by alice"}, true},
-		{"skip-phase", "", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "phase skipped by alice"}, true},
-		{"guide", "try the parser", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "guidance from alice: try the parser"}, true},
-		{"abort", "", loop.Control{At: t0, Kind: loop.ControlForceOpen, Reason: "aborted by alice"}, true},
+		{"reset", "", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "reset by alice", By: "alice"}, true},
+		{"resume", "", loop.Control{At: t0, Kind: loop.ControlReset, Reason: "resumed by alice", By: "alice"}, true},
+		{"skip-phase", "", loop.Control{At: t0, Kind: loop.ControlSkipPhase, Reason: "phase skipped by alice", By: "alice"}, true},
+		{"guide", "try the parser", loop.Control{At: t0, Kind: loop.ControlGuide, Reason: "guidance from alice: try the parser", By: "alice", Text: "try the parser"}, true},
+		{"abort", "", loop.Control{At: t0, Kind: loop.ControlForceOpen, Reason: "aborted by alice", By: "alice"}, true},
 		{"explode", "", loop.Control{}, false},
 	}
 	for _, tt := range tests {
@@ -164,7 +165,7 @@ func TestCommandsCountOnlyFromTrustedPeople(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []loop.Control{{At: t0, Kind: loop.ControlReset, Reason: "reset by alice"}, {At: t0.Add(2 * time.Minute), Kind: loop.ControlForceOpen, Reason: "aborted by alice"}}
+	want := []loop.Control{{At: t0, Kind: loop.ControlReset, Reason: "reset by alice", By: "alice"}, {At: t0.Add(2 * time.Minute), Kind: loop.ControlForceOpen, Reason: "aborted by alice", By: "alice"}}
 	if diff := cmp.Diff(want, controls); diff != "" {
 		t.Errorf("controls (-want +got):\n%s", diff)
 	}

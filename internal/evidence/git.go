@@ -30,6 +30,8 @@ func GitOptions(p *policy.Policy, base string, extraProtected ...string) (gitlog
 	}{
 		{"progress.ignore_paths", p.Progress.IgnorePaths, &o.IgnorePaths},
 		{"progress.test_paths", p.Progress.TestPaths, &o.TestPaths},
+		{"progress.test_data_paths", p.Progress.TestDataPaths, &o.TestDataPaths},
+		{"progress.notes_paths", p.Progress.NotesPaths, &o.NotesPaths},
 		{"progress.doc_paths", p.Progress.DocPaths, &o.DocPaths},
 		{"progress.task_files", p.Progress.TaskFiles, &o.TaskFiles},
 		{"rules.protected_path.protected_paths", append(append([]string{}, p.Rules.ProtectedPath.ProtectedPaths...), extraProtected...), &o.ProtectedPaths},
@@ -65,21 +67,46 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	if c.Tasks != nil {
 		it.Tasks = &breaker.Tasks{Done: c.Tasks.Done, Total: c.Tasks.Total}
 	}
+	it.TaskChange = taskChange(c.TaskChange)
 	it.TasksBefore = before
+	it.CurrentTask = currentTask(c.CurrentTask)
 	return it
 }
 
+// taskChange converts what a commit did to the tasks.
+func taskChange(tc *gitlog.TaskChange) *breaker.TaskChange {
+	if tc == nil {
+		return nil
+	}
+	return &breaker.TaskChange{Checked: tc.Checked, Unchecked: tc.Unchecked}
+}
+
+// currentTask converts the first unchecked task.
+func currentTask(c *gitlog.CurrentTask) *breaker.CurrentTask {
+	if c == nil {
+		return nil
+	}
+	return &breaker.CurrentTask{ID: c.ID, Text: c.Text}
+}
+
+// maxTestFiles bounds the test files an iteration lists for the test_only
+// rule.
+const maxTestFiles = 64
+
 // change converts a git diff summary. Task files are left out of the
 // meaningful change: ticking a box is progress only through the tasks
-// signal (above the high-water mark), and unticking and re-ticking must not
-// count as changed files. Modifying a task file is how a loop ticks its
-// tasks, so it is not a protected-path modification either; deleting one
-// still is.
+// signal, and unticking and re-ticking must not count as changed files.
+// Modifying a task file is how a loop ticks its tasks, so it is not a
+// protected-path modification either; deleting one still is. Busywork —
+// notes and scratch files, and changes of digits only (timestamps,
+// counters) — is counted apart: the breaker counts it only with a
+// completed task or when the policy says so (the DOCUMENT phase).
 func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *breaker.Change {
 	out := &breaker.Change{
 		Tree:             tree,
 		Reverted:         revert,
 		ProtectedDeleted: c.ProtectedDeleted,
+		TestFiles:        []breaker.FileLines{}, // listed: none is not unknown
 	}
 	for _, p := range c.ProtectedModified {
 		if !tasks.Match(p) {
@@ -90,11 +117,25 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		if !f.Meaningful || tasks.Match(f.Path) {
 			continue
 		}
-		out.MeaningfulFiles++
 		lines := f.Added + f.Deleted
+		if f.Notes || f.DigitsOnly {
+			out.BusyFiles++
+			out.BusyLines += lines
+			if f.Doc {
+				out.BusyDocFiles++
+			}
+			continue
+		}
+		out.MeaningfulFiles++
 		out.MeaningfulLines += lines
-		if f.Test {
+		switch {
+		case f.Test:
 			out.TestLines += lines
+			if len(out.TestFiles) < maxTestFiles {
+				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines})
+			}
+		case !f.TestData:
+			out.CodeFiles++
 		}
 		if f.Doc {
 			out.DocFiles++
@@ -125,7 +166,11 @@ func FromHistory(h *gitlog.History, tasks *pathmatch.Set) []breaker.Iteration {
 	}
 	for i := range h.Commits {
 		c := &h.Commits[i]
-		out = append(out, FromCommit(c, before, tasks))
+		it := FromCommit(c, before, tasks)
+		if i == 0 {
+			it.TasksCheckedBefore = h.BaseChecked
+		}
+		out = append(out, it)
 		if c.Tasks != nil {
 			v := c.Tasks.Done
 			before = &v

@@ -19,15 +19,20 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 	out := make([]breaker.Iteration, 0, len(recs))
 	prev := base
 	prevTree := ""
-	// The task high-water mark starts from the base's count, as it does
-	// for iterations read from git: the first run's ticks are progress.
+	// The tasks checked at the base were done before the loop, as for
+	// iterations read from git: the first run's ticks are progress.
 	var before *int
+	var checkedBefore []string
+	// tasks and current are the task counts and the first unchecked task
+	// at prev's tree, once a record's commit was read.
+	var tasks *breaker.Tasks
+	var current *breaker.CurrentTask
 	if base != "" {
 		if c, err := repo.Describe(base); err == nil {
 			prevTree = c.Tree
-			if tasks, err := repo.TasksAt(base, opts); err == nil && tasks != nil {
+			if tasks, checked, err := repo.TasksAt(base, opts); err == nil && tasks != nil {
 				v := tasks.Done
-				before = &v
+				before, checkedBefore = &v, checked
 			}
 		}
 	}
@@ -36,7 +41,17 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 		it := breaker.Iteration{Commit: r.Commit}
 		switch {
 		case r.Commit == "" || r.Commit == prev:
+			// The same tree: the same task lists.
 			it.Change = &breaker.Change{Tree: prevTree}
+			it.TaskChange = &breaker.TaskChange{}
+			if tasks != nil {
+				t := *tasks
+				it.Tasks = &t
+			}
+			if current != nil {
+				c := *current
+				it.CurrentTask = &c
+			}
 		default:
 			c, err := repo.Describe(r.Commit)
 			if err != nil {
@@ -44,22 +59,29 @@ func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlo
 				it.Change = &breaker.Change{Tree: prevTree}
 				break
 			}
-			ch, tasks, err := repo.Diff(prev, r.Commit, opts)
+			rg, err := repo.Diff(prev, r.Commit, opts)
 			if err != nil {
 				return nil, nil, err
 			}
-			it.Change = change(ch, c.Tree, c.Revert, opts.TaskFiles)
+			notes = append(notes, rg.Notes...)
+			it.Change = change(&rg.Change, c.Tree, c.Revert, opts.TaskFiles)
 			it.CommitAt = c.At.UTC()
 			from := FromCommit(c, nil, opts.TaskFiles)
 			it.Phase = from.Phase
 			it.ProgressPercent = from.ProgressPercent
 			it.CompletionClaimed = from.CompletionClaimed
-			if tasks != nil {
-				it.Tasks = &breaker.Tasks{Done: tasks.Done, Total: tasks.Total}
+			if rg.Tasks != nil {
+				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
 			}
+			it.TaskChange = taskChange(&rg.TaskChange)
+			it.CurrentTask = currentTask(rg.CurrentTask)
+			tasks, current = it.Tasks, it.CurrentTask
 			prev, prevTree = r.Commit, c.Tree
 		}
 		it.TasksBefore = before
+		if i == 0 {
+			it.TasksCheckedBefore = checkedBefore
+		}
 		r.Apply(&it)
 		if it.Tasks != nil {
 			v := it.Tasks.Done

@@ -130,7 +130,7 @@ func New(o Options) (*Client, error) {
 		o.MaxWait = DefaultMaxWait
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepTimer
+		o.Sleep = SleepTimer
 	}
 	if o.Now == nil {
 		o.Now = time.Now

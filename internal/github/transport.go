@@ -292,8 +292,9 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 
 func (b *cappedBody) Close() error { return b.rc.Close() }
 
-// sleepTimer is the default Options.Sleep: a timer that honours ctx.
-func sleepTimer(ctx context.Context, d time.Duration) error {
+// SleepTimer waits d, or until ctx is done: the default Options.Sleep,
+// and the webhook's (internal/notify).
+func SleepTimer(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -467,15 +467,15 @@ func TestCappedBody(t *testing.T) {
 
 func TestSleepTimer(t *testing.T) {
 	t.Parallel()
-	if err := sleepTimer(context.Background(), 0); err != nil {
+	if err := SleepTimer(context.Background(), 0); err != nil {
 		t.Errorf("zero wait: got %v, want nil", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := sleepTimer(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+	if err := SleepTimer(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v, want context.Canceled", err)
 	}
-	if err := sleepTimer(context.Background(), time.Nanosecond); err != nil {
+	if err := SleepTimer(context.Background(), time.Nanosecond); err != nil {
 		t.Errorf("tiny wait: got %v, want nil", err)
 	}
 }

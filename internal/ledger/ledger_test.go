@@ -169,6 +169,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	r.Tests = &Tests{Passed: 3, Failed: 1, Failing: []string{"TestX"}}
 	r.ProgressPercent = &p
 	r.Tasks = &Tasks{Done: 2, Total: 5}
+	r.CurrentTask = "Wire the parser"
 	var buf bytes.Buffer
 	if err := Encode(&buf, []Record{r}); err != nil {
 		t.Fatal(err)

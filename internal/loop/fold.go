@@ -18,11 +18,19 @@ type ControlKind int
 const (
 	ControlReset     ControlKind = iota + 1 // close the circuit and start a new fold
 	ControlForceOpen                        // hold it OPEN until a reset
+	// ControlSkipPhase resets the breaker and moves the loop to the next
+	// phase of the policy's phase_order: later iterations that name the
+	// skipped phase, an earlier one or none are taken in the new one.
+	ControlSkipPhase
+	// ControlGuide resets the breaker and carries the person's text to the
+	// agent, on the decisions up to the first iteration after it.
+	ControlGuide
 )
 
-var controlKindNames = map[ControlKind]string{ControlReset: "reset", ControlForceOpen: "force_open"}
+var controlKindNames = map[ControlKind]string{ControlReset: "reset", ControlForceOpen: "force_open",
+	ControlSkipPhase: "skip_phase", ControlGuide: "guide"}
 
-// String returns reset or force_open.
+// String returns reset, force_open, skip_phase or guide.
 func (k ControlKind) String() string {
 	if n, ok := controlKindNames[k]; ok {
 		return n
@@ -35,6 +43,8 @@ type Control struct {
 	At     time.Time
 	Kind   ControlKind
 	Reason string
+	// By is the person's login, Text their guidance (ControlGuide).
+	By, Text string
 }
 
 // FoldInput is everything one fold of the breaker needs.
@@ -79,7 +89,10 @@ type Folded struct {
 // and one dated after the run at the run's time (so that a future date
 // cannot make a cooldown look over), each with a note. After a control
 // that follows the last iteration, or with no iteration, the final
-// decision is the breaker's status at the run's time.
+// decision is the breaker's status at the run's time. Every decision is
+// settled (Settle: the advice, the on_open action, the signal). After a
+// skip-phase, iterations are folded in the phase skipped to (their own
+// phase when later in phase_order); the iterations keep theirs.
 func Fold(in FoldInput) (Folded, error) {
 	b, err := breaker.New(in.Policy, breaker.Options{Profile: in.Profile, Phase: in.Phase, BaseTree: in.BaseTree})
 	if err != nil {
@@ -108,6 +121,10 @@ type folder struct {
 	now      time.Time
 	controls []Control // not yet applied, oldest first
 	last     time.Time // the previous iteration's time
+	// skipTo is the phase a skip-phase moved the loop to ("" for none);
+	// guide is a person's guidance waiting for the next iteration.
+	skipTo string
+	guide  *breaker.Guidance
 	// backdated and future count the iterations whose time was changed.
 	backdated, future int
 	out               Folded
@@ -126,11 +143,17 @@ func (f *folder) observe(i int) error {
 	if _, err := f.applyControls(it.At, false); err != nil {
 		return err
 	}
-	d, err := f.b.Observe(*it)
+	obs := *it
+	obs.Phase = f.phaseOf(it.Phase)
+	d, err := f.b.Observe(obs)
 	if err != nil {
 		return &iterationError{fmt.Errorf("iteration %d (commit %s): %w", i+1, short(it.Commit), err)}
 	}
 	d.DryRun = f.in.DryRun
+	if err := Settle(f.b, &d, it.At); err != nil {
+		return err
+	}
+	d.Guidance, f.guide = f.guide, nil
 	f.out.Decisions = append(f.out.Decisions, d)
 	if f.in.Progress != nil {
 		f.in.Progress(i+1, len(f.in.Iterations))
@@ -140,8 +163,22 @@ func (f *folder) observe(i int) error {
 
 // normalise takes an iteration's time at face value only between the
 // previous iteration and the run; the first of each kind of departure is
-// noted.
+// noted. An iteration without a time (a commit date that does not parse)
+// is taken at the previous iteration's time, or the run's for the first.
 func (f *folder) normalise(i int, it *breaker.Iteration) {
+	if it.At.IsZero() {
+		at := f.last
+		if at.IsZero() {
+			at = f.now
+		}
+		if !at.IsZero() {
+			f.note("iteration %d (commit %s) has no readable date; its time was taken as %s", i+1, short(it.Commit), at.UTC().Format(time.RFC3339))
+			it.At = at
+			if it.CommitAt.IsZero() {
+				it.CommitAt = at
+			}
+		}
+	}
 	if !f.now.IsZero() && it.At.After(f.now) {
 		if f.future++; f.future == 1 {
 			f.note("iteration %d (commit %s) is dated %s, after this run; its time was taken as %s",
@@ -191,6 +228,11 @@ func (f *folder) applyControls(upTo time.Time, all bool) (bool, error) {
 			err = f.b.Reset(at, c.Reason)
 		case ControlForceOpen:
 			err = f.b.ForceOpen(at, c.Reason)
+		case ControlSkipPhase:
+			err = f.skipPhase(at, c)
+		case ControlGuide:
+			err = f.b.Reset(at, c.Reason)
+			f.guide = &breaker.Guidance{At: c.At.UTC(), By: c.By, Text: c.Text}
 		default:
 			err = fmt.Errorf("unknown control %s", c.Kind)
 		}
@@ -221,6 +263,11 @@ func (f *folder) finish() error {
 		return err
 	}
 	d.DryRun = f.in.DryRun
+	d.Phase = f.phaseOf(d.Phase)
+	if err := Settle(f.b, &d, at); err != nil {
+		return err
+	}
+	d.Guidance = f.guide
 	if n := len(f.out.Decisions); applied && n > 0 {
 		f.out.Decisions[n-1] = d
 	} else {

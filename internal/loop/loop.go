@@ -71,6 +71,16 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Policy: eff}
+	if l := cfg.Ledger; l != nil && len(l.Records) == 0 {
+		// An empty ledger (a new or emptied directory) must not fold every
+		// commit since the base into one iteration: the commits are the
+		// iterations, as without a ledger.
+		for _, p := range l.Problems {
+			res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
+		}
+		res.Notes = append(res.Notes, note.New(note.LedgerEmpty, "the ledger holds no record: the iterations are the commits since the base"))
+		cfg.Ledger = nil
+	}
 	opts, err := evidence.GitOptions(eff, cfg.Base, cfg.ProtectPaths...)
 	if err != nil {
 		return nil, err
@@ -175,7 +185,7 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 	if err != nil {
 		return nil, nil, err
 	}
-	res.Notes = append(res.Notes, note.Of(note.LedgerCommitMissing, notes)...)
+	res.Notes = append(res.Notes, gitNotes(notes)...)
 	return its, recs, nil
 }
 

@@ -6,12 +6,14 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/note"
 )
 
-// gitNoteCodes give the git history reader's notes their codes: the first
+// gitNoteCodes give the notes of the git history reader (and of the
+// ledger's iterations, which it diffs) their codes: the first
 // entry whose prefix and fragment the text has wins.
 var gitNoteCodes = []struct {
 	prefix, fragment string
 	code             note.Code
 }{
+	{"run ", "force-pushed or not fetched", note.LedgerCommitMissing},
 	{"empty repository", "", note.EmptyRepository},
 	{"HEAD is on the default branch", "", note.NoBase},
 	{"shallow clone", "", note.ShallowClone},
@@ -20,6 +22,9 @@ var gitNoteCodes = []struct {
 	{"HEAD shares no history with", "", note.UnrelatedHistory},
 	{"base ", "first-parent chain", note.BaseOffChain},
 	{"history longer than", "", note.HistoryTruncated},
+	{"commit ", "counted as changed without reading", note.Unreadable},
+	{"task file", "not in the repository", note.Unreadable},
+	{"task files under", "", note.Unreadable},
 }
 
 // gitNotes codes the notes of the git history reader; a note it does not

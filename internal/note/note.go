@@ -43,6 +43,13 @@ const (
 	// LedgerMissing: the --ledger directory does not exist; the iterations
 	// are the commits.
 	LedgerMissing Code = "ledger_missing"
+	// LedgerEmpty: the --ledger directory holds no record; the iterations
+	// are the commits.
+	LedgerEmpty Code = "ledger_empty"
+	// Unreadable: a git object is not in the repository (a partial clone, a
+	// copy without large files) or a directory is nested too deep: its
+	// file counts as changed, or its task list is left out.
+	Unreadable Code = "unreadable"
 	// LedgerEntrySkipped: a ledger record or file was corrupt, foreign or
 	// over a limit and was skipped.
 	LedgerEntrySkipped Code = "ledger_entry_skipped"
@@ -75,14 +82,18 @@ const (
 	// audit): where earlier records came from, an artifact that expired, a
 	// person's control that was not trusted.
 	GitHub Code = "github"
+	// PhaseNotSkipped: a person's skip-phase found no next phase in the
+	// policy's phase_order (the loop has no phase, one outside the order,
+	// or the last); the breaker was reset, the phase kept.
+	PhaseNotSkipped Code = "phase_not_skipped"
 )
 
 // Codes lists every code, in the order above.
 func Codes() []Code {
 	return []Code{EmptyRepository, NoBase, NoDefaultBranch, UnrelatedHistory, BaseOffChain, ShallowClone,
-		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing,
-		LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
-		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub}
+		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
+		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
+		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped}
 }
 
 // Known reports whether c is one of the codes above.

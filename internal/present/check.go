@@ -87,9 +87,7 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 
 // DisabledSummary is the job summary of a run that made no decision
 // because the breaker is turned off; why says how.
-func DisabledSummary(why string) string {
-	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", why)
-}
+func DisabledSummary(why string) string { return render.DisabledMarkdown(why) }
 
 // Status is the commit status for a decision: failure when OPEN (success
 // in a dry run) and a description of at most 140 characters naming the
@@ -111,6 +109,9 @@ func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary stri
 // verdict is success or failure, and the state, the iteration and the
 // reason in a line.
 func verdict(d *breaker.Decision, dryRun bool) (state, line string) {
+	if d.Complete {
+		return "success", fmt.Sprintf("done after iteration %d: %s", d.Iteration, render.Evidence(d))
+	}
 	state, line = "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
 	if d.State == breaker.Open && !dryRun {
 		state = "failure"

@@ -14,7 +14,25 @@ const (
 	// LabelDisabled, put on by a person, turns the breaker off for the pull
 	// request.
 	LabelDisabled = "loopbreaker:disabled"
+	// LabelPaused announces an OPEN breaker whose on_open is "pause": the
+	// loop waits for a person's /loopbreaker resume.
+	LabelPaused = "loopbreaker:paused"
+	// LabelComplete announces a loop whose work is done: every task
+	// checked, the tests green and the agent's claim (a complete decision).
+	LabelComplete = "loopbreaker:complete"
 )
+
+// PausedLabel is the label of a paused loop, as it is created in the
+// repository.
+func PausedLabel() Label {
+	return Label{Name: LabelPaused, Color: "5319e7", Description: "loopbreaker: the agent loop is paused; a person comments /loopbreaker resume to go on", State: breaker.Open}
+}
+
+// CompleteLabel is the label of a complete loop, as it is created in the
+// repository.
+func CompleteLabel() Label {
+	return Label{Name: LabelComplete, Color: "0e8a16", Description: "loopbreaker: the agent loop's work is done (tasks checked, tests green); stop the loop", State: breaker.Closed}
+}
 
 // Label is a label loopbreaker puts on and takes off a pull request to
 // announce a state: its name, colour (six hex digits) and description, as

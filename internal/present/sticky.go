@@ -13,6 +13,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // Marker identifies the sticky comment (a hidden HTML comment).
@@ -103,6 +104,10 @@ type CommentOptions struct {
 	// Notes are the audit's notes on the evidence: the first five are
 	// shown, the rest counted.
 	Notes []string
+	// Mentions are the people and teams an alert calls (the policy's
+	// alert.mentions, validated when it loaded): named at the top when the
+	// decision is an OPEN breaker's alert.
+	Mentions []string
 }
 
 // StickyComment is the sticky comment's body: the marker, the report of the
@@ -114,10 +119,13 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 	if o.Audit {
 		b.WriteString("_Scheduled loopbreaker audit._\n\n")
 	}
+	if line := AlertLine(d, o.Mentions); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	b.WriteString(render.MarkdownReport(d, render.Options{FoldLog: true, Notes: note.Of(note.GitHub, limitNotes(o.Notes, maxCommentNotes)),
 		ResetHint: "comment `/loopbreaker reset` (people with write access), or remove the `" + LabelOpen + "` label"}))
 	b.WriteString("\n<details><summary>Commands</summary>\n\n")
-	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker skip-phase`, `/loopbreaker abort` or `/loopbreaker guide <text>`.\n\n</details>\n")
+	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker resume` (a paused loop), `/loopbreaker skip-phase` (to the next phase), `/loopbreaker abort` or `/loopbreaker guide <text>` (text for the agent's next prompt).\n\n</details>\n")
 	body := b.String()
 	digest, kept := EncodeDigest(recs)
 	if digest != "" && kept < len(recs) {
@@ -131,6 +139,21 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 		body += digest + "\n"
 	}
 	return body
+}
+
+// AlertLine calls the people and teams of an alert: "" unless the
+// decision is an OPEN breaker whose on_open is "alert" and there is
+// someone to call. The names were validated as GitHub logins and teams
+// when the policy loaded, so that they cannot carry markdown.
+func AlertLine(d *breaker.Decision, mentions []string) string {
+	if d.State != breaker.Open || d.OpenAction != policy.OnOpenAlert || len(mentions) == 0 {
+		return ""
+	}
+	at := make([]string, len(mentions))
+	for i, m := range mentions {
+		at[i] = "@" + policy.MentionName(m)
+	}
+	return "**Alert:** " + strings.Join(at, " ") + " — the breaker opened and the loop goes on (on_open = \"alert\"); please look."
 }
 
 func limitNotes(notes []string, n int) []string {

@@ -2,12 +2,13 @@ package realloops
 
 import (
 	"bufio"
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 )
 
 // Synthetic content. A text file is a sequence of lines, each unique in the
@@ -314,25 +315,6 @@ func boxDiff(a, b []Task) (deleted, added int) {
 }
 
 // DigitsOnly reports whether new differs from old only in ASCII digits: a
-// timestamp or counter rewrite. Equal contents are not a change.
-func DigitsOnly(old, new []byte) bool {
-	i, j := 0, 0
-	for {
-		for i < len(old) && isDigit(old[i]) {
-			i++
-		}
-		for j < len(new) && isDigit(new[j]) {
-			j++
-		}
-		if i == len(old) || j == len(new) {
-			return i == len(old) && j == len(new) && !bytes.Equal(old, new)
-		}
-		if old[i] != new[j] {
-			return false
-		}
-		i++
-		j++
-	}
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// timestamp or counter rewrite. Equal contents are not a change. It is the
+// git reader's own test, so that the facts and loopbreaker agree.
+func DigitsOnly(old, new []byte) bool { return gitlog.DigitsOnly(old, new) }

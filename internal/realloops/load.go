@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // Kind is a stretch's label.
@@ -78,6 +80,11 @@ type Label struct {
 	Label Kind `json:"label"`
 	// Reason says in one line what the diffs show.
 	Reason string `json:"reason"`
+	// Misses are the stagnation stretches a built-in policy is known not to
+	// see, by policy name, each with the reason in one line: what the
+	// policy's contract counts as progress here. The replay test expects
+	// exactly these misses, so an entry goes once the policy sees it.
+	Misses map[string]string `json:"misses,omitempty"`
 }
 
 // Stretch bounds: a labelled stretch has 3 to 15 commits.
@@ -474,6 +481,17 @@ func (c *Corpus) validateLabels() error {
 		}
 		if r := strings.TrimSpace(l.Reason); r == "" || strings.ContainsAny(l.Reason, "\n\r") || len(l.Reason) > maxReason {
 			return fmt.Errorf("%s.reason: want one non-empty line of at most %d bytes", field, maxReason)
+		}
+		for _, p := range sortedKeys(l.Misses) {
+			if l.Label != Stagnation {
+				return fmt.Errorf("%s.misses: only a stagnation stretch can be missed (this one is %s)", field, l.Label)
+			}
+			if !slices.Contains(policy.Names(), p) {
+				return fmt.Errorf("%s.misses: %q is not a built-in policy (%s)", field, p, strings.Join(policy.Names(), ", "))
+			}
+			if why := l.Misses[p]; strings.TrimSpace(why) == "" || strings.ContainsAny(why, "\n\r") || len(why) > maxReason {
+				return fmt.Errorf("%s.misses[%q]: want one non-empty line of at most %d bytes", field, p, maxReason)
+			}
 		}
 		k := span{l.Repo, l.From, l.To}
 		if seen[k] {

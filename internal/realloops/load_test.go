@@ -262,6 +262,9 @@ func TestLoadLabelsErrors(t *testing.T) {
 		{"backwards", `[{"repo":"example/loop","from":"` + c[5].Hash + `","to":"` + c[1].Hash + `","label":"progress","reason":"r"}]`, "has -3 commits"},
 		{"unknown commit", `[{"repo":"example/loop","from":"` + hash40("42") + `","to":"` + c[4].Hash + `","label":"progress","reason":"r"}]`, "[0].from"},
 		{"no reason", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":" "}]`, "[0].reason"},
+		{"miss of a progress stretch", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":"r","misses":{"ralph":"r"}}]`, "only a stagnation stretch"},
+		{"miss of an unknown policy", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"stagnation","reason":"r","misses":{"lax":"r"}}]`, `"lax" is not a built-in policy`},
+		{"miss without a reason", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"stagnation","reason":"r","misses":{"ralph":""}}]`, `[0].misses["ralph"]`},
 		{"twice", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":"r"},` +
 			`{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"unclear","reason":"r"}]`, "labelled twice"},
 	}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -24,7 +23,7 @@ func trigger(d *breaker.Decision) string {
 // NextSteps are the first three recovery strategies for the decision's
 // trigger (none when CLOSED), and the ones left after them.
 func NextSteps(d *breaker.Decision) (next, more []string) {
-	if d.State == breaker.Closed {
+	if d.State == breaker.Closed || d.Complete {
 		return nil, nil
 	}
 	st := Strategies(trigger(d))
@@ -61,39 +60,4 @@ func Failing(d *breaker.Decision) (names []string, total int) {
 		return names, max(s.Tests.Failed, len(s.Tests.Failing))
 	}
 	return nil, 0
-}
-
-// maxFailureContext bounds the failure context, in bytes.
-const maxFailureContext = 2000
-
-// FailureContext is a short text for the agent's next prompt ("" when the
-// breaker is CLOSED with no warning): the state, the reason, the newest
-// error, the warnings and the first two recovery strategies. It is the
-// Action's failure-context output and the JSON's failure_context.
-func FailureContext(d *breaker.Decision) string {
-	if d.State == breaker.Closed && len(d.Warnings) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "loopbreaker: %s after iteration %d", d.State, d.Iteration)
-	if d.Reason != nil {
-		fmt.Fprintf(&b, ": %s", Clean(*d.Reason))
-	}
-	b.WriteString(".")
-	if len(d.Recent) > 0 {
-		if errs := d.Recent[len(d.Recent)-1].Errors; len(errs) > 0 {
-			fmt.Fprintf(&b, " Last error: %s.", Clean(errs[0]))
-		}
-	}
-	for _, w := range d.Warnings {
-		fmt.Fprintf(&b, " Warning: %s.", Warning(w))
-	}
-	if st := Strategies(trigger(d)); len(st) > 0 {
-		fmt.Fprintf(&b, " Next: %s.", strings.Join(st[:min(2, len(st))], "; "))
-	}
-	s := b.String()
-	if len(s) > maxFailureContext {
-		s = strings.ToValidUTF8(s[:maxFailureContext-1], "") + "…"
-	}
-	return s
 }

@@ -9,10 +9,12 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// Formats lists the output formats.
-var Formats = []string{"text", "json", "markdown"}
+// Formats lists the output formats of a decision: agent is the block for
+// the agent's next prompt (FailureContext).
+var Formats = []string{"text", "json", "markdown", "agent"}
 
 // CheckFormat rejects an unknown format name.
 func CheckFormat(f string) error {
@@ -21,7 +23,7 @@ func CheckFormat(f string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown format %q: want text, json or markdown", f)
+	return fmt.Errorf("unknown format %q: want text, json, markdown or agent", f)
 }
 
 // Options tell the renderers how the user reached the decision.
@@ -50,6 +52,8 @@ func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 	case "text", "":
 		_, err := io.WriteString(w, Text(d, o))
 		return err
+	case "agent":
+		return Agent(w, d)
 	}
 	return CheckFormat(format)
 }
@@ -76,10 +80,56 @@ func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
 	return err
 }
 
+// Disabled writes what a command says when the breaker is off: no
+// decision, the loop may continue. JSON is an object with state DISABLED,
+// allow_continue true and the reason; the agent format writes nothing.
+func Disabled(w io.Writer, format, why string) error {
+	var err error
+	switch format {
+	case "json":
+		var b []byte
+		b, err = json.Marshal(map[string]any{"state": "DISABLED", "allow_continue": true, "reason": why, "notes": []note.Note{}, "failure_context": ""})
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
+		}
+	case "markdown":
+		_, err = io.WriteString(w, DisabledMarkdown(why))
+	case "agent":
+	default:
+		_, err = fmt.Fprintf(w, "loopbreaker: DISABLED (%s): no decision was made; the loop may continue\n", Clean(why))
+	}
+	return err
+}
+
+// DisabledMarkdown is the report of a run the breaker is off for.
+func DisabledMarkdown(why string) string {
+	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", Markdown(why))
+}
+
+// Agent writes the failure context for the agent's next prompt, ending in
+// a newline, or nothing when there is none (CLOSED, no warning, no
+// guidance).
+func Agent(w io.Writer, d *breaker.Decision) error {
+	fc := FailureContext(d)
+	if fc == "" {
+		return nil
+	}
+	_, err := io.WriteString(w, fc+"\n")
+	return err
+}
+
 func verdict(d *breaker.Decision) string {
 	switch {
+	case d.Complete:
+		return doneVerdict
 	case d.State == breaker.Open && d.DryRun:
 		return "OPEN (dry run: would stop the loop)"
+	case d.State == breaker.Open && d.OpenAction == policy.OnOpenPause:
+		return "OPEN: the loop is paused until a person resumes it"
+	case d.State == breaker.Open && d.OpenAction == policy.OnOpenAlert:
+		return "OPEN: alert, the loop goes on"
+	case d.State == breaker.Open && d.OpenAction == policy.OnOpenEscalate:
+		return "OPEN: escalated, the loop goes on with the next model"
 	case d.State == breaker.Open:
 		return "OPEN: stop the loop"
 	case d.State == breaker.HalfOpen:
@@ -113,6 +163,9 @@ const textIndent = "              "
 func Text(d *breaker.Decision, o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loopbreaker: %s\n", verdict(d))
+	if e := Evidence(d); e != "" {
+		fmt.Fprintf(&b, "  complete:   %s\n", e)
+	}
 	if d.Reason != nil {
 		fmt.Fprintf(&b, "  reason:     %s [%s]\n", Clean(*d.Reason), trigger(d))
 	}
@@ -146,6 +199,9 @@ func Text(d *breaker.Decision, o Options) string {
 	if d.NextModel != nil {
 		fmt.Fprintf(&b, "  escalate:   next model %s\n", Clean(*d.NextModel))
 	}
+	if g := d.Guidance; g != nil {
+		fmt.Fprintf(&b, "  guidance:   from %s: %s\n", Clean(g.By), Clean(g.Text))
+	}
 	next, _ := NextSteps(d)
 	label := "  next:       "
 	for i, s := range next {
@@ -168,6 +224,15 @@ func windowScore(d *breaker.Decision) string {
 // stateIcon is the coloured sign of a state in markdown headings.
 var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}
 
+// icon is the sign of a decision in markdown headings: its state's, or ✅
+// when it is complete.
+func icon(d *breaker.Decision) string {
+	if d.Complete {
+		return "✅"
+	}
+	return stateIcon[d.State]
+}
+
 // MarkdownReport is the report of a decision for a job summary, a check
 // run or a PR comment. It leads with what a person needs first: the
 // decision, the reason, the three next steps (and what resets the
@@ -176,7 +241,10 @@ var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpe
 // per-iteration status log, the newest iteration first.
 func MarkdownReport(d *breaker.Decision, o Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", stateIcon[d.State], verdict(d))
+	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", icon(d), verdict(d))
+	if e := Evidence(d); e != "" {
+		fmt.Fprintf(&b, "**Done:** %s.\n\n", e)
+	}
 	if d.Reason != nil {
 		fmt.Fprintf(&b, "**Why:** %s (rule `%s`)\n\n", Markdown(*d.Reason), trigger(d))
 	}
@@ -196,11 +264,14 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 	if d.NextModel != nil {
 		fmt.Fprintf(&b, "**Escalate:** switch the loop to the next model, %s.\n\n", Code(*d.NextModel))
 	}
+	if g := d.Guidance; g != nil {
+		fmt.Fprintf(&b, "**Guidance from %s** (in the agent's next prompt): %s\n\n", Markdown(g.By), Markdown(g.Text))
+	}
 	if names, total := Failing(d); total > 0 {
 		fmt.Fprintf(&b, "**Failing tests (%d):** %s\n\n", total, failingList(names, total))
 	}
 	if c := Chart(d); c != "" {
-		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), ChartLegend)
+		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), Legend(d.Recent))
 	}
 	fmt.Fprintf(&b, "Iteration %d · policy %s · no progress for %d · score %+d (window %s) · last progress %s · ignored while open %d\n\n",
 		d.Iteration, Code(d.Policy), d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), ts(d.LastProgress), d.IgnoredOpen)

@@ -286,7 +286,7 @@ func goGitOnly(t testing.TB, repo *Repo) *Repo {
 		}
 		repo.st, repo.git = fast.Storage, g
 	}
-	repo.loose, repo.packs = newLooseObjects(""), newPackObjects("")
+	repo.loose, repo.packs = newLooseObjects(), newPackObjects()
 	return repo
 }
 

@@ -71,13 +71,24 @@ func equalIgnoringSpace(a, b []byte) bool {
 	for s < n-p && a[len(a)-1-s] == b[len(b)-1-s] {
 		s++
 	}
-	a, b = a[p:len(a)-s], b[p:len(b)-s]
+	return equalSkipping(a[p:len(a)-s], b[p:len(b)-s], isSpace)
+}
+
+// DigitsOnly reports whether new differs from old only in ASCII digits: a
+// rewritten timestamp, counter or version. Equal contents are not a change.
+func DigitsOnly(old, new []byte) bool {
+	return !bytes.Equal(old, new) && equalSkipping(old, new, isDigit)
+}
+
+// equalSkipping reports whether a and b are equal once the bytes skip
+// reports are removed from both.
+func equalSkipping(a, b []byte, skip func(byte) bool) bool {
 	i, j := 0, 0
 	for {
-		for i < len(a) && isSpace(a[i]) {
+		for i < len(a) && skip(a[i]) {
 			i++
 		}
-		for j < len(b) && isSpace(b[j]) {
+		for j < len(b) && skip(b[j]) {
 			j++
 		}
 		if i == len(a) || j == len(b) {
@@ -90,3 +101,5 @@ func equalIgnoringSpace(a, b []byte) bool {
 		j++
 	}
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

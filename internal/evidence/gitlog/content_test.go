@@ -32,12 +32,12 @@ func TestCountTasks(t *testing.T) {
 			// Unknown size (64 KiB buffer), the true size, and a buffer
 			// far smaller than the lines.
 			for _, size := range []int64{-1, int64(len(tt.text)), 0} {
-				got, err := countTasks(strings.NewReader(tt.text), size)
+				got, err := readTaskList(strings.NewReader(tt.text), size)
 				if err != nil {
 					t.Fatalf("countTasks(size %d): %v", size, err)
 				}
-				if got != tt.want {
-					t.Errorf("countTasks(size %d): got %+v, want %+v", size, got, tt.want)
+				if got.counts != tt.want {
+					t.Errorf("countTasks(size %d): got %+v, want %+v", size, got.counts, tt.want)
 				}
 			}
 		})
@@ -172,19 +172,30 @@ func TestDefaultPolicyPaths(t *testing.T) {
 		{"ignore", "vendor/a/b.go", true},
 		{"ignore", ".loopbreaker/record.json", true},
 		{"ignore", ".ralph/status.json", true},
+		{"ignore", ".ralph/.claude_session_id", true},
+		{"ignore", ".ralph/lib/context.sh", false},
 		{"ignore", "go.mod", false},
 		{"protected", ".github/workflows/ci.yml", true},
-		{"protected", "specs/a.md", true},
+		{"protected", "AGENTS.md", true},
+		{"protected", ".ralph/PROMPT.md", true},
+		{"protected", "specs/a.md", false},
+		{"protected", ".ralph/lib/context.sh", false},
 		{"protected", ".ralphrc", true},
 		{"protected", "src/specs.go", false},
 		{"task", ".ralph/fix_plan.md", true},
 		{"task", "@fix_plan.md", true},
 		{"task", "IMPLEMENTATION_PLAN.md", true},
 		{"task", "PLAN.md", false},
+		{"notes", "NOTES.md", true},
+		{"notes", "logs/build.log", true},
+		{"notes", "README.md", false},
+		{"testdata", "tests/fixtures/a.json", true},
+		{"testdata", "tests/a_test.py", false},
 	}
 	for _, tt := range tests {
 		set := map[string]interface{ Match(string) bool }{
 			"test": o.TestPaths, "doc": o.DocPaths, "ignore": o.IgnorePaths, "protected": o.ProtectedPaths, "task": o.TaskFiles,
+			"notes": o.NotesPaths, "testdata": o.TestDataPaths,
 		}[tt.set]
 		if got := set.Match(tt.path); got != tt.want {
 			t.Errorf("default %s paths, Match(%q): got %v, want %v", tt.set, tt.path, got, tt.want)

@@ -2,10 +2,12 @@ package gitlog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -19,8 +21,13 @@ type side struct {
 	mode filemode.FileMode
 }
 
-// rawChange is one tree-diff entry before classification.
-type rawChange struct{ from, to side }
+// rawChange is one tree-diff entry before classification. unreadable,
+// when set, says why its content cannot be read (a directory nested too
+// deep, a tree object that is not in the repository): it counts as changed.
+type rawChange struct {
+	from, to   side
+	unreadable string
+}
 
 // treeChanges diffs two trees (nil: the empty tree) with rename detection.
 // Subtrees with equal hashes are skipped without being read, so the cost
@@ -63,19 +70,29 @@ func (r *Repo) treeEntries(h plumbing.Hash) ([]object.TreeEntry, error) {
 }
 
 // diffTrees appends the file-level changes between trees a and b (zero hash:
-// empty) under prefix.
+// empty) under prefix. A directory nested deeper than maxTreeDepth, or one
+// whose tree object is not in the repository, is one unreadable change.
 func (r *Repo) diffTrees(a, b plumbing.Hash, prefix string, depth int, out *[]rawChange) error {
 	if a == b {
 		return nil
 	}
 	if depth > maxTreeDepth {
-		return fmt.Errorf("diff trees %s and %s in %s: deeper than %d levels", a, b, r.dir, maxTreeDepth)
+		r.unreadableDir(a, b, prefix, fmt.Sprintf("nested deeper than %d directories", maxTreeDepth), out)
+		return nil
 	}
 	ea, err := r.treeEntries(a)
+	if isMissing(err) && prefix != "" {
+		r.unreadableDir(a, b, prefix, fmt.Sprintf("tree %s is not in the repository", a), out)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	eb, err := r.treeEntries(b)
+	if isMissing(err) && prefix != "" {
+		r.unreadableDir(a, b, prefix, fmt.Sprintf("tree %s is not in the repository", b), out)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -119,6 +136,20 @@ func (r *Repo) diffTrees(a, b plumbing.Hash, prefix string, depth int, out *[]ra
 		}
 	}
 	return nil
+}
+
+// unreadableDir records a directory whose content the diff cannot read as
+// one changed path.
+func (r *Repo) unreadableDir(a, b plumbing.Hash, prefix, why string, out *[]rawChange) {
+	p := strings.TrimSuffix(prefix, "/")
+	c := rawChange{unreadable: why}
+	if !a.IsZero() {
+		c.from = side{p, a, filemode.Dir}
+	}
+	if !b.IsZero() {
+		c.to = side{p, b, filemode.Dir}
+	}
+	*out = append(*out, c)
 }
 
 // oneSide records an entry present on one side only (a whole directory
@@ -205,6 +236,10 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 		return obj, nil
 	}
 	obj, err := r.st.EncodedObject(plumbing.BlobObject, h) // this package's readers first
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.st.HasEncodedObject(h) == nil {
+		// There, but not a blob: damaged, not missing.
+		return nil, fmt.Errorf("read blob %s in %s: the object is not a blob", h, r.dir)
+	}
 	if err != nil {
 		return nil, r.objectError("blob", h, err)
 	}
@@ -270,12 +305,19 @@ func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
 		default:
 			fc.Status = StatusModified
 		}
-		if err := r.compare(&fc, c, o.MaxFileBytes); err != nil {
+		why, err := r.compare(&fc, c, o.MaxFileBytes)
+		if err != nil {
 			return Change{}, fmt.Errorf("compare %s: %w", fc.Path, err)
 		}
+		if why != "" {
+			fc.Unreadable = true
+			ch.Unreadable = append(ch.Unreadable, fmt.Sprintf("%s (%s)", shortPath(fc.Path), why))
+		}
 		fc.Ignored = r.match(o.IgnorePaths, fc.Path) && (fc.OldPath == "" || r.match(o.IgnorePaths, fc.OldPath))
-		fc.Test = r.match(o.TestPaths, fc.Path)
+		fc.TestData = r.match(o.TestDataPaths, fc.Path)
+		fc.Test = !fc.TestData && r.match(o.TestPaths, fc.Path)
 		fc.Doc = r.match(o.DocPaths, fc.Path)
+		fc.Notes = r.match(o.NotesPaths, fc.Path)
 		newProtected := r.match(o.ProtectedPaths, fc.Path)
 		oldProtected := fc.OldPath != "" && r.match(o.ProtectedPaths, fc.OldPath)
 		fc.Protected = newProtected || oldProtected
@@ -314,30 +356,41 @@ func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
 	})
 	sort.Strings(ch.ProtectedDeleted)
 	sort.Strings(ch.ProtectedModified)
+	sort.Strings(ch.Unreadable)
 	return ch, nil
 }
 
 // compare fills the content facts of one change: sizes, binary, large,
-// generated, whitespace-only and line counts.
-func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) error {
+// generated, whitespace-only, digits-only and line counts. It returns why
+// the content could not be read ("" when it could): an object that is not
+// in the repository, or a directory the diff did not descend into.
+func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) (string, error) {
+	if c.unreadable != "" {
+		return c.unreadable, nil
+	}
 	fromBlob := c.from.path != "" && isBlobMode(c.from.mode)
 	toBlob := c.to.path != "" && isBlobMode(c.to.mode)
+	fc.Submodule = (c.from.path != "" && c.from.mode == filemode.Submodule) || (c.to.path != "" && c.to.mode == filemode.Submodule)
 	var oldObj, newObj plumbing.EncodedObject
 	var err error
 	if fromBlob {
-		if oldObj, err = r.blob(c.from.hash); err != nil {
-			return err
+		if oldObj, err = r.blob(c.from.hash); isMissing(err) {
+			return fmt.Sprintf("blob %s is not in the repository: a partial clone, or a copy without large files?", c.from.hash), nil
+		} else if err != nil {
+			return "", err
 		}
 		fc.OldSize = oldObj.Size()
 	}
 	if toBlob {
-		if newObj, err = r.blob(c.to.hash); err != nil {
-			return err
+		if newObj, err = r.blob(c.to.hash); isMissing(err) {
+			return fmt.Sprintf("blob %s is not in the repository: a partial clone, or a copy without large files?", c.to.hash), nil
+		} else if err != nil {
+			return "", err
 		}
 		fc.NewSize = newObj.Size()
 	}
 	if !fromBlob && !toBlob {
-		return nil // submodule commits: nothing to read
+		return "", nil // submodule commits: nothing to read
 	}
 	same := fromBlob && toBlob && c.from.hash == c.to.hash // a mode change or a pure rename
 	limit := maxBytes
@@ -351,12 +404,12 @@ func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) error {
 	var oldData, newData []byte
 	if fromBlob {
 		if oldData, err = r.readBlob(oldObj, limit); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if toBlob {
 		if newData, err = r.readBlob(newObj, limit); err != nil {
-			return err
+			return "", err
 		}
 	}
 	fc.Binary = isBinary(oldData) || isBinary(newData)
@@ -366,11 +419,26 @@ func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) error {
 		fc.Generated = !isBinary(oldData) && isGenerated(oldData)
 	}
 	if fc.Binary || fc.Large || same {
-		return nil
+		return "", nil
 	}
 	fc.Added, fc.Deleted = lineStat(oldData, newData)
-	if fc.Status == StatusModified && fromBlob && toBlob && equalIgnoringSpace(oldData, newData) {
-		fc.WhitespaceOnly = true
+	if fc.Status == StatusModified && fromBlob && toBlob {
+		fc.WhitespaceOnly = equalIgnoringSpace(oldData, newData)
+		fc.DigitsOnly = !fc.WhitespaceOnly && DigitsOnly(oldData, newData)
 	}
-	return nil
+	return "", nil
+}
+
+// shortPath keeps the end of a long path for a note: at most 80 bytes,
+// cut at a rune's start.
+func shortPath(p string) string {
+	const most = 80
+	if len(p) <= most {
+		return p
+	}
+	i := len(p) - most
+	for i < len(p) && !utf8.RuneStart(p[i]) {
+		i++
+	}
+	return "…" + p[i:]
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/google/go-cmp/cmp"
 )
@@ -47,6 +48,51 @@ func TestDiffClassification(t *testing.T) {
 				{Path: "go.sum", Status: StatusModified, Added: 1, OldSize: 10, NewSize: 20, Ignored: true},
 				{Path: "web/package-lock.json", Status: StatusModified, Added: 1, Deleted: 1, OldSize: 3, NewSize: 8, Ignored: true},
 			}},
+		},
+		{
+			name:   "digits only",
+			before: map[string]string{"status.json": "{\"run\": 41, \"at\": \"2026-01-04T07:38:50Z\"}\n", "a.go": goFile},
+			edit: func(r *testRepo) {
+				r.write("status.json", "{\"run\": 42, \"at\": \"2026-01-04T07:44:51Z\"}\n").write("a.go", strings.Replace(goFile, "1", "2", 1))
+			},
+			want: Change{
+				Files: []FileChange{
+					{Path: "a.go", Status: StatusModified, Added: 1, Deleted: 1, OldSize: 38, NewSize: 38, DigitsOnly: true, Meaningful: true},
+					{Path: "status.json", Status: StatusModified, Added: 1, Deleted: 1, OldSize: 42, NewSize: 42, DigitsOnly: true, Meaningful: true},
+				},
+				MeaningfulFiles: 2,
+				MeaningfulLines: 4,
+			},
+		},
+		{
+			name:   "notes, test data and tests",
+			before: map[string]string{"a.go": goFile},
+			edit: func(r *testRepo) {
+				r.write("NOTES.md", "tried x\n").write("tests/fixtures/in.json", "{}\n").write("tests/a_test.py", "def test(): pass\n")
+			},
+			want: Change{
+				Files: []FileChange{
+					{Path: "NOTES.md", Status: StatusAdded, Added: 1, NewSize: 8, Doc: true, Notes: true, Meaningful: true},
+					{Path: "tests/a_test.py", Status: StatusAdded, Added: 1, NewSize: 17, Test: true, Meaningful: true},
+					{Path: "tests/fixtures/in.json", Status: StatusAdded, Added: 1, NewSize: 3, TestData: true, Meaningful: true},
+				},
+				MeaningfulFiles: 3,
+				MeaningfulLines: 3,
+				TestLines:       1,
+				DocFiles:        1,
+			},
+		},
+		{
+			name:   "submodule pointer",
+			before: map[string]string{"a.go": goFile},
+			edit: func(r *testRepo) {
+				r.files["lib/dep"] = testFile{plumbing.NewHash("1111111111111111111111111111111111111111"), filemode.Submodule}
+				r.dirty("lib/dep")
+			},
+			want: Change{
+				Files:           []FileChange{{Path: "lib/dep", Status: StatusAdded, Submodule: true, Meaningful: true}},
+				MeaningfulFiles: 1,
+			},
 		},
 		{
 			name:   "loop state and vendor",
@@ -122,17 +168,18 @@ func TestDiffClassification(t *testing.T) {
 		},
 		{
 			name:   "protected deletion",
-			before: map[string]string{"specs/api.md": "# API\n", "AGENTS.md": "rules\n", "src/a.go": goFile},
-			edit:   func(r *testRepo) { r.remove("specs/api.md").remove("AGENTS.md") },
+			before: map[string]string{".github/workflows/ci.yml": "on: push\n", "AGENTS.md": "rules\n", "specs/api.md": "# API\n", "src/a.go": goFile},
+			edit:   func(r *testRepo) { r.remove(".github/workflows/ci.yml").remove("AGENTS.md").remove("specs/api.md") },
 			want: Change{
 				Files: []FileChange{
+					{Path: ".github/workflows/ci.yml", Status: StatusDeleted, Deleted: 1, OldSize: 9, Protected: true, Meaningful: true},
 					{Path: "AGENTS.md", Status: StatusDeleted, Deleted: 1, OldSize: 6, Doc: true, Protected: true, Meaningful: true},
-					{Path: "specs/api.md", Status: StatusDeleted, Deleted: 1, OldSize: 6, Doc: true, Protected: true, Meaningful: true},
+					{Path: "specs/api.md", Status: StatusDeleted, Deleted: 1, OldSize: 6, Doc: true, Meaningful: true},
 				},
-				MeaningfulFiles:  2,
-				MeaningfulLines:  2,
+				MeaningfulFiles:  3,
+				MeaningfulLines:  3,
 				DocFiles:         2,
-				ProtectedDeleted: []string{"AGENTS.md", "specs/api.md"},
+				ProtectedDeleted: []string{".github/workflows/ci.yml", "AGENTS.md"},
 			},
 		},
 		{
@@ -213,10 +260,11 @@ func TestDiffClassification(t *testing.T) {
 			o := defaultOpts(t, "")
 			o.MaxFileBytes = tt.maxB
 			repo := r.open()
-			got, _, err := repo.Diff(before.String(), after.String(), o)
+			rg, err := repo.Diff(before.String(), after.String(), o)
 			if err != nil {
 				t.Fatalf("Diff: %v", err)
 			}
+			got := &rg.Change
 			if diff := cmp.Diff(&tt.want, got, cmp.Comparer(func(a, b []FileChange) bool {
 				return cmp.Equal(a, b) || (len(a) == 0 && len(b) == 0)
 			})); diff != "" {
@@ -239,10 +287,11 @@ func TestDiffFromEmptyTree(t *testing.T) {
 	r := newTestRepo(t)
 	r.write("fix_plan.md", "- [x] a\n- [ ] b\n").commit("one\n")
 	c2 := r.write("b.txt", "b\n").commit("two\n")
-	ch, tasks, err := r.open().Diff("", c2.String(), defaultOpts(t, ""))
+	rg, err := r.open().Diff("", c2.String(), defaultOpts(t, ""))
 	if err != nil {
 		t.Fatalf("Diff: %v", err)
 	}
+	ch, tasks := rg.Change, rg.Tasks
 	if ch.MeaningfulFiles != 2 || len(ch.Files) != 2 {
 		t.Errorf("got %d meaningful of %d files, want 2 of 2", ch.MeaningfulFiles, len(ch.Files))
 	}
@@ -259,10 +308,11 @@ func TestDiffLargeFileIsStreamed(t *testing.T) {
 	after := r.write("big.txt", big+"tail\n").commit("two\n")
 	o := defaultOpts(t, "")
 	o.MaxFileBytes = 1 << 20
-	ch, _, err := r.open().Diff(before.String(), after.String(), o)
+	rg, err := r.open().Diff(before.String(), after.String(), o)
 	if err != nil {
 		t.Fatalf("Diff: %v", err)
 	}
+	ch := rg.Change
 	want := []FileChange{{Path: "big.txt", Status: StatusModified, Large: true, OldSize: int64(len(big)), NewSize: int64(len(big) + 5), Meaningful: true}}
 	if diff := cmp.Diff(want, ch.Files); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
@@ -282,10 +332,11 @@ func TestDiffManyRenames(t *testing.T) {
 		r.write(fmt.Sprintf("new/f%02d.txt", i), numbered(fmt.Sprintf("file %d", i), 20)+"more\n")
 	}
 	after := r.commit("after\n")
-	ch, _, err := r.open().Diff(before.String(), after.String(), defaultOpts(t, ""))
+	rg, err := r.open().Diff(before.String(), after.String(), defaultOpts(t, ""))
 	if err != nil {
 		t.Fatalf("Diff: %v", err)
 	}
+	ch := rg.Change
 	if len(ch.Files) != 20 {
 		t.Fatalf("got %d files, want 20 renames", len(ch.Files))
 	}

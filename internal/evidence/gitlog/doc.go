@@ -8,13 +8,19 @@
 // by another user and in minimal images. Objects are read by this package's
 // own readers where they can be (loose objects, and version 2 pack files
 // mapped into memory, with delta chains resolved against a bounded cache),
-// and by go-git otherwise (alternates, linked work trees, objects over the
-// size limit, platforms without memory mapping). An object the readers find
-// damaged is an error naming its file or pack, never read again through
-// go-git. go-git also resolves references and revisions, reading objects
-// through the same readers. Blobs are kept in a bounded cache for their
-// second use (a file's content is the new side of one diff and the old
-// side of the next).
+// and by go-git otherwise (objects over the size limit, packs with a version
+// 1 index or stored as links, platforms without memory mapping). An object
+// the readers find damaged is an error naming its file or pack, never read
+// again through go-git; so is a pack or index that another process truncates
+// while it is mapped (the memory fault is caught, not a crash). A linked
+// work tree reads the objects of its common directory, and a repository made
+// with git clone --shared or --reference those of its alternate object
+// stores (objects/info/alternates), by both readers: the stores are found as
+// git finds them (relative paths from the objects directory that names them,
+// at most five levels of nesting). go-git also resolves references and
+// revisions, reading objects through the same readers. Blobs are kept in a
+// bounded cache for their second use (a file's content is the new side of
+// one diff and the old side of the next).
 //
 // # Iterations
 //
@@ -55,7 +61,28 @@
 //
 // A change is meaningful unless its paths are all ignored
 // (Options.IgnorePaths), it only changes whitespace, or the file carries a
-// "Code generated ... DO NOT EDIT." header.
+// "Code generated ... DO NOT EDIT." header. A file change also says whether
+// it changes digits only (a rewritten timestamp or counter), whether the
+// path is a notes file (Options.NotesPaths), test data
+// (Options.TestDataPaths, never a test file then) or a submodule, whose
+// pointer moving is a change without line counts; the breaker decides what
+// to count.
+//
+// An object that is not in the repository (a partial clone, a copy without
+// large files) does not stop the walk: the file counts as changed, marked
+// Unreadable, and a note names the commit and the object. So does a
+// directory nested deeper than the diff descends (256 levels). A damaged
+// object is still an error.
+//
+// # Tasks
+//
+// The task lists' checkboxes are read at each commit. A task is identified
+// by its file and its text, lowercased with its spacing collapsed; a
+// commit's TaskChange lists the tasks it checked (ticked, ticked with its
+// text edited, or added already checked) and counts those it unchecked.
+// Tasks are followed through the lists by their text, in all task files
+// together, then edited tasks by their place (see compareTasks). The tasks
+// checked at the base are listed too (History.BaseChecked).
 //
 // Paths are returned as git stores them, byte for byte; they may not be
 // valid UTF-8.

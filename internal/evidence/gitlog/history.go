@@ -3,6 +3,7 @@ package gitlog
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -189,7 +190,8 @@ func (r *Repo) endChain(h *History, w firstParentWalk, base baseChoice, max int)
 }
 
 // addEvidence fills h.Commits (oldest first) with each commit's metadata,
-// change against its first parent and task counts, and h.BaseTasks.
+// change against its first parent and task counts, and h.BaseTasks and
+// h.BaseChecked.
 func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Hash, opts Options) error {
 	prevTree, err := r.treeBefore(chain, base)
 	if err != nil {
@@ -199,9 +201,12 @@ func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Has
 	if err != nil {
 		return err
 	}
-	if h.BaseTasks, err = tracker.counts(); err != nil {
+	prevTasks, err := tracker.state()
+	if err != nil {
 		return err
 	}
+	h.BaseTasks, h.BaseChecked = prevTasks.counts, prevTasks.checked()
+	unreadable := 0
 	h.Commits = make([]Commit, 0, len(chain))
 	for i := len(chain) - 1; i >= 0; i-- {
 		c := chain[i]
@@ -218,13 +223,64 @@ func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Has
 		if cm.Change, err = r.classify(raw, opts); err != nil {
 			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
+		if n := len(cm.Change.Unreadable); n > 0 {
+			if unreadable < maxUnreadableNotes {
+				h.Notes = append(h.Notes, unreadableNote(c.Hash, cm.Change.Unreadable))
+			}
+			unreadable++
+		}
 		tracker.apply(raw)
-		if cm.Tasks, err = tracker.counts(); err != nil {
+		tasks, err := tracker.state()
+		if err != nil {
 			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
+		cm.Tasks = cloneTasks(tasks.counts)
+		cm.CurrentTask = cloneCurrent(tasks.current)
+		if tasks.counts != nil || prevTasks.counts != nil {
+			cm.TaskChange = &TaskChange{}
+			if tasks != prevTasks {
+				*cm.TaskChange = compareTasks(prevTasks.entries, tasks.entries)
+			}
+		}
+		prevTasks = tasks
 		h.Commits = append(h.Commits, cm)
 	}
+	if unreadable > maxUnreadableNotes {
+		h.Notes = append(h.Notes, fmt.Sprintf("%d commits in all changed objects that are not in the repository", unreadable))
+	}
+	h.Notes = append(h.Notes, tracker.notes...)
 	return nil
+}
+
+// maxUnreadableNotes bounds the notes about objects that are not in the
+// repository: one per commit up to it, then a count.
+const maxUnreadableNotes = 5
+
+// unreadableNote names a commit and the objects of it that could not be
+// read.
+func unreadableNote(commit plumbing.Hash, what []string) string {
+	list := what
+	more := ""
+	if len(list) > 3 {
+		list, more = list[:3], fmt.Sprintf(" and %d more", len(what)-3)
+	}
+	return fmt.Sprintf("commit %s: counted as changed without reading %s%s", short(commit), strings.Join(list, ", "), more)
+}
+
+func cloneCurrent(c *CurrentTask) *CurrentTask {
+	if c == nil {
+		return nil
+	}
+	v := *c
+	return &v
+}
+
+func cloneTasks(t *Tasks) *Tasks {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
 }
 
 // treeBefore returns the tree the oldest iteration of chain (newest first)
@@ -515,47 +571,60 @@ func describe(c *object.Commit) Commit {
 	return cm
 }
 
-// Diff returns the change between two commits (from "" is the empty tree)
-// and the task counts at to. Both may be any revision Resolve accepts. It is
-// used when iterations come from ledger records, one record covering every
-// commit since the previous record's.
-func (r *Repo) Diff(from, to string, opts Options) (*Change, *Tasks, error) {
+// Diff returns the change between two commits (from "" is the empty tree),
+// the task counts at to and what happened to the tasks between them. Both
+// may be any revision Resolve accepts. It is used when iterations come
+// from ledger records, one record covering every commit since the previous
+// record's.
+func (r *Repo) Diff(from, to string, opts Options) (*Range, error) {
 	opts = opts.withDefaults()
 	var fromTree *object.Tree
 	if from != "" {
 		fh, err := r.resolve(from)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		fc, err := r.commit(fh)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if fromTree, err = r.tree(fc.TreeHash); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	th, err := r.resolve(to)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tc, err := r.commit(th)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	toTree, err := r.tree(tc.TreeHash)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ch, err := r.classifiedChange(fromTree, toTree, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	tasks, err := r.tasksAt(toTree, opts)
+	rg := &Range{Change: ch}
+	if len(ch.Unreadable) > 0 {
+		rg.Notes = append(rg.Notes, unreadableNote(th, ch.Unreadable))
+	}
+	before, notes, err := r.taskStateAt(orEmpty(fromTree), opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return &ch, tasks, nil
+	after, notesAfter, err := r.taskStateAt(toTree, opts)
+	if err != nil {
+		return nil, err
+	}
+	rg.Notes = append(append(rg.Notes, notes...), notesAfter...)
+	rg.Tasks = after.counts
+	rg.CurrentTask = cloneCurrent(after.current)
+	rg.TaskChange = compareTasks(before.entries, after.entries)
+	return rg, nil
 }
 
 // classifiedChange diffs and classifies two trees (nil: the empty tree),
@@ -585,13 +654,17 @@ func (r *Repo) classifiedChange(from, to *object.Tree, opts Options) (Change, er
 	return ch, nil
 }
 
-// tasksAt counts the task checkboxes of a whole tree.
-func (r *Repo) tasksAt(tree *object.Tree, opts Options) (*Tasks, error) {
+// taskStateAt reads the task lists of a whole tree.
+func (r *Repo) taskStateAt(tree *object.Tree, opts Options) (*taskState, []string, error) {
 	tracker, err := r.newTaskTracker(opts.TaskFiles, tree)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tracker.counts()
+	st, err := tracker.state()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, tracker.notes, nil
 }
 
 // Describe returns one commit's metadata (any revision Resolve accepts):
@@ -612,22 +685,27 @@ func (r *Repo) Describe(rev string) (*Commit, error) {
 	return &cm, nil
 }
 
-// TasksAt counts the task checkboxes of the task files at a revision; nil
-// when there is no task file.
-func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, error) {
+// TasksAt counts the task checkboxes of the task files at a revision (nil
+// when there is no task file) and lists the identities of the checked
+// tasks.
+func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, []string, error) {
 	h, err := r.resolve(rev)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := r.commit(h)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tree, err := r.tree(c.TreeHash)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return r.tasksAt(tree, opts)
+	st, _, err := r.taskStateAt(tree, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.counts, st.checked(), nil
 }
 
 // CommitInfo returns one commit (any revision Resolve accepts) with its
@@ -666,8 +744,10 @@ func (r *Repo) CommitInfo(rev string, opts Options) (*Commit, error) {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 	}
-	if cm.Tasks, err = r.tasksAt(tree, opts); err != nil {
+	st, _, err := r.taskStateAt(tree, opts)
+	if err != nil {
 		return nil, err
 	}
+	cm.Tasks = st.counts
 	return &cm, nil
 }

@@ -33,6 +33,8 @@ func defaultOpts(t testing.TB, base string) Options {
 		Base:           base,
 		IgnorePaths:    compile("ignore_paths", p.Progress.IgnorePaths),
 		TestPaths:      compile("test_paths", p.Progress.TestPaths),
+		TestDataPaths:  compile("test_data_paths", p.Progress.TestDataPaths),
+		NotesPaths:     compile("notes_paths", p.Progress.NotesPaths),
 		DocPaths:       compile("doc_paths", p.Progress.DocPaths),
 		TaskFiles:      compile("task_files", p.Progress.TaskFiles),
 		ProtectedPaths: compile("protected_paths", p.Rules.ProtectedPath.ProtectedPaths),
@@ -416,7 +418,7 @@ func TestHistoryShallow(t *testing.T) {
 		if !info.Shallow || len(info.Change.Files) != 0 {
 			t.Errorf("CommitInfo(boundary): got shallow %v with %d files, want shallow with no change", info.Shallow, len(info.Change.Files))
 		}
-		_, _, err = repo.Diff(c[1].String(), c[4].String(), defaultOpts(t, ""))
+		_, err = repo.Diff(c[1].String(), c[4].String(), defaultOpts(t, ""))
 		if err == nil || !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), c[1].String()) || !strings.Contains(err.Error(), r.dir) {
 			t.Errorf("Diff from a missing commit: got %v, want an unknown-revision error naming %s and the repository", err, c[1])
 		}
@@ -622,24 +624,66 @@ func TestHistoryNonUTF8Path(t *testing.T) {
 	}
 }
 
+// TestHistoryMissingObject: a blob that is not in the repository (a
+// partial clone, a copy without large files) does not stop the walk: its
+// file counts as changed, a note names the commit and the object, and the
+// task file whose blob is missing is left out with a note.
 func TestHistoryMissingObject(t *testing.T) {
 	t.Parallel()
 	r := newTestRepo(t)
-	c1 := r.write("a.txt", "a\n").commit("one\n")
-	r.write("a.txt", "b\n").commit("two\n")
+	c1 := r.write("a.txt", "a\n").write("fix_plan.md", "- [ ] one\n").commit("one\n")
+	c2 := r.write("a.txt", "b\n").commit("two\n")
 	blob := r.files["a.txt"].hash
+	r.write("fix_plan.md", "- [x] one\n").commit("three\n")
+	plan := r.files["fix_plan.md"].hash
+	r.write("c.txt", "c\n").commit("four\n")
 	r.removeObject(blob)
-	_, err := r.open().History(defaultOpts(t, c1.String()))
-	if err == nil {
-		t.Fatalf("History with a missing blob: got no error, want one")
+	r.removeObject(plan)
+	h, err := r.open().History(defaultOpts(t, c1.String()))
+	if err != nil {
+		t.Fatalf("History with a missing blob: %v", err)
 	}
-	for _, part := range []string{blob.String(), r.dir, "a.txt"} {
-		if !strings.Contains(err.Error(), part) {
-			t.Errorf("History with a missing blob: got error %q, want it to contain %q", err, part)
+	if len(h.Commits) != 3 {
+		t.Fatalf("got %d commits, want 3", len(h.Commits))
+	}
+	ch := h.Commits[0].Change
+	want := []FileChange{{Path: "a.txt", Status: StatusModified, OldSize: 2, Unreadable: true, Meaningful: true}}
+	if diff := cmp.Diff(want, ch.Files); diff != "" {
+		t.Errorf("commit two (-want +got):\n%s", diff)
+	}
+	if ch.MeaningfulFiles != 1 {
+		t.Errorf("commit two: got %d meaningful files, want the unreadable file counted", ch.MeaningfulFiles)
+	}
+	notes := strings.Join(h.Notes, "\n")
+	for _, part := range []string{short(c2), blob.String(), "a.txt", plan.String(), "fix_plan.md"} {
+		if !strings.Contains(notes, part) {
+			t.Errorf("notes %q: want them to name %s", h.Notes, part)
 		}
 	}
-	if !errors.Is(err, ErrUnknownRevision) {
-		t.Errorf("History with a missing blob: got error %q, want it to wrap %q", err, ErrUnknownRevision)
+	// The next commit's diff reads the missing blob as its old side.
+	if f := h.Commits[1].Change.Files; len(f) != 1 || !f[0].Unreadable {
+		t.Errorf("commit three: got %+v, want fix_plan.md changed, its new blob unreadable", f)
+	}
+}
+
+// TestHistoryTooDeep: a directory nested deeper than the diff descends is
+// one changed path with a note, not an error.
+func TestHistoryTooDeep(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("a.txt", "a\n").commit("one\n")
+	deep := strings.Repeat("d/", maxTreeDepth+5) + "x.txt"
+	c2 := r.write(deep, "x\n").commit("deep\n")
+	h, err := r.open().History(defaultOpts(t, c1.String()))
+	if err != nil {
+		t.Fatalf("History with a deep tree: %v", err)
+	}
+	ch := h.Commits[0].Change
+	if ch.MeaningfulFiles != 1 || len(ch.Files) != 1 || !ch.Files[0].Unreadable || !strings.HasPrefix(deep, ch.Files[0].Path) {
+		t.Errorf("got %+v, want one unreadable change for a directory on the path to %s", ch.Files, deep)
+	}
+	if notes := strings.Join(h.Notes, "\n"); !strings.Contains(notes, short(c2)) || !strings.Contains(notes, "deeper than") {
+		t.Errorf("notes %q: want one naming %s and the depth", h.Notes, short(c2))
 	}
 }
 
@@ -703,7 +747,7 @@ func TestHistoryChainOnly(t *testing.T) {
 	}
 	for i, cm := range chain.Commits {
 		want := full.Commits[i]
-		want.Change, want.Tasks = Change{}, nil
+		want.Change, want.Tasks, want.TaskChange, want.CurrentTask = Change{}, nil, nil, nil
 		if diff := cmp.Diff(want, cm); diff != "" {
 			t.Errorf("commit %d (-want +got):\n%s", i, diff)
 		}
@@ -737,11 +781,11 @@ func TestDescribeAndTasksAt(t *testing.T) {
 			t.Fatalf("Describe(%s): %v", rev, err)
 		}
 		want := *info
-		want.Change, want.Tasks = Change{}, nil
+		want.Change, want.Tasks, want.TaskChange = Change{}, nil, nil
 		if diff := cmp.Diff(&want, got); diff != "" {
 			t.Errorf("Describe(%s) (-want +got):\n%s", rev, diff)
 		}
-		tasks, err := repo.TasksAt(rev, opts)
+		tasks, _, err := repo.TasksAt(rev, opts)
 		if err != nil {
 			t.Fatalf("TasksAt(%s): %v", rev, err)
 		}
@@ -749,14 +793,14 @@ func TestDescribeAndTasksAt(t *testing.T) {
 			t.Errorf("TasksAt(%s) (-CommitInfo +TasksAt):\n%s", rev, diff)
 		}
 	}
-	if tasks, _ := repo.TasksAt(c2.String(), opts); tasks == nil || *tasks != (Tasks{Done: 1, Total: 2}) {
+	if tasks, _, _ := repo.TasksAt(c2.String(), opts); tasks == nil || *tasks != (Tasks{Done: 1, Total: 2}) {
 		t.Errorf("TasksAt(c2): got %v, want 1 of 2 done", tasks)
 	}
 	for _, rev := range []string{"nope", strings.Repeat("cd", 20)} {
 		if _, err := repo.Describe(rev); err == nil || !strings.Contains(err.Error(), r.dir) {
 			t.Errorf("Describe(%q): got %v, want an error naming the repository", rev, err)
 		}
-		if _, err := repo.TasksAt(rev, opts); err == nil {
+		if _, _, err := repo.TasksAt(rev, opts); err == nil {
 			t.Errorf("TasksAt(%q): got no error", rev)
 		}
 	}

@@ -17,24 +17,30 @@ import (
 )
 
 // looseObjects reads loose objects (objects/xx/yyyy..., zlib-compressed)
-// straight from the objects directory. They are the objects a loop's own
-// commits are written as, and go-git opens each one through a
-// symbolic-link-resolving file system layer (several lstat calls) and
-// allocates a new zlib reader for it: in a check over a long loop that was
-// most of the run. Objects that are not loose (packed, in an alternate
-// object store), over the large-object threshold, of another type than
-// asked for, or stored as symbolic links are left to go-git. A loose
-// object that is there but cannot be read (damaged, unreadable) is an
-// error naming its file.
+// straight from the objects directories: the repository's own, then its
+// alternate object stores. They are the objects a loop's own commits are
+// written as, and go-git opens each one through a symbolic-link-resolving
+// file system layer (several lstat calls) and allocates a new zlib reader
+// for it: in a check over a long loop that was most of the run. Objects
+// that are not loose (packed), over the large-object threshold, of
+// another type than asked for, or stored as symbolic links are left to
+// go-git. A loose object that is there but cannot be read (damaged,
+// unreadable) is an error naming its file.
 type looseObjects struct {
-	dir     string                     // the objects directory; "" disables
-	scanned bool                       // the objects directory was listed
-	listed  [256]bool                  // fan-out directories listed so far
-	names   [256]map[string]struct{}   // their entries (nil: none, or too many)
-	br      *bufio.Reader              // reused for each file
-	zr      io.ReadCloser              // reused zlib reader (zlib.Resetter)
-	head    [maxLooseHeader]byte       // "type size\x00"
-	sized   map[plumbing.Hash]rawSized // object sizes from headers
+	dirs  []*looseDir                // searched in order
+	br    *bufio.Reader              // reused for each file
+	zr    io.ReadCloser              // reused zlib reader (zlib.Resetter)
+	head  [maxLooseHeader]byte       // "type size\x00"
+	sized map[plumbing.Hash]rawSized // object sizes from headers
+}
+
+// looseDir is one objects directory and what is known of its listing.
+type looseDir struct {
+	path    string                   // the objects directory
+	name    string                   // how errors name it: "objects", or an alternate's path
+	scanned bool                     // the objects directory was listed
+	listed  [256]bool                // fan-out directories listed so far
+	names   [256]map[string]struct{} // their entries (nil: none, or too many)
 }
 
 // maxLooseListing bounds the entries remembered for one fan-out directory;
@@ -53,61 +59,67 @@ type rawSized struct {
 	size int64
 }
 
-// newLooseObjects returns the reader of gitDir's loose objects, or a
-// disabled one when gitDir is not a plain repository directory (a linked
-// work tree's objects live in its common directory: go-git handles those).
-func newLooseObjects(gitDir string) *looseObjects {
+// newLooseObjects returns the reader of the loose objects in the given
+// objects directories, searched in order: the repository's own first,
+// named "objects" in errors, then its alternates, named by their paths.
+// An empty path is skipped; with none the reader reads nothing.
+func newLooseObjects(dirs ...string) *looseObjects {
 	l := &looseObjects{sized: map[plumbing.Hash]rawSized{}}
-	if gitDir == "" {
-		return l
+	for i, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		name := dir
+		if i == 0 {
+			name = filepath.Base(dir)
+		}
+		l.dirs = append(l.dirs, &looseDir{path: dir, name: name})
 	}
-	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
-		return l
-	}
-	objects := filepath.Join(gitDir, "objects")
-	if st, err := os.Lstat(objects); err != nil || !st.IsDir() {
-		return l
-	}
-	l.dir = objects
 	return l
 }
 
-// has reports whether h is a loose object, listing its fan-out directory
-// on first use.
-func (l *looseObjects) has(h plumbing.Hash) bool {
-	if l.dir == "" {
-		return false
+// find returns the objects directory holding h as a loose object, or nil.
+func (l *looseObjects) find(h plumbing.Hash) *looseDir {
+	for _, d := range l.dirs {
+		if d.has(h) {
+			return d
+		}
 	}
-	if !l.scanned {
+	return nil
+}
+
+// has reports whether h is a loose object here, listing its fan-out
+// directory on first use.
+func (d *looseDir) has(h plumbing.Hash) bool {
+	if !d.scanned {
 		// One listing of the objects directory settles every fan-out
 		// directory that does not exist (in a packed clone, most of them).
-		l.scanned = true
-		ents, err := os.ReadDir(l.dir)
+		d.scanned = true
+		ents, err := os.ReadDir(d.path)
 		if err == nil {
-			l.listed = [256]bool{}
-			for i := range l.listed {
-				l.listed[i] = true
+			for i := range d.listed {
+				d.listed[i] = true
 			}
 			for _, e := range ents {
 				if b, err := hex.DecodeString(e.Name()); err == nil && len(b) == 1 && e.IsDir() {
-					l.listed[b[0]] = false
+					d.listed[b[0]] = false
 				}
 			}
 		}
 	}
 	b := h[0]
-	if !l.listed[b] {
-		l.listed[b] = true
-		ents, err := os.ReadDir(filepath.Join(l.dir, hex.EncodeToString(h[:1])))
+	if !d.listed[b] {
+		d.listed[b] = true
+		ents, err := os.ReadDir(filepath.Join(d.path, hex.EncodeToString(h[:1])))
 		if err == nil && len(ents) <= maxLooseListing {
 			m := make(map[string]struct{}, len(ents))
 			for _, e := range ents {
 				m[e.Name()] = struct{}{}
 			}
-			l.names[b] = m
+			d.names[b] = m
 		}
 	}
-	_, ok := l.names[b][hex.EncodeToString(h[1:])]
+	_, ok := d.names[b][hex.EncodeToString(h[1:])]
 	return ok
 }
 
@@ -118,8 +130,8 @@ var errNotLoose = errors.New("not a loose object here")
 // open opens a loose object and reads its header; the caller reads the
 // content from l.zr and closes f. The error is errNotLoose when the file
 // is gone (packed or pruned since the listing) or a symbolic link.
-func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectType, size int64, err error) {
-	f, err = l.openFile(h)
+func (l *looseObjects) open(d *looseDir, h plumbing.Hash) (f *os.File, typ plumbing.ObjectType, size int64, err error) {
+	f, err = d.openFile(h)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -181,9 +193,9 @@ func (l *looseObjects) open(h plumbing.Hash) (f *os.File, typ plumbing.ObjectTyp
 }
 
 // openFile opens loose object h's file without following a link.
-func (l *looseObjects) openFile(h plumbing.Hash) (*os.File, error) {
+func (d *looseDir) openFile(h plumbing.Hash) (*os.File, error) {
 	name := hex.EncodeToString(h[:])
-	path := filepath.Join(l.dir, name[:2], name[2:])
+	path := filepath.Join(d.path, name[:2], name[2:])
 	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
 	if err == nil {
 		return f, nil
@@ -201,27 +213,28 @@ func isLink(path string) bool {
 }
 
 // fault names the loose object file of h in err.
-func (l *looseObjects) fault(h plumbing.Hash, err error) error {
+func (d *looseDir) fault(h plumbing.Hash, err error) error {
 	name := hex.EncodeToString(h[:])
-	return fmt.Errorf("loose object %s: %w", filepath.Join(filepath.Base(l.dir), name[:2], name[2:]), err)
+	return fmt.Errorf("loose object %s: %w", filepath.Join(d.name, name[:2], name[2:]), err)
 }
 
 // read returns loose object h when it is one of type want (or want is
 // plumbing.AnyObject) and at most max bytes; ok is false when go-git
 // should read it instead. A loose object that cannot be read is an error.
 func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (obj plumbing.EncodedObject, ok bool, err error) {
-	if !l.has(h) {
+	d := l.find(h)
+	if d == nil {
 		return nil, false, nil
 	}
 	if s, seen := l.sized[h]; seen && (!wanted(s.typ, want) || s.size > max) {
 		return nil, false, nil
 	}
-	f, typ, size, err := l.open(h)
+	f, typ, size, err := l.open(d, h)
 	if errors.Is(err, errNotLoose) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, l.fault(h, err)
+		return nil, false, d.fault(h, err)
 	}
 	defer f.Close()
 	if !wanted(typ, want) || size > max {
@@ -229,7 +242,7 @@ func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(l.zr, data); err != nil {
-		return nil, false, l.fault(h, fmt.Errorf("content shorter than its header's %d bytes: %w", size, err))
+		return nil, false, d.fault(h, fmt.Errorf("content shorter than its header's %d bytes: %w", size, err))
 	}
 	return &rawObject{hash: h, typ: typ, data: data}, true, nil
 }
@@ -246,15 +259,16 @@ func (l *looseObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, b
 	if s, seen := l.sized[h]; seen {
 		return s.size, s.typ == want, nil
 	}
-	if !l.has(h) {
+	d := l.find(h)
+	if d == nil {
 		return 0, false, nil
 	}
-	f, typ, size, err := l.open(h)
+	f, typ, size, err := l.open(d, h)
 	if errors.Is(err, errNotLoose) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, l.fault(h, err)
+		return 0, false, d.fault(h, err)
 	}
 	f.Close()
 	return size, typ == want, nil

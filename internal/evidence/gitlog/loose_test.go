@@ -37,8 +37,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 	type answers struct {
 		H    *History
 		Info *Commit
-		Diff *Change
-		Task *Tasks
+		Diff *Range
 	}
 	read := func(repo *Repo) answers {
 		t.Helper()
@@ -50,19 +49,19 @@ func TestLooseAndPackedAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch, tasks, err := repo.Diff(base.String(), "HEAD", opts)
+		rg, err := repo.Diff(base.String(), "HEAD", opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answers{h, info, ch, tasks}
+		return answers{h, info, rg}
 	}
 	fast := r.open()
-	if fast.loose.dir == "" {
+	if len(fast.loose.dirs) == 0 {
 		t.Fatal("the loose-object reader is disabled for a plain repository")
 	}
 	loose := read(fast)
-	if len(loose.H.Commits) != 3 || !fast.loose.has(base) {
-		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), fast.loose.has(base))
+	if baseLoose := fast.loose.find(base) != nil; len(loose.H.Commits) != 3 || !baseLoose {
+		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), baseLoose)
 	}
 	slow := r.open()
 	goGitOnly(t, slow)
@@ -71,7 +70,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 	}
 	r.pack()
 	packed := r.open()
-	if packed.loose.has(base) {
+	if packed.loose.find(base) != nil {
 		t.Fatal("base is still loose after the repack")
 	}
 	if diff := cmp.Diff(read(packed), loose); diff != "" {

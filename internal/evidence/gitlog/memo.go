@@ -54,13 +54,13 @@ type taskFile struct {
 
 // changeKey is a diff between two trees under the options classify reads.
 type changeKey struct {
-	from, to                         plumbing.Hash
-	ignore, test, doc, protect, task *pathmatch.Set
-	maxFileBytes                     int64
+	from, to                                          plumbing.Hash
+	ignore, test, testData, doc, notes, protect, task *pathmatch.Set
+	maxFileBytes                                      int64
 }
 
 func newChangeKey(from, to plumbing.Hash, o Options) changeKey {
-	return changeKey{from, to, o.IgnorePaths, o.TestPaths, o.DocPaths, o.ProtectedPaths, o.TaskFiles, o.MaxFileBytes}
+	return changeKey{from, to, o.IgnorePaths, o.TestPaths, o.TestDataPaths, o.DocPaths, o.NotesPaths, o.ProtectedPaths, o.TaskFiles, o.MaxFileBytes}
 }
 
 // memoChange remembers a classified diff (CommitInfo and Diff of a ledger
@@ -87,5 +87,6 @@ func cloneChange(ch Change) Change {
 	ch.Files = slices.Clone(ch.Files)
 	ch.ProtectedDeleted = slices.Clone(ch.ProtectedDeleted)
 	ch.ProtectedModified = slices.Clone(ch.ProtectedModified)
+	ch.Unreadable = slices.Clone(ch.Unreadable)
 	return ch
 }

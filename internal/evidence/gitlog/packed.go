@@ -10,47 +10,57 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // packObjects reads objects from the repository's pack files
-// (objects/pack/pack-*.idx with their .pack, index version 2), mapped into
-// memory. A clone has all of its history in packs, and go-git reads a
-// packed object through a byte-at-a-time scanner, hashes every object it
-// decodes to key its cache, and builds a reverse index of every object in a
-// pack on first use: over a long history that was most of the run. This
-// reader finds an object through the index's fan-out table, inflates it
-// straight from the mapping, resolves delta chains against a bounded cache
-// of bases, and never hashes. What it does not handle (an index of
-// version 1, a pack stored as a symbolic link, a delta base outside the
-// packs, an object over the size limit) is left to go-git. Damaged data is
-// an error naming the pack, never a silent retry through go-git.
+// (objects/pack/pack-*.idx with their .pack, index version 2) and those of
+// its alternate object stores, mapped into memory. A clone has all of its
+// history in packs, and go-git reads a packed object through a
+// byte-at-a-time scanner, hashes every object it decodes to key its cache,
+// and builds a reverse index of every object in a pack on first use: over a
+// long history that was most of the run. This reader finds an object
+// through the index's fan-out table, inflates it straight from the mapping,
+// resolves delta chains against a bounded cache of bases, and never hashes.
+// What it does not handle (an index of version 1, a pack stored as a
+// symbolic link, a delta base outside the packs, an object over the size
+// limit) is left to go-git. Damaged data is an error naming the pack, never
+// a silent retry through go-git.
 //
 // The returned objects never alias the mapping: an object's content is
 // always inflated into memory of its own, so it stays valid after Close.
 type packObjects struct {
-	dir    string  // the objects/pack directory; "" disables
-	opened bool    // the packs were listed and mapped
-	packs  []*pack // in the order of their names
-	fault  error   // packs that could not be opened, each named
+	dirs   []packDir // the objects/pack directories; none disables
+	opened bool      // the packs were listed and mapped
+	packs  []*pack   // in the order of their directories, then of their names
+	fault  error     // packs that could not be opened, each named
 	zr     io.ReadCloser
 	src    bytes.Reader
 	cache  *baseCache
 }
 
+// packDir is one objects/pack directory.
+type packDir struct {
+	path      string
+	alternate bool // an alternate object store's: errors name its packs by path
+}
+
 // pack is one mapped pack file and its index.
 type pack struct {
-	name    string // the .pack file, for errors
-	idx     []byte
-	data    []byte
-	n       int // objects
-	names   int // offset of the sorted object names in idx
-	offs    int // offset of the 4-byte offsets
-	large   int // offset of the 8-byte offsets
-	release func() error
+	name      string // the .pack file
+	alternate bool   // an alternate store's pack: errors name its path, not only its file name
+	idx       []byte
+	data      []byte
+	n         int // objects
+	names     int // offset of the sorted object names in idx
+	offs      int // offset of the 4-byte offsets
+	large     int // offset of the 8-byte offsets
+	release   func() error
 }
 
 // Pack object types (git's pack format: 1-4 are whole objects).
@@ -74,22 +84,25 @@ const baseCacheBytes = 64 << 20
 // errPackFallback marks an object or a pack this reader leaves to go-git.
 var errPackFallback = errors.New("left to go-git")
 
-// newPackObjects returns the reader of gitDir's packs, disabled (reading
-// nothing) when gitDir is "" or has no objects/pack directory. The packs are
-// opened on first use.
-func newPackObjects(gitDir string) *packObjects {
+// newPackObjects returns the reader of the packs in the given objects
+// directories (the repository's own first, then its alternates; an empty
+// path is skipped), reading nothing when none has an objects/pack
+// directory or packs cannot be mapped here. The packs are opened on first
+// use.
+func newPackObjects(objectDirs ...string) *packObjects {
 	p := &packObjects{cache: newBaseCache(baseCacheBytes)}
-	if gitDir == "" || !canMap {
+	if !canMap {
 		return p
 	}
-	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
-		return p // a linked work tree: go-git reads the common directory
+	for i, objects := range objectDirs {
+		if objects == "" {
+			continue
+		}
+		dir := filepath.Join(objects, "pack")
+		if st, err := os.Lstat(dir); err == nil && st.IsDir() {
+			p.dirs = append(p.dirs, packDir{path: dir, alternate: i > 0})
+		}
 	}
-	dir := filepath.Join(gitDir, "objects", "pack")
-	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
-		return p
-	}
-	p.dir = dir
 	return p
 }
 
@@ -99,29 +112,34 @@ func newPackObjects(gitDir string) *packObjects {
 // the other packs do not hold.
 func (p *packObjects) open() {
 	p.opened = true
-	ents, err := os.ReadDir(p.dir)
-	if err != nil {
-		p.fault = fmt.Errorf("list the packs: %w", err)
-		return
-	}
 	var faults []error
-	for _, e := range ents {
-		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
+	for _, dir := range p.dirs {
+		ents, err := os.ReadDir(dir.path)
+		if err != nil {
+			faults = append(faults, fmt.Errorf("list the packs in %s: %w", dir.path, err))
 			continue
 		}
-		base := filepath.Join(p.dir, strings.TrimSuffix(name, ".idx"))
-		pk, err := openPack(base+".idx", base+".pack")
-		switch {
-		case errors.Is(err, errPackFallback):
-		case err != nil:
-			faults = append(faults, err)
-		default:
-			p.packs = append(p.packs, pk)
+		for _, e := range ents {
+			name := e.Name()
+			if !e.Type().IsRegular() || !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
+				continue
+			}
+			base := filepath.Join(dir.path, strings.TrimSuffix(name, ".idx"))
+			pk, err := openPack(base+".idx", base+".pack", dir.alternate)
+			switch {
+			case errors.Is(err, errPackFallback):
+			case err != nil:
+				faults = append(faults, err)
+			default:
+				p.packs = append(p.packs, pk)
+			}
 		}
 	}
 	p.fault = errors.Join(faults...)
 }
+
+// mapped returns the packs mapped so far.
+func (p *packObjects) mapped() []*pack { return p.packs }
 
 // Close unmaps the packs.
 func (p *packObjects) Close() error {
@@ -136,13 +154,14 @@ func (p *packObjects) Close() error {
 
 // openPack maps an index and its pack and checks their structure. The
 // error names the pack, or is errPackFallback for a pack left to go-git.
-func openPack(idxPath, packPath string) (*pack, error) {
+func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
+	label := packLabel(packPath, alternate)
 	idx, relIdx, err := mapFile(idxPath)
 	if err != nil {
 		if isLink(packPath) || isLink(idxPath) {
 			return nil, errPackFallback
 		}
-		return nil, fmt.Errorf("read pack %s: map its index: %w", filepath.Base(packPath), err)
+		return nil, fmt.Errorf("read pack %s: map its index: %w", label, err)
 	}
 	data, relData, err := mapFile(packPath)
 	if err != nil {
@@ -150,11 +169,11 @@ func openPack(idxPath, packPath string) (*pack, error) {
 		if isLink(packPath) {
 			return nil, errPackFallback
 		}
-		return nil, fmt.Errorf("read pack %s: map it: %w", filepath.Base(packPath), err)
+		return nil, fmt.Errorf("read pack %s: map it: %w", label, err)
 	}
-	pk := &pack{name: packPath, idx: idx, data: data}
+	pk := &pack{name: packPath, alternate: alternate, idx: idx, data: data}
 	pk.release = func() error { return errors.Join(relIdx(), relData()) }
-	if err := pk.check(); err != nil {
+	if err := pk.checkMapped(); err != nil {
 		_ = pk.release()
 		if errors.Is(err, errPackFallback) {
 			return nil, err
@@ -164,9 +183,72 @@ func openPack(idxPath, packPath string) (*pack, error) {
 	return pk, nil
 }
 
+// Another process can truncate a pack or its index while it is mapped
+// here (git gc or repack, a work space cleaned under a running check, a
+// copy cut short); reading a page past the file's new end then raises
+// SIGBUS, and so does an I/O error under a mapped page, which would end
+// the process with a stack trace. Every read of the mappings therefore
+// runs with debug.SetPanicOnFault on its goroutine, and recoverFault
+// turns such a fault into an error naming the pack.
+
+// checkMapped is check with a memory fault in the mappings turned into an
+// error naming the pack.
+func (pk *pack) checkMapped() (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(&err, func() []*pack { return []*pack{pk} })
+	return pk.check()
+}
+
+// recoverFault, deferred after debug.SetPanicOnFault(true), turns a
+// memory fault at an address inside a mapping of one of packs() into an
+// error naming that pack, its file and the offset. Any other panic goes
+// on: a fault elsewhere is a bug, not a file that changed.
+func recoverFault(err *error, packs func() []*pack) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if f, ok := r.(interface{ Addr() uintptr }); ok {
+		for _, pk := range packs() {
+			if e := pk.faultAt(f.Addr()); e != nil {
+				*err = e
+				return
+			}
+		}
+	}
+	panic(r)
+}
+
+// faultAt returns the error of a memory fault at addr when addr lies in
+// the pack's mapping or its index's, else nil.
+func (pk *pack) faultAt(addr uintptr) error {
+	for _, m := range [...]struct {
+		file string
+		data []byte
+	}{{"pack", pk.data}, {"index", pk.idx}} {
+		if len(m.data) == 0 {
+			continue
+		}
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+		if addr >= start && addr-start < uintptr(len(m.data)) {
+			return pk.fault(fmt.Errorf("the %s file could not be read at offset %d: it was truncated, or failed to read, while it was mapped", m.file, addr-start))
+		}
+	}
+	return nil
+}
+
 // fault names the damaged pack in err.
 func (pk *pack) fault(err error) error {
-	return fmt.Errorf("damaged pack: %s: %w", filepath.Base(pk.name), err)
+	return fmt.Errorf("damaged pack: %s: %w", packLabel(pk.name, pk.alternate), err)
+}
+
+// packLabel is how errors name a pack: by its file name, and by its path
+// when it is an alternate object store's.
+func packLabel(path string, alternate bool) string {
+	if alternate {
+		return path
+	}
+	return filepath.Base(path)
 }
 
 // Index version 2: magic, version, 256 fan-out counts, then per object a
@@ -257,7 +339,7 @@ func (pk *pack) find(h plumbing.Hash) (off uint64, ok bool, err error) {
 // object the packs read here do not hold, the packs that could not be
 // opened (it may be in one of them).
 func (p *packObjects) locate(h plumbing.Hash) (pk *pack, off uint64, found bool, err error) {
-	if p.dir == "" {
+	if len(p.dirs) == 0 {
 		return nil, 0, false, nil
 	}
 	if !p.opened {
@@ -535,8 +617,11 @@ var objectTypes = [...]plumbing.ObjectType{
 // plumbing.AnyObject) and at most max bytes; ok is false when go-git
 // should read it instead (not packed here, another type, larger, or a delta
 // against a base outside the packs). Damaged data is an error naming the
-// pack.
-func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool, error) {
+// pack, and so is a fault in reading a mapping (a pack truncated since
+// it was mapped).
+func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (_ plumbing.EncodedObject, _ bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(&err, p.mapped)
 	pk, off, found, err := p.locate(h)
 	if err != nil || !found {
 		return nil, false, err
@@ -559,8 +644,10 @@ func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64)
 // size returns the size of packed object h of type want without reading a
 // whole object: a whole object's header has it, a delta's first bytes
 // do. ok is false when go-git should be asked (as for read); damaged data
-// is an error naming the pack.
-func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
+// is an error naming the pack, as for read.
+func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (_ int64, _ bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(&err, p.mapped)
 	pk, off, found, err := p.locate(h)
 	if err != nil || !found {
 		return 0, false, err

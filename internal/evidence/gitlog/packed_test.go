@@ -195,7 +195,7 @@ func readerOf(t testing.TB, bp builtPack) *packObjects {
 	if !canMap {
 		t.Skip("pack files are read by go-git on this platform")
 	}
-	p := newPackObjects(filepath.Dir(filepath.Dir(bp.dir)))
+	p := newPackObjects(filepath.Dir(bp.dir))
 	t.Cleanup(func() { _ = p.Close() })
 	return p
 }
@@ -458,7 +458,7 @@ func agreeWithGoGit(t *testing.T, gitDir string) int {
 	}
 	st := filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault())
 	defer st.Close()
-	p := newPackObjects(gitDir)
+	p := newPackObjects(filepath.Join(gitDir, "objects"))
 	defer p.Close()
 	iter, err := st.IterEncodedObjects(plumbing.AnyObject)
 	if err != nil {
@@ -551,7 +551,7 @@ func FuzzPackReader(f *testing.F) {
 		if err := pk.check(); err != nil {
 			t.Fatalf("the built pack fails its checks: %v", err)
 		}
-		p := &packObjects{dir: "fuzz", opened: true, packs: []*pack{pk}, cache: newBaseCache(1 << 20)}
+		p := &packObjects{dirs: []packDir{{path: "fuzz"}}, opened: true, packs: []*pack{pk}, cache: newBaseCache(1 << 20)}
 		for i, name := range bp.names {
 			obj, ok, err := p.read(name, plumbing.AnyObject, 1<<16)
 			if ok && obj.Size() != int64(len(obj.(*rawObject).data)) {
@@ -610,20 +610,29 @@ func TestPackReaderLargeOffsetOutOfRange(t *testing.T) {
 	}
 }
 
-// TestDamagedPackObjectFailsHistory: a packed blob whose compressed data is
-// damaged fails History with an error naming the blob, the pack and the
-// object's offset; it is not read again through go-git.
-func TestDamagedPackObjectFailsHistory(t *testing.T) {
-	t.Parallel()
+// packedEdit is a repository of two commits, the second setting a.txt
+// to edit, with every object in one pack; it returns the first commit.
+// It skips where packs are not mapped.
+func packedEdit(t *testing.T, edit string) (*testRepo, plumbing.Hash) {
+	t.Helper()
 	if !canMap {
 		t.Skip("pack files are read by go-git on this platform")
 	}
 	r := newTestRepo(t)
 	base := r.write("a.txt", "one\n").commit("base\n")
-	r.write("a.txt", strings.Repeat("two\n", 50)).commit("edit\n")
-	blob := r.files["a.txt"].hash
+	r.write("a.txt", edit).commit("edit\n")
 	r.pack()
-	p := newPackObjects(filepath.Join(r.dir, ".git"))
+	return r, base
+}
+
+// TestDamagedPackObjectFailsHistory: a packed blob whose compressed data is
+// damaged fails History with an error naming the blob, the pack and the
+// object's offset; it is not read again through go-git.
+func TestDamagedPackObjectFailsHistory(t *testing.T) {
+	t.Parallel()
+	r, base := packedEdit(t, strings.Repeat("two\n", 50))
+	blob := r.files["a.txt"].hash
+	p := newPackObjects(filepath.Join(r.dir, ".git", "objects"))
 	pk, off, found, err := p.locate(blob)
 	if !found || err != nil {
 		t.Fatalf("the blob is not in the pack: %v", err)

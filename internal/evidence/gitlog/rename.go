@@ -98,6 +98,9 @@ func (r *Repo) pairRenames(changes []rawChange, maxFileBytes int64) ([]rawChange
 			return n, nil
 		}
 		n, err := r.blobSize(h)
+		if isMissing(err) {
+			n, err = 0, nil // not paired: the change counts as unreadable
+		}
 		sizes[h] = n
 		return n, err
 	}

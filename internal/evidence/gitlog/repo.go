@@ -38,7 +38,8 @@ type Repo struct {
 
 	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
-	tasks   map[plumbing.Hash]Tasks          // checkbox counts by blob
+	tasks   map[plumbing.Hash]*taskList      // checkboxes by blob, bounded by taskCacheItems
+	taskN   int                              // tasks held in the tasks cache
 	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
 
 	loose     *looseObjects          // loose objects read without go-git (loose.go)
@@ -46,6 +47,8 @@ type Repo struct {
 	matches   map[matchKey]bool      // path-pattern answers (memo.go)
 	taskFiles map[taskKey][]taskFile // task files under a subtree
 	changes   map[changeKey]Change   // classified diffs by tree pair
+
+	skippedStores []string // alternate object stores left out, and why (alternates.go)
 }
 
 // commitCacheMax bounds the decoded-commit cache.
@@ -56,8 +59,8 @@ const commitCacheMax = 4 * DefaultMaxCommits
 // memory (a 5,000-commit walk peaked 70 MB higher with 16,384).
 const treeCacheMax = 1 << 11
 
-// taskCacheMax bounds the task-count cache.
-const taskCacheMax = 1 << 16
+// taskCacheItems bounds the tasks the task-list cache holds.
+const taskCacheItems = 1 << 20
 
 // blobCacheBytes bounds the blobs kept for a second use: a walk reads a
 // file's content as the new side of one commit and again as the old side
@@ -95,11 +98,11 @@ func Open(dir string) (*Repo, error) {
 		git:       g,
 		st:        g.Storer,
 		closer:    func() error { return nil },
-		loose:     newLooseObjects(""),
-		packs:     newPackObjects(""),
+		loose:     newLooseObjects(),
+		packs:     newPackObjects(),
 		commits:   map[plumbing.Hash]*object.Commit{},
 		trees:     map[plumbing.Hash]*object.Tree{},
-		tasks:     map[plumbing.Hash]Tasks{},
+		tasks:     map[plumbing.Hash]*taskList{},
 		blobs:     cache.NewObjectLRU(blobCacheBytes),
 		matches:   map[matchKey]bool{},
 		taskFiles: map[taskKey][]taskFile{},
@@ -107,22 +110,27 @@ func Open(dir string) (*Repo, error) {
 	}
 	// Reopen the same .git with streaming for large objects (never read a
 	// huge blob into memory), kept pack descriptors (fast lookups), and this
-	// package's object readers in front of go-git's (objectStorer).
+	// package's object readers in front of go-git's (objectStorer), over
+	// the repository's objects and those of its alternate object stores
+	// (a clone made with --shared or --reference reads its history there).
 	if fss, ok := g.Storer.(*filesystem.Storage); ok {
-		st := filesystem.NewStorageWithOptions(fss.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{
-			KeepDescriptors:      true,
-			LargeObjectThreshold: DefaultMaxFileBytes,
-		})
-		r.loose = newLooseObjects(fss.Filesystem().Root())
-		r.packs = newPackObjects(fss.Filesystem().Root())
-		fast := &objectStorer{Storage: st, loose: r.loose, packs: r.packs}
+		opts := filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: DefaultMaxFileBytes}
+		objects := cache.NewObjectLRUDefault()
+		st := filesystem.NewStorageWithOptions(noAlternates{fss.Filesystem()}, objects, opts)
+		own, alternates, skipped := objectStores(fss.Filesystem().Root())
+		stores := append([]string{own}, alternates...)
+		r.loose = newLooseObjects(stores...)
+		r.packs = newPackObjects(stores...)
+		r.skippedStores = skipped
+		fast := &objectStorer{Storage: st, loose: r.loose, packs: r.packs, alternates: alternateStorages(alternates, objects, opts)}
 		g2, err := git.Open(fast, nil)
 		if err != nil {
+			_ = fast.Close()
 			return nil, fmt.Errorf("open repository %s: %w", dir, err)
 		}
 		r.git, r.st = g2, fast
 		packs := r.packs
-		r.closer = func() error { return errors.Join(packs.Close(), st.Close()) }
+		r.closer = func() error { return errors.Join(packs.Close(), fast.Close()) }
 	}
 	shallow, err := r.st.Shallow()
 	if err != nil {
@@ -249,12 +257,18 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	return t, nil
 }
 
+// isMissing reports an error for an object that is not in the repository.
+func isMissing(err error) bool { return errors.Is(err, ErrUnknownRevision) }
+
 // objectError names the repository and the object, and says what to do
 // about a missing object in a shallow clone.
 func (r *Repo) objectError(kind string, h plumbing.Hash, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if r.IsShallow() {
 			return fmt.Errorf("read %s %s in %s: %w (shallow clone: fetch the full history, e.g. fetch-depth: 0)", kind, h, r.dir, ErrUnknownRevision)
+		}
+		if len(r.skippedStores) > 0 {
+			return fmt.Errorf("read %s %s in %s: %w (alternate object stores left out: %s)", kind, h, r.dir, ErrUnknownRevision, strings.Join(r.skippedStores, "; "))
 		}
 		return fmt.Errorf("read %s %s in %s: %w", kind, h, r.dir, ErrUnknownRevision)
 	}

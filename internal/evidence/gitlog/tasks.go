@@ -2,10 +2,15 @@ package gitlog
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
+
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -16,14 +21,43 @@ import (
 // maxTaskLine is the longest prefix of a line looked at for a checkbox.
 const maxTaskLine = 4096
 
-// countTasks counts markdown checkboxes: list items ("-", "*", "+" or
+// maxTaskItems bounds the tasks of one file whose identities are kept; the
+// counts stay exact beyond it.
+const maxTaskItems = 10000
+
+// maxTaskText bounds the text of the current task kept for display, in
+// bytes.
+const maxTaskText = 120
+
+// taskItem is one checkbox: a hash of its normalised text and its state.
+type taskItem struct {
+	text    [16]byte
+	checked bool
+}
+
+// taskList is the checkboxes of one task file, in order.
+type taskList struct {
+	items  []taskItem // at most maxTaskItems
+	counts Tasks      // exact
+	// firstOpen is the first unchecked task, if any.
+	firstOpen *openTask
+}
+
+// openTask is an unchecked task: its normalised text's hash and its text
+// as written (trimmed, bounded).
+type openTask struct {
+	text    [16]byte
+	display string
+}
+
+// readTaskList reads markdown checkboxes: list items ("-", "*", "+" or
 // "1." / "1)") whose text starts with "[ ]" (open) or "[x]" / "[X]"
 // (done). Lines inside fenced code blocks are not counted. The input is
 // streamed through a buffer of at most 64 KiB (size, when known, fits a
 // smaller file's buffer to it); very long lines are looked at by their
 // first 4 KiB.
-func countTasks(r io.Reader, size int64) (Tasks, error) {
-	var t Tasks
+func readTaskList(r io.Reader, size int64) (taskList, error) {
+	var tl taskList
 	buf := 64 << 10
 	if size >= 0 && size < int64(buf) {
 		buf = max(int(size)+1, 16)
@@ -50,7 +84,7 @@ func countTasks(r io.Reader, size int64) (Tasks, error) {
 				eof = true
 				break
 			}
-			return t, err
+			return tl, err
 		}
 		if c, n := fenceMark(line); n > 0 {
 			switch {
@@ -60,18 +94,61 @@ func countTasks(r io.Reader, size int64) (Tasks, error) {
 				fence = 0
 			}
 		} else if fence == 0 {
-			switch checkbox(line) {
-			case boxOpen:
-				t.Total++
-			case boxDone:
-				t.Total++
-				t.Done++
+			if b, text := checkbox(line); b != boxNone {
+				tl.add(b == boxDone, text)
 			}
 		}
 		if eof {
-			return t, nil
+			return tl, nil
 		}
 	}
+}
+
+// add counts one checkbox and keeps its identity while there is room.
+func (tl *taskList) add(done bool, text []byte) {
+	tl.counts.Total++
+	if done {
+		tl.counts.Done++
+	} else if tl.firstOpen == nil {
+		tl.firstOpen = &openTask{text: taskText(text), display: displayText(text)}
+	}
+	if len(tl.items) < maxTaskItems {
+		tl.items = append(tl.items, taskItem{text: taskText(text), checked: done})
+	}
+}
+
+// taskText hashes a task's text normalised as people read it: letters
+// lowercased, runs of whitespace one space, none at either end.
+func taskText(text []byte) [16]byte {
+	norm := strings.Join(strings.Fields(strings.ToLower(string(text))), " ")
+	sum := sha256.Sum256([]byte(norm))
+	var h [16]byte
+	copy(h[:], sum[:])
+	return h
+}
+
+// displayText is a task's text for a person: spaces collapsed, at most
+// maxTaskText bytes, cut on a rune boundary with "…".
+func displayText(text []byte) string {
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(text), "\uFFFD")), " ")
+	if len(s) <= maxTaskText {
+		return s
+	}
+	n := maxTaskText
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// TaskID is a task's identity: its file and its normalised text, as 16 hex
+// digits.
+func taskID(path string, text [16]byte) string {
+	hh := sha256.New()
+	hh.Write([]byte(path))
+	hh.Write([]byte{0})
+	hh.Write(text[:])
+	return hex.EncodeToString(hh.Sum(nil)[:8])
 }
 
 // fenceMark returns the fence character and run length when the line opens
@@ -104,14 +181,15 @@ const (
 	boxDone
 )
 
-// checkbox classifies one markdown line.
-func checkbox(line []byte) box {
+// checkbox classifies one markdown line and returns the task's text (after
+// the box, the line's end included).
+func checkbox(line []byte) (box, []byte) {
 	i := 0
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 		i++
 	}
 	if i >= len(line) {
-		return boxNone
+		return boxNone, nil
 	}
 	switch c := line[i]; {
 	case c == '-' || c == '*' || c == '+':
@@ -122,56 +200,58 @@ func checkbox(line []byte) box {
 			i++
 		}
 		if i >= len(line) || (line[i] != '.' && line[i] != ')') {
-			return boxNone
+			return boxNone, nil
 		}
 		i++
 	default:
-		return boxNone
+		return boxNone, nil
 	}
 	if i >= len(line) || (line[i] != ' ' && line[i] != '\t') {
-		return boxNone
+		return boxNone, nil
 	}
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 		i++
 	}
 	if i+3 > len(line) || line[i] != '[' || line[i+2] != ']' {
-		return boxNone
+		return boxNone, nil
 	}
 	if i+3 < len(line) && line[i+3] != ' ' && line[i+3] != '\t' && line[i+3] != '\n' && line[i+3] != '\r' {
-		return boxNone
+		return boxNone, nil
 	}
 	switch line[i+1] {
 	case ' ':
-		return boxOpen
+		return boxOpen, line[i+3:]
 	case 'x', 'X':
-		return boxDone
+		return boxDone, line[i+3:]
 	}
-	return boxNone
+	return boxNone, nil
 }
 
-// taskBlob counts the checkboxes of one blob, cached by hash.
-func (r *Repo) taskBlob(h plumbing.Hash) (Tasks, error) {
-	if t, ok := r.tasks[h]; ok {
-		return t, nil
+// taskBlob reads the checkboxes of one blob, cached by hash.
+func (r *Repo) taskBlob(h plumbing.Hash) (*taskList, error) {
+	if tl, ok := r.tasks[h]; ok {
+		return tl, nil
 	}
 	b, err := r.blob(h)
 	if err != nil {
-		return Tasks{}, err
+		return nil, err
 	}
 	rd, err := b.Reader()
 	if err != nil {
-		return Tasks{}, r.objectError("blob", h, err)
+		return nil, r.objectError("blob", h, err)
 	}
-	t, err := countTasks(rd, b.Size())
+	tl, err := readTaskList(rd, b.Size())
 	_ = rd.Close()
 	if err != nil {
-		return Tasks{}, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
+		return nil, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
 	}
-	if len(r.tasks) >= taskCacheMax {
+	if r.taskN+len(tl.items) > taskCacheItems {
 		clear(r.tasks)
+		r.taskN = 0
 	}
-	r.tasks[h] = t
-	return t, nil
+	r.tasks[h] = &tl
+	r.taskN += len(tl.items)
+	return &tl, nil
 }
 
 // taskTracker follows the task files through a sequence of trees: the full
@@ -180,17 +260,43 @@ type taskTracker struct {
 	r     *Repo
 	set   *pathmatch.Set
 	files map[string]plumbing.Hash // task file path -> blob
+	// last is the state the previous call to state read; dirty says a diff
+	// changed a task file since.
+	last  *taskState
+	dirty bool
+	// notes say what could not be read.
+	notes []string
+}
+
+// taskState is the task lists of a tree: their counts and every task, in
+// path order.
+type taskState struct {
+	counts  *Tasks // nil when there is no task file
+	entries []taskEntry
+	// current is the first unchecked task in plan order (the task files
+	// by path, then line by line); nil when every task is checked.
+	current *CurrentTask
+}
+
+// taskEntry is one task of a state.
+type taskEntry struct {
+	path string
+	taskItem
 }
 
 // newTaskTracker finds the task files of tree (nil set: no tracking).
 func (r *Repo) newTaskTracker(set *pathmatch.Set, tree *object.Tree) (*taskTracker, error) {
-	t := &taskTracker{r: r, set: set, files: map[string]plumbing.Hash{}}
+	t := &taskTracker{r: r, set: set, files: map[string]plumbing.Hash{}, dirty: true}
 	if set == nil || len(set.Patterns()) == 0 {
 		t.set = nil
 		return t, nil
 	}
-	if err := t.walk(tree, "", 0); err != nil {
+	found, err := r.findTaskFiles(set, tree, "", 0, &t.notes)
+	if err != nil {
 		return nil, err
+	}
+	for _, f := range found {
+		t.files[f.path] = f.blob
 	}
 	return t, nil
 }
@@ -198,47 +304,47 @@ func (r *Repo) newTaskTracker(set *pathmatch.Set, tree *object.Tree) (*taskTrack
 // maxTreeDepth bounds recursion on hostile trees.
 const maxTreeDepth = 256
 
-func (t *taskTracker) walk(tree *object.Tree, prefix string, depth int) error {
-	found, err := t.r.findTaskFiles(t.set, tree, prefix, depth)
-	if err != nil {
-		return err
-	}
-	for _, f := range found {
-		t.files[f.path] = f.blob
-	}
-	return nil
-}
-
 // findTaskFiles returns the task files under tree (at prefix). What a
 // subtree holds is remembered by its hash and path, so that walking the
-// trees of successive commits reads only the directories that changed.
-func (r *Repo) findTaskFiles(set *pathmatch.Set, tree *object.Tree, prefix string, depth int) ([]taskFile, error) {
+// trees of successive commits reads only the directories that changed. A
+// directory nested deeper than maxTreeDepth, or one whose tree object is
+// not in the repository, is not searched; a note says so.
+func (r *Repo) findTaskFiles(set *pathmatch.Set, tree *object.Tree, prefix string, depth int, notes *[]string) ([]taskFile, error) {
 	if depth > maxTreeDepth {
-		return nil, fmt.Errorf("read tree %s in %s: deeper than %d levels", tree.Hash, r.dir, maxTreeDepth)
+		*notes = append(*notes, fmt.Sprintf("task files under %s were not searched: nested deeper than %d directories", strings.TrimSuffix(prefix, "/"), maxTreeDepth))
+		return nil, nil
 	}
 	k := taskKey{set, tree.Hash, prefix}
 	if found, ok := r.taskFiles[k]; ok && !tree.Hash.IsZero() {
 		return found, nil
 	}
 	var found []taskFile
+	complete := true
 	for _, e := range tree.Entries {
 		p := prefix + e.Name
 		switch {
 		case e.Mode == filemode.Dir:
 			sub, err := r.tree(e.Hash)
+			if isMissing(err) {
+				*notes = append(*notes, fmt.Sprintf("task files under %s were not searched: tree %s is not in the repository", p, e.Hash))
+				complete = false
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
-			in, err := r.findTaskFiles(set, sub, p+"/", depth+1)
+			n := len(*notes)
+			in, err := r.findTaskFiles(set, sub, p+"/", depth+1, notes)
 			if err != nil {
 				return nil, err
 			}
+			complete = complete && len(*notes) == n
 			found = append(found, in...)
 		case isFileMode(e.Mode) && r.match(set, p):
 			found = append(found, taskFile{p, e.Hash})
 		}
 	}
-	if !tree.Hash.IsZero() {
+	if !tree.Hash.IsZero() && complete {
 		if len(r.taskFiles) >= taskMemoMax {
 			clear(r.taskFiles)
 		}
@@ -259,33 +365,159 @@ func (t *taskTracker) apply(changes []rawChange) {
 	}
 	for _, c := range changes {
 		if c.from.path != "" {
-			delete(t.files, c.from.path)
+			if _, ok := t.files[c.from.path]; ok {
+				delete(t.files, c.from.path)
+				t.dirty = true
+			}
 		}
 		if c.to.path != "" && isFileMode(c.to.mode) && t.r.match(t.set, c.to.path) {
 			t.files[c.to.path] = c.to.hash
+			t.dirty = true
 		}
 	}
 }
 
-// counts sums the checkboxes of the current task files; nil when there are
-// none.
-func (t *taskTracker) counts() (*Tasks, error) {
-	if len(t.files) == 0 {
-		return nil, nil
+// state reads the current task files: counts and tasks. A task file whose
+// blob is not in the repository is left out, with a note.
+func (t *taskTracker) state() (*taskState, error) {
+	if !t.dirty && t.last != nil {
+		return t.last, nil
 	}
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	var sum Tasks
-	for _, p := range paths {
-		c, err := t.r.taskBlob(t.files[p])
-		if err != nil {
-			return nil, fmt.Errorf("task file %s: %w", p, err)
+	st := &taskState{}
+	if len(t.files) > 0 {
+		paths := make([]string, 0, len(t.files))
+		for p := range t.files {
+			paths = append(paths, p)
 		}
-		sum.Done += c.Done
-		sum.Total += c.Total
+		sort.Strings(paths)
+		var sum Tasks
+		for _, p := range paths {
+			tl, err := t.r.taskBlob(t.files[p])
+			if isMissing(err) {
+				t.notes = append(t.notes, fmt.Sprintf("task file %s was not read: blob %s is not in the repository", p, t.files[p]))
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("task file %s: %w", p, err)
+			}
+			sum.Done += tl.counts.Done
+			sum.Total += tl.counts.Total
+			if o := tl.firstOpen; o != nil && st.current == nil {
+				st.current = &CurrentTask{ID: taskID(p, o.text), Text: o.display}
+			}
+			for _, it := range tl.items {
+				st.entries = append(st.entries, taskEntry{p, it})
+			}
+		}
+		st.counts = &sum
 	}
-	return &sum, nil
+	t.last, t.dirty = st, false
+	return st, nil
+}
+
+// checked lists the identities of the checked tasks of a state.
+func (st *taskState) checked() []string {
+	var out []string
+	for _, e := range st.entries {
+		if e.checked {
+			out = append(out, taskID(e.path, e.text))
+		}
+	}
+	return out
+}
+
+// compareTasks says what happened to the tasks from one state to the next.
+// Tasks are matched by their text, in all task files together (a task
+// moved to another file, or a renamed task file, is the same task): equal
+// texts in order first; then what is left pairs up in order within the
+// same gap between matched tasks that kept their order, which pairs a task
+// with its edited self. Of each pair an open task now checked was ticked,
+// a checked one now open unticked; a task added already checked counts as
+// ticked too. Ticked tasks are identified by their new file and text.
+func compareTasks(old, cur []taskEntry) TaskChange {
+	var tc TaskChange
+	pair := func(o, n taskEntry) {
+		switch {
+		case !o.checked && n.checked:
+			tc.Checked = append(tc.Checked, taskID(n.path, n.text))
+		case o.checked && !n.checked:
+			tc.Unchecked++
+		}
+	}
+	// Equal texts, in order.
+	waiting := map[[16]byte][]int{} // text -> unmatched old indexes
+	for i, o := range old {
+		waiting[o.text] = append(waiting[o.text], i)
+	}
+	matchOld := make([]int, len(cur)) // old index of each new task, or -1
+	usedOld := make([]bool, len(old))
+	for j, n := range cur {
+		matchOld[j] = -1
+		if q := waiting[n.text]; len(q) > 0 {
+			waiting[n.text] = q[1:]
+			matchOld[j], usedOld[q[0]] = q[0], true
+			pair(old[q[0]], n)
+		}
+	}
+	// The matched tasks that kept their order (a longest increasing run of
+	// old indexes) divide both lists into gaps.
+	anchorsOld, anchorsNew := keptOrder(matchOld)
+	gap := func(anchors []int, i int) int { return sort.SearchInts(anchors, i) }
+	restOld := map[int][]int{} // gap -> unmatched old indexes, in order
+	for i := range old {
+		if !usedOld[i] {
+			g := gap(anchorsOld, i)
+			restOld[g] = append(restOld[g], i)
+		}
+	}
+	for j, n := range cur {
+		if matchOld[j] >= 0 {
+			continue
+		}
+		g := gap(anchorsNew, j)
+		if q := restOld[g]; len(q) > 0 {
+			restOld[g] = q[1:]
+			pair(old[q[0]], n)
+		} else if n.checked {
+			tc.Checked = append(tc.Checked, taskID(n.path, n.text))
+		}
+	}
+	return tc
+}
+
+// keptOrder picks, from the new tasks' matched old indexes (-1: none), a
+// longest run increasing in both lists, and returns its old and new
+// indexes, each ascending.
+func keptOrder(matchOld []int) (olds, news []int) {
+	// Patience sorting: tails[k] is the new index ending the best run of
+	// length k+1; prev links a run back.
+	var tails []int
+	prev := make([]int, len(matchOld))
+	for j, o := range matchOld {
+		if o < 0 {
+			continue
+		}
+		k := sort.Search(len(tails), func(k int) bool { return matchOld[tails[k]] >= o })
+		if k > 0 {
+			prev[j] = tails[k-1]
+		} else {
+			prev[j] = -1
+		}
+		if k == len(tails) {
+			tails = append(tails, j)
+		} else {
+			tails[k] = j
+		}
+	}
+	n := len(tails)
+	olds, news = make([]int, n), make([]int, n)
+	for k, j := n-1, -1; k >= 0; k-- {
+		if k == n-1 {
+			j = tails[n-1]
+		} else {
+			j = prev[j]
+		}
+		olds[k], news[k] = matchOld[j], j
+	}
+	return olds, news
 }

@@ -20,6 +20,12 @@ type Options struct {
 	TestPaths *pathmatch.Set
 	// DocPaths matches documentation files.
 	DocPaths *pathmatch.Set
+	// NotesPaths matches notes and scratch files (TODO lists, notes,
+	// progress and status logs).
+	NotesPaths *pathmatch.Set
+	// TestDataPaths matches test data (fixtures, snapshots, testdata): a
+	// path matched here is not a test file.
+	TestDataPaths *pathmatch.Set
 	// ProtectedPaths matches paths the agent must not delete or modify.
 	ProtectedPaths *pathmatch.Set
 	// TaskFiles matches markdown task lists: their "- [ ]" and "- [x]"
@@ -32,7 +38,7 @@ type Options struct {
 	// longer chain are iterations (<= 0 means DefaultMaxCommits).
 	MaxCommits int
 	// ChainOnly makes History walk the chain and describe its commits but
-	// leave their Change and Tasks (and BaseTasks) empty: for callers that
+	// leave their Change, Tasks and CurrentTask (and BaseTasks) empty: for callers that
 	// take their iterations from ledger records and diff those with Diff.
 	ChainOnly bool
 }
@@ -83,14 +89,30 @@ type FileChange struct {
 	// WhitespaceOnly is true for a modification that only changes
 	// whitespace (both sides equal with all whitespace removed).
 	WhitespaceOnly bool
+	// DigitsOnly is true for a modification of a text file that only
+	// changes digits (both sides equal with all ASCII digits removed): a
+	// rewritten timestamp or counter.
+	DigitsOnly bool
+	// Submodule is true when either side is a submodule commit (a
+	// gitlink): the change is the pointer, with no line counts.
+	Submodule bool
+	// Unreadable is true when a side's object is not in the repository (a
+	// partial clone, a copy without large files) or the path lies deeper
+	// than the diff descends: the change is counted, its content unknown.
+	Unreadable bool
 	// Generated is true when the file (the new side; the old side of a
 	// deletion) has a "Code generated ... DO NOT EDIT." header.
 	Generated bool
 	// Ignored: the path (and, for a rename, the old path too) matches
 	// Options.IgnorePaths.
 	Ignored bool
-	// Test and Doc: the path matches Options.TestPaths / Options.DocPaths.
+	// Test and Doc: the path matches Options.TestPaths (and not
+	// Options.TestDataPaths) / Options.DocPaths.
 	Test, Doc bool
+	// TestData: the path matches Options.TestDataPaths.
+	TestData bool
+	// Notes: the path matches Options.NotesPaths.
+	Notes bool
 	// Protected: the path or the old path matches Options.ProtectedPaths.
 	Protected bool
 	// Meaningful is true when the change is not ignored, not
@@ -116,10 +138,50 @@ type Change struct {
 	// ProtectedModified lists protected paths added, modified or renamed
 	// into.
 	ProtectedModified []string
+	// Unreadable names the objects that could not be read ("path: blob
+	// HASH is not in the repository"); their files count as changed.
+	Unreadable []string
 }
 
 // Tasks are task-list checkbox counts.
 type Tasks struct{ Done, Total int }
+
+// TaskChange is what one iteration did to the task lists. A task is
+// identified by its file and its normalised text (TaskID); see
+// compareTasks for how tasks are followed through edits.
+type TaskChange struct {
+	// Checked are the identities of the tasks the iteration checked:
+	// ticked, ticked with their text edited, or added already checked.
+	Checked []string
+	// Unchecked counts the tasks it unticked.
+	Unchecked int
+}
+
+// CurrentTask is the task a loop is on: the first unchecked task of the
+// task files in plan order (the files by path, then line by line).
+type CurrentTask struct {
+	// ID is the task's identity (its file and normalised text, as TaskChange
+	// identifies tasks).
+	ID string
+	// Text is the task's text, spaces collapsed, at most 120 bytes.
+	Text string
+}
+
+// Range is what a range of history changed (Diff's answer).
+type Range struct {
+	// Change is the diff between the range's two trees.
+	Change Change
+	// Tasks are the task counts at the range's end; nil when there is no
+	// task file.
+	Tasks *Tasks
+	// TaskChange is what happened to the tasks between the two ends.
+	TaskChange TaskChange
+	// CurrentTask is the first unchecked task at the range's end; nil
+	// when there is none.
+	CurrentTask *CurrentTask
+	// Notes say what could not be read.
+	Notes []string
+}
 
 // Commit is one iteration's commit and its evidence.
 type Commit struct {
@@ -144,6 +206,12 @@ type Commit struct {
 	// Tasks are the checkbox counts summed over the task files at this
 	// commit; nil when no task file exists.
 	Tasks *Tasks
+	// TaskChange is what the commit did to the task lists; nil when there
+	// was no task file before or after it, and outside History.
+	TaskChange *TaskChange
+	// CurrentTask is the first unchecked task at this commit; nil when
+	// there is none, and outside History.
+	CurrentTask *CurrentTask
 	// Revert is true when the message says "This reverts commit" or the
 	// subject starts with `Revert "`.
 	Revert bool
@@ -174,6 +242,9 @@ type History struct {
 	// BaseTasks are the task counts before the first iteration (at its
 	// parent); nil when no task file existed there.
 	BaseTasks *Tasks
+	// BaseChecked are the identities of the tasks checked before the first
+	// iteration.
+	BaseChecked []string
 	// Shallow is true when the repository is shallow and the walk reached
 	// the shallow boundary before the base.
 	Shallow bool

@@ -81,7 +81,9 @@
 // # Bad input
 //
 // A fault in a file is a *Error naming the file and, where known, the line
-// (a glob that matches no file is an error naming the glob):
+// (a glob that matches no file is an error naming the glob, and so are
+// globs that together match more than MaxFiles (10,000) report files or
+// more than MaxTotalSize (1 GiB) in them, found before any is parsed):
 //
 //	testreport: reports/junit.xml: line 12: XML syntax error: unexpected EOF
 //

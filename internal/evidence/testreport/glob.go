@@ -11,25 +11,41 @@ import (
 )
 
 // expandGlobs returns the regular files the globs match, each once, in the
-// order of the globs and, within one glob, in lexical order.
+// order of the globs and, within one glob, in lexical order. More than
+// MaxFiles files, or more than MaxTotalSize bytes in them, is an error
+// naming the glob that went past the bound.
 func expandGlobs(globs []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
+	var total int64
 	for _, g := range globs {
-		matches, err := glob(g)
+		matches, err := glob(g, MaxFiles)
 		if err != nil {
 			return nil, fmt.Errorf("testreport: glob %q: %w", g, err)
 		}
 		sort.Strings(matches)
 		n := 0
 		for _, m := range matches {
-			if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() {
+			fi, err := os.Stat(m)
+			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
 			n++
-			if !seen[m] {
-				seen[m] = true
-				out = append(out, m)
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			out = append(out, m)
+			if fi.Size() <= MaxFileSize {
+				total += fi.Size() // a larger file is refused on its own (ParseFile)
+			}
+			switch {
+			case len(out) > MaxFiles && n > MaxFiles:
+				return nil, fmt.Errorf("testreport: glob %q: %w (at most %d are read): narrow the glob", g, ErrTooManyFiles, MaxFiles)
+			case len(out) > MaxFiles:
+				return nil, fmt.Errorf("testreport: glob %q: with the globs before it, %w (at most %d are read): narrow the globs", g, ErrTooManyFiles, MaxFiles)
+			case total > MaxTotalSize:
+				return nil, fmt.Errorf("testreport: glob %q: %w (%d bytes in %d files so far): narrow the globs", g, ErrTooMuchReport, total, len(out))
 			}
 		}
 		if n == 0 {
@@ -40,8 +56,10 @@ func expandGlobs(globs []string) ([]string, error) {
 }
 
 // glob is filepath.Glob plus "**", which as a whole path segment matches
-// any number of directories, none included.
-func glob(pattern string) ([]string, error) {
+// any number of directories, none included. A walk for "**" keeps only
+// regular files (and links to them), and stops once it has more than
+// limit of them.
+func glob(pattern string, limit int) ([]string, error) {
 	if pattern == "" {
 		return nil, errors.New("empty pattern")
 	}
@@ -89,12 +107,25 @@ func glob(pattern string) ([]string, error) {
 		if err != nil {
 			return nil
 		}
-		if matchSegs(rest, strings.Split(filepath.ToSlash(rel), "/")) {
-			out = append(out, path)
+		if !matchSegs(rest, strings.Split(filepath.ToSlash(rel), "/")) || !isRegular(path, d) {
+			return nil
+		}
+		if out = append(out, path); len(out) > limit {
+			return fs.SkipAll
 		}
 		return nil
 	})
 	return out, err
+}
+
+// isRegular reports whether a walked entry is a regular file or a link to
+// one.
+func isRegular(path string, d fs.DirEntry) bool {
+	if d.Type()&fs.ModeSymlink == 0 {
+		return d.Type().IsRegular()
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }

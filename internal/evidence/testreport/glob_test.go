@@ -1,8 +1,11 @@
 package testreport
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,7 +51,7 @@ func TestGlob(t *testing.T) {
 		{"nothing/**/*.xml", nil},
 	}
 	for _, tt := range tests {
-		got, err := glob(filepath.Join(dir, filepath.FromSlash(tt.pattern)))
+		got, err := glob(filepath.Join(dir, filepath.FromSlash(tt.pattern)), MaxFiles)
 		if err != nil {
 			t.Errorf("glob(%q): %v", tt.pattern, err)
 			continue
@@ -66,7 +69,7 @@ func TestGlob(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "a**b/*.xml", "[", "x/**/[/y"} {
-		if _, err := glob(bad); err == nil {
+		if _, err := glob(bad, MaxFiles); err == nil {
 			t.Errorf("glob(%q): got no error", bad)
 		}
 	}
@@ -112,5 +115,75 @@ func TestParseGlobs(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("ParseGlobs(%q): got error %v, want %q", tt.globs, err, tt.want)
 		}
+	}
+}
+
+// manyFiles writes n empty files named r00000.xml, ... in a new directory.
+func manyFiles(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%05d.xml", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGlobBounds: globs matching more than MaxFiles report files, or more
+// than MaxTotalSize bytes, are an error naming the glob and the bound; at
+// the bounds they are read.
+func TestGlobBounds(t *testing.T) {
+	t.Parallel()
+	over := manyFiles(t, MaxFiles+1)
+	big := t.TempDir()
+	for i := range 3 {
+		f, err := os.Create(filepath.Join(big, fmt.Sprintf("r%d.xml", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sparse: the size is what counts, and it costs no disk.
+		if err := f.Truncate(MaxTotalSize/3 + 1); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	cases := []struct {
+		name  string
+		globs []string
+		want  error
+		says  string
+	}{
+		{"one glob", []string{filepath.Join(over, "*.xml")}, ErrTooManyFiles, fmt.Sprintf("glob %q: matches more than %d report files", filepath.Join(over, "*.xml"), MaxFiles)},
+		{"one glob with **", []string{filepath.Join(over, "**", "*.xml")}, ErrTooManyFiles, "matches more than"},
+		{"two globs together", []string{filepath.Join(over, "r0*.xml"), filepath.Join(over, "r0000*.xml"), filepath.Join(over, "r1*.xml")}, ErrTooManyFiles, fmt.Sprintf("glob %q: with the globs before it", filepath.Join(over, "r1*.xml"))},
+		{"the bytes of three files", []string{filepath.Join(big, "*.xml")}, ErrTooMuchReport, fmt.Sprintf("more than %d MiB", MaxTotalSize>>20)},
+	}
+	for _, c := range cases {
+		_, err := expandGlobs(c.globs)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: got %v, want %v saying %q", c.name, err, c.want, c.says)
+		}
+	}
+	if err := os.Remove(filepath.Join(over, "r00000.xml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{filepath.Join(over, "*.xml"), filepath.Join(over, "**")} {
+		if files, err := expandGlobs([]string{g}); err != nil || len(files) != MaxFiles {
+			t.Errorf("%d files: got %d, %v; want them all", MaxFiles, len(files), err)
+		}
+	}
+	if err := os.Truncate(filepath.Join(big, "r2.xml"), MaxTotalSize/3-1); err != nil {
+		t.Fatal(err)
+	}
+	if files, err := expandGlobs([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
+		t.Errorf("%d bytes: got %d files, %v; want all 3", MaxTotalSize, len(files), err)
+	}
+	// A file over MaxFileSize is left to ParseFile, which names it.
+	if err := os.Truncate(filepath.Join(big, "r2.xml"), 2*MaxTotalSize); err != nil {
+		t.Fatal(err)
+	}
+	if files, err := expandGlobs([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
+		t.Errorf("a file over %d bytes: got %d files, %v; want all 3", MaxFileSize, len(files), err)
 	}
 }

@@ -21,6 +21,13 @@ const (
 	MaxFileSize = 512 << 20
 	// MaxDepth bounds the nesting of XML elements.
 	MaxDepth = 64
+	// MaxFiles bounds the report files that the globs of one call match
+	// together.
+	MaxFiles = 10000
+	// MaxTotalSize bounds the bytes of those files together (1 GiB): twice
+	// the largest report read. A file larger than MaxFileSize does not
+	// count: it is refused on its own, naming it.
+	MaxTotalSize = 2 * MaxFileSize
 )
 
 // Kinds of Failure.
@@ -47,6 +54,8 @@ var (
 	ErrEntity        = errors.New("entity declarations are not allowed")
 	ErrDTD           = errors.New("DTD internal subsets are not allowed")
 	ErrTooDeep       = fmt.Errorf("elements nested deeper than %d", MaxDepth)
+	ErrTooManyFiles  = fmt.Errorf("matches more than %d report files", MaxFiles)
+	ErrTooMuchReport = fmt.Errorf("the report files matched hold more than %d MiB", MaxTotalSize>>20)
 )
 
 // Error is a fault in one report file. Line is 0 when it is not known.

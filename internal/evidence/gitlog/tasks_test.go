@@ -1,0 +1,151 @@
+package gitlog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// entriesOf reads task files (path → content) into a task state's entries,
+// in path order as the tracker gives them.
+func entriesOf(t *testing.T, files map[string]string) []taskEntry {
+	t.Helper()
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sortStrings(paths)
+	var out []taskEntry
+	for _, p := range paths {
+		tl, err := readTaskList(strings.NewReader(files[p]), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range tl.items {
+			out = append(out, taskEntry{p, it})
+		}
+	}
+	return out
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func id(path, text string) string { return taskID(path, taskText([]byte(text))) }
+
+func TestCompareTasks(t *testing.T) {
+	t.Parallel()
+	const plan = "fix_plan.md"
+	tests := []struct {
+		name     string
+		old, cur map[string]string
+		want     TaskChange
+	}{
+		{"tick", map[string]string{plan: "- [ ] a\n- [ ] b\n"}, map[string]string{plan: "- [x] a\n- [ ] b\n"},
+			TaskChange{Checked: []string{id(plan, "a")}}},
+		{"untick", map[string]string{plan: "- [x] a\n- [ ] b\n"}, map[string]string{plan: "- [ ] a\n- [ ] b\n"},
+			TaskChange{Unchecked: 1}},
+		{"case and spacing are the same task", map[string]string{plan: "- [ ] Write  Docs\n"}, map[string]string{plan: "- [X] write docs \n"},
+			TaskChange{Checked: []string{id(plan, "write docs")}}},
+		{"tick with its text edited", map[string]string{plan: "- [ ] a\n- [ ] b\n- [ ] c\n"}, map[string]string{plan: "- [ ] a\n- [x] b (done in 4f2c)\n- [ ] c\n"},
+			TaskChange{Checked: []string{id(plan, "b (done in 4f2c)")}}},
+		{"tick one, untick another with an edit", map[string]string{plan: "- [x] a (now)\n- [ ] b\n"}, map[string]string{plan: "- [ ] a\n- [x] b (now)\n"},
+			TaskChange{Checked: []string{id(plan, "b (now)")}, Unchecked: 1}},
+		{"added already checked", map[string]string{plan: "- [ ] a\n"}, map[string]string{plan: "- [ ] a\n- [x] done before\n"},
+			TaskChange{Checked: []string{id(plan, "done before")}}},
+		{"added open, checked removed", map[string]string{plan: "- [x] a\n- [ ] b\n"}, map[string]string{plan: "- [ ] b\n- [ ] c\n"},
+			TaskChange{}},
+		{"reordered", map[string]string{plan: "- [x] a\n- [ ] b\n- [ ] c\n"}, map[string]string{plan: "- [ ] c\n- [x] a\n- [ ] b\n"},
+			TaskChange{}},
+		{"moved to another task file", map[string]string{plan: "- [x] a\n- [ ] b\n"}, map[string]string{".ralph/" + plan: "- [x] a\n- [ ] b\n"},
+			TaskChange{}},
+		{"a new task file", nil, map[string]string{plan: "- [x] a\n- [ ] b\n"},
+			TaskChange{Checked: []string{id(plan, "a")}}},
+		{"a task file deleted", map[string]string{plan: "- [x] a\n"}, nil,
+			TaskChange{}},
+		{"plan rewritten: fewer, other tasks", map[string]string{plan: "- [x] a\n- [x] b\n- [x] c\n- [ ] d\n"},
+			map[string]string{plan: "- [x] e\n- [ ] f\n"},
+			TaskChange{Unchecked: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := compareTasks(entriesOf(t, tt.old), entriesOf(t, tt.cur))
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("compareTasks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHistoryTaskChanges: each commit says which tasks it checked and how
+// many it unchecked, and the base's checked tasks are listed.
+func TestHistoryTaskChanges(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("fix_plan.md", "- [x] a\n- [ ] b\n- [ ] c\n").commit("plan\n")
+	r.write("fix_plan.md", "- [x] a\n- [x] b\n- [ ] c\n").commit("b done\n")
+	r.write("fix_plan.md", "- [x] a\n- [ ] b\n- [ ] c\n").commit("b reopened\n")
+	r.write("main.go", "package main\n").commit("code\n")
+	r.write("fix_plan.md", "- [x] a\n- [x] b\n- [x] c\n").commit("b and c done\n")
+	h := history(t, r, defaultOpts(t, c1.String()))
+	if diff := cmp.Diff([]string{id("fix_plan.md", "a")}, h.BaseChecked); diff != "" {
+		t.Errorf("base checked (-want +got):\n%s", diff)
+	}
+	want := []TaskChange{
+		{Checked: []string{id("fix_plan.md", "b")}},
+		{Unchecked: 1},
+		{},
+		{Checked: []string{id("fix_plan.md", "b"), id("fix_plan.md", "c")}},
+	}
+	for i, c := range h.Commits {
+		if c.TaskChange == nil {
+			t.Fatalf("commit %d: no task change", i+1)
+		}
+		if diff := cmp.Diff(want[i], *c.TaskChange, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("commit %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+	if got := h.Commits[3].Tasks; got == nil || *got != (Tasks{Done: 3, Total: 3}) {
+		t.Errorf("last commit: got tasks %v, want 3 of 3", got)
+	}
+}
+
+// TestHistoryCurrentTask: the current task is the first unchecked task in
+// plan order (the task files by path, then line by line), with its text
+// for a person; none when every task is checked. Diff answers the same.
+func TestHistoryCurrentTask(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("main.go", "package main\n").commit("init\n")
+	r.write("b/fix_plan.md", "- [ ] later\n").write("a/fix_plan.md", "- [x] done\n- [ ]   Write   the *parser*\n- [ ] lexer\n").commit("plan\n")
+	r.write("a/fix_plan.md", "- [x] done\n- [x] Write the *parser*\n- [ ] lexer\n").commit("parser done\n")
+	r.write("a/fix_plan.md", "- [x] done\n- [x] Write the *parser*\n- [x] lexer\n").write("b/fix_plan.md", "- [x] later\n").commit("all done\n")
+	r.write("b/fix_plan.md", "- [ ] "+strings.Repeat("x", 200)+"\n").commit("a long task\n")
+	h := history(t, r, defaultOpts(t, c1.String()))
+	want := []*CurrentTask{
+		{ID: id("a/fix_plan.md", "Write the *parser*"), Text: "Write the *parser*"},
+		{ID: id("a/fix_plan.md", "lexer"), Text: "lexer"},
+		nil,
+		{ID: id("b/fix_plan.md", strings.Repeat("x", 200)), Text: strings.Repeat("x", 120) + "…"},
+	}
+	for i, c := range h.Commits {
+		if diff := cmp.Diff(want[i], c.CurrentTask); diff != "" {
+			t.Errorf("commit %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+	rg, err := r.open().Diff(c1.String(), h.Commits[1].Hash, defaultOpts(t, c1.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want[1], rg.CurrentTask); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,203 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// The markers of the agent-facing block (seed 004), each on a line of its
+// own.
+const (
+	AgentBlockOpen  = "---CIRCUIT_BREAKER_OPEN---"
+	AgentBlockClose = "---END_CIRCUIT_BREAKER_OPEN---"
+)
+
+// maxFailureContext bounds the failure context, in bytes.
+const maxFailureContext = 4000
+
+// agentFieldRunes are the lengths, in characters, one agent or person text
+// is cut to in the block: the next is tried when the block is too long.
+var agentFieldRunes = []int{MaxField, 120, 40}
+
+// FailureContext is the text for the agent's next prompt: the Action's
+// failure-context output, the JSON's failure_context and --format agent.
+// When the breaker is OPEN it is seed 004's block (AgentBlock); otherwise
+// a line with the state, the reason, the newest error, the warnings, the
+// first two recovery strategies and a person's guidance, or "" when the
+// breaker is CLOSED with none of them. Agent and person text is cleaned
+// and cannot end the block; the whole stays within 4000 bytes.
+func FailureContext(d *breaker.Decision) string {
+	if d.State == breaker.Open {
+		return AgentBlock(d)
+	}
+	if d.State == breaker.Closed && len(d.Warnings) == 0 && d.Guidance == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "loopbreaker: %s after iteration %d", d.State, d.Iteration)
+	if d.Reason != nil {
+		fmt.Fprintf(&b, ": %s", Clean(*d.Reason))
+	}
+	b.WriteString(".")
+	if e := lastError(d); e != "" {
+		fmt.Fprintf(&b, " Last error: %s.", Clean(e))
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, " Warning: %s.", Warning(w))
+	}
+	if d.State != breaker.Closed {
+		if d.Advice != "" {
+			fmt.Fprintf(&b, " Advice: %s.", Clean(d.Advice))
+		}
+		if st := Strategies(trigger(d)); len(st) > 0 {
+			fmt.Fprintf(&b, " Next: %s.", strings.Join(st[:min(2, len(st))], "; "))
+		}
+	}
+	if g := d.Guidance; g != nil {
+		fmt.Fprintf(&b, " Guidance from %s: %s", Clean(g.By), Clean(g.Text))
+	}
+	s := b.String()
+	if len(s) > maxFailureContext {
+		s = strings.ToValidUTF8(s[:maxFailureContext-len("…")], "") + "…"
+	}
+	return s
+}
+
+// AgentBlock is seed 004's block for an OPEN breaker, between
+// AgentBlockOpen and AgentBlockClose: PHASE, REASON, ITERATIONS,
+// TESTS_PASSING, LAST_ERROR, then what the loop does (ACTION), the
+// policy's advice for the phase (else the rule's first recovery strategy),
+// a person's guidance, and the OPTIONS a person has, each with its pull
+// request command.
+func AgentBlock(d *breaker.Decision) string {
+	var s string
+	for _, n := range agentFieldRunes {
+		if s = agentBlock(d, n); len(s) <= maxFailureContext {
+			break
+		}
+	}
+	return s
+}
+
+func agentBlock(d *breaker.Decision, n int) string {
+	field := func(s string) string { return agentText(s, n) }
+	var b strings.Builder
+	line := func(label, value string) { fmt.Fprintf(&b, "%s: %s\n", label, value) }
+	b.WriteString(AgentBlockOpen + "\n")
+	phase := "none"
+	if d.Phase != "" {
+		phase = field(d.Phase)
+	}
+	line("PHASE", phase)
+	reason := "held open"
+	if d.Reason != nil {
+		reason = field(*d.Reason)
+	}
+	if t := trigger(d); t != "" {
+		reason += " [" + field(t) + "]"
+	}
+	line("REASON", reason)
+	line("ITERATIONS", fmt.Sprint(d.Iteration))
+	line("TESTS_PASSING", testsPassing(d))
+	lastErr := "none"
+	if e := lastError(d); e != "" {
+		lastErr = field(e)
+	}
+	line("LAST_ERROR", lastErr)
+	line("ACTION", field(openAction(d)))
+	advice := d.Advice
+	if advice == "" {
+		if st := Strategies(trigger(d)); len(st) > 0 {
+			advice = st[0]
+		}
+	}
+	if advice != "" {
+		line("ADVICE", field(advice))
+	}
+	if g := d.Guidance; g != nil {
+		line("GUIDANCE", field(g.Text)+" (from "+field(g.By)+")")
+	}
+	b.WriteString("\nOPTIONS (for a person with write access, as a pull request comment):\n")
+	opts := []string{"[R]eset and retry with the current approach: /loopbreaker reset"}
+	if d.Phase != "" {
+		opts = append(opts, "[S]kip the "+phase+" phase (its failing tests become known failures): /loopbreaker skip-phase")
+	}
+	opts = append(opts, "[A]bort execution: /loopbreaker abort", "[M]odify the approach (new guidance for the agent): /loopbreaker guide <text>")
+	if d.OpenAction == policy.OnOpenPause {
+		opts = append(opts, "Resume the paused loop: /loopbreaker resume")
+	}
+	for i, o := range opts {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, o)
+	}
+	b.WriteString(AgentBlockClose)
+	return b.String()
+}
+
+// openAction says what the OPEN breaker does to the loop.
+func openAction(d *breaker.Decision) string {
+	switch {
+	case d.DryRun:
+		return "dry run: the loop would stop"
+	case d.OpenAction == policy.OnOpenPause:
+		return "pause: the loop waits until a person resumes it"
+	case d.OpenAction == policy.OnOpenAlert:
+		return "alert: the loop goes on; people were told"
+	case d.OpenAction == policy.OnOpenEscalate && d.NextModel != nil:
+		return "escalate: the loop goes on with the next model, " + *d.NextModel
+	}
+	return "abort: the loop stops"
+}
+
+// testsPassing is "passed/total" of the newest iteration with a test
+// report, and the change against the report before it.
+func testsPassing(d *breaker.Decision) string {
+	var cur, prev *breaker.Tests
+	for i := len(d.Recent) - 1; i >= 0 && prev == nil; i-- {
+		if t := d.Recent[i].Tests; t != nil && !d.Recent[i].IgnoredOpen {
+			if cur == nil {
+				cur = t
+			} else {
+				prev = t
+			}
+		}
+	}
+	if cur == nil {
+		return "no test report"
+	}
+	change := "first report"
+	switch {
+	case prev == nil:
+	case cur.Passed == prev.Passed:
+		change = "no change"
+	default:
+		change = fmt.Sprintf("%+d", cur.Passed-prev.Passed)
+	}
+	return fmt.Sprintf("%d/%d (%s)", cur.Passed, cur.Total(), change)
+}
+
+// lastError is the first error of the newest measured iteration, or "".
+func lastError(d *breaker.Decision) string {
+	for i := len(d.Recent) - 1; i >= 0; i-- {
+		if s := d.Recent[i]; !s.IgnoredOpen {
+			if len(s.Errors) > 0 {
+				return s.Errors[0]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// agentText is agent or person text for the block: cleaned (one line, no
+// escapes), cut to n characters, with no run of three dashes that could
+// end the block.
+func agentText(s string, n int) string {
+	s = cleanRunes(s)
+	for strings.Contains(s, "---") {
+		s = strings.ReplaceAll(s, "---", "--")
+	}
+	return truncate(s, n)
+}
