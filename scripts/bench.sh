@@ -107,7 +107,7 @@ get() {
 # Formatting and judging.
 fmt_s() { awk -v s="$1" 'BEGIN{ if (s >= 1) printf "%.2f s", s; else if (s >= 0.01) printf "%.1f ms", s*1000; else printf "%.2f ms", s*1000 }'; }
 fmt_kb() { awk -v k="$1" 'BEGIN{ printf "%.0f MiB", k/1024 }'; }
-fmt_r() { awk -v m="$1" -v n="$2" 'BEGIN{ printf "%.2f (%.2f)", m, n }'; }
+fmt_r() { awk -v m="$1" -v n="$2" 'BEGIN{ f = (m < 0.1) ? "%.3f (%.3f)" : "%.2f (%.2f)"; printf f, m, n }'; }
 # judge VALUE OP LIMIT -> pass|miss
 judge() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN{ ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "pass" : "miss" }'; }
 
