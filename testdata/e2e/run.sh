@@ -29,11 +29,14 @@ tool() { "$work/tool" "$@"; }
 
 # start_fake SEED: the fake GitHub API, its final state dumped to $work/dump.json on exit.
 start_fake() {
+  # A fresh log: the background redirect may truncate the old one only after the first read
+  # below, which would then find the previous server's address.
+  rm -f "$work/fake.log"
   "$work/fakegithub" -addr 127.0.0.1:0 -state "$1" -dump "$work/dump.json" > "$work/fake.log" 2>&1 &
   fake_pid=$!
   api=""
   for _ in $(seq 1 100); do
-    api=$(sed -n 's/^listening on //p' "$work/fake.log" | head -1)
+    api=$(sed -n 's/^listening on //p' "$work/fake.log" 2>/dev/null | head -1)
     [ -n "$api" ] && break
     sleep 0.1
   done
