@@ -90,11 +90,11 @@ func TestAPIBudgetPerRun(t *testing.T) {
 			b.h.editEvent(func(ev map[string]any) { ev["pull_request"].(map[string]any)["labels"] = []any{} })
 		}},
 		// An issue_comment payload has no head or base (GET pulls/{n}), the
-		// command's author is checked, and the reset moves the labels, the
-		// comment and the status. The comment's run is itself an iteration
-		// without progress, in the watch after the reset: HALF_OPEN.
-		{"/loopbreaker reset (issue_comment, OPEN to HALF_OPEN)", 7, "HALF_OPEN", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
-		{"/loopbreaker guide (issue_comment, HALF_OPEN)", 5, "HALF_OPEN", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
+		// command's author is checked, and the reset moves the label, the
+		// comment and the status. The comment's run is no iteration: the
+		// status after the reset, CLOSED.
+		{"/loopbreaker reset (issue_comment, OPEN to CLOSED)", 6, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
+		{"/loopbreaker guide (issue_comment, CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
 		{"progress, the sticky comment kept", 5, "CLOSED", func(b *budgetLife) { b.push(progress(3)) }},
 		{"HALF_OPEN again (the sticky comment kept)", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
 		{"recovery (HALF_OPEN to CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.push(progress(4)) }},

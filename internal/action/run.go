@@ -82,6 +82,9 @@ type run struct {
 	eventsRead, eventsOK bool
 	// deepenErr says why the clone could not be deepened.
 	deepenErr string
+	// statusOnly says the run is not an iteration of the loop (a comment
+	// started it): it reports the breaker's status at its time.
+	statusOnly bool
 }
 
 // Run runs the action and returns the process exit code: 0 continue, 1 OPEN
@@ -172,8 +175,13 @@ func (r *run) main(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("input open-action: %w", err)
 		}
 	}
+	// A comment on the pull request (a person's command) starts a run that
+	// is not an iteration of the loop: it applies the command and reports
+	// the breaker's status at the run's time, as the audit does.
+	r.statusOnly = r.ev.Name == "issue_comment"
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
-		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun}
+		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
+		StatusOnly: r.statusOnly}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
 	}
@@ -192,7 +200,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil &&
-		(cfg.Ledger == nil || openedBefore(res)) {
+		(cfg.Ledger == nil || cfg.StatusOnly || openedBefore(res)) {
 		// The open label is gone: a reset if a trusted person removed it.
 		// A breaker that opened at this run's own record never had the
 		// label: no events to read.
@@ -450,7 +458,10 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 	}
 	r.summary(present.Summary(res, o))
 
-	r.alert(ctx, res)
+	// An alert goes out once, from the iteration that opened the breaker.
+	if !r.statusOnly {
+		r.alert(ctx, res)
+	}
 	// Only an abort fails the step: a paused loop waits, an alert or an
 	// escalation lets it go on.
 	if d.ExitCode() == exitOpen && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
