@@ -175,10 +175,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("input open-action: %w", err)
 		}
 	}
-	// A comment on the pull request (a person's command) starts a run that
-	// is not an iteration of the loop: it applies the command and reports
-	// the breaker's status at the run's time, as the audit does.
-	r.statusOnly = r.ev.Name == "issue_comment"
+	// A comment on the pull request (a person's command) or a label added
+	// or removed starts a run that is not an iteration of the loop: it
+	// applies the control and reports the breaker's status at the run's
+	// time, as the audit does.
+	r.statusOnly = r.ev.Control()
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
 		StatusOnly: r.statusOnly}
@@ -327,6 +328,9 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	}
 	var digest *ledger.Ledger
 	partial := false
+	// The comments are listed even when the payload counts none: a run
+	// waits in its concurrency group, and a person's command or another
+	// run's sticky comment may have come since its event.
 	if r.ev.Number > 0 {
 		comments, err := r.client.Comments(ctx, r.ev.Number, time.Time{})
 		if err := r.apiError("list PR comments", err); err != nil {
