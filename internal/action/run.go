@@ -3,7 +3,6 @@ package action
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,7 +67,9 @@ type run struct {
 	runID  int64
 	try    int
 	client github.API
-	notes  []string
+	// notes are the run's facts about the evidence, each with its code:
+	// the GitHub side's (note.GitHub) and the fold's.
+	notes []note.Note
 	// record is where this run's record goes (recordFile checked it).
 	record string
 	// sticky is loopbreaker's sticky comment; listed says the comments
@@ -104,6 +105,9 @@ func Run(ctx context.Context, env Env) int {
 }
 
 func (r *run) getenv(k string) string { return r.env.Getenv(k) }
+
+// note adds a fact from the GitHub side of the run.
+func (r *run) note(text string) { r.notes = append(r.notes, note.Note{Code: note.GitHub, Text: text}) }
 
 func (r *run) main(ctx context.Context) (int, error) {
 	in, err := readInputs(r.gha.GetInput, r.getenv)
@@ -212,7 +216,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	r.notes = append(r.notes, note.Texts(res.Notes)...)
+	r.notes = append(r.notes, res.Notes...)
 	return r.report(ctx, res, g)
 }
 
@@ -226,7 +230,8 @@ func openedBefore(res *loop.Result) bool {
 // disabled reports a run the breaker is off for: a notice, no decision.
 func (r *run) disabled(why string) (int, error) {
 	r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
-	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": "null"})
+	js, _ := render.EncodeDisabled(why)
+	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": string(js)})
 	r.summary(present.DisabledSummary(why))
 	return exitContinue, nil
 }
@@ -308,7 +313,7 @@ func (r *run) apiError(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	r.gha.Warningf("loopbreaker: %s: %s (on-api-error: continue)", what, render.Clean(err.Error()))
-	r.notes = append(r.notes, fmt.Sprintf("%s failed: %s", what, err))
+	r.note(fmt.Sprintf("%s failed: %s", what, err))
 	return nil
 }
 
@@ -323,7 +328,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		}
 	}
 	if r.client == nil {
-		r.notes = append(r.notes, "git-only evidence: no token to read earlier records")
+		r.note("git-only evidence: no token to read earlier records")
 		return nil
 	}
 	var digest *ledger.Ledger
@@ -348,7 +353,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	// last run that wrote.
 	if digest != nil && !partial && !r.in.DryRun {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
+		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 		return nil
 	}
 	branch := r.ev.HeadRef
@@ -364,10 +369,10 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	}
 	if cfg.Ledger == nil && digest != nil {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
+		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 	}
 	if cfg.Ledger == nil {
-		r.notes = append(r.notes, "no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
+		r.note("no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
 	}
 	return nil
 }
@@ -382,16 +387,16 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 		return nil, err
 	}
 	if a == nil {
-		r.notes = append(r.notes, fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
+		r.note(fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
 		return nil, nil
 	}
 	if a.Expired {
-		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
 		return nil, nil
 	}
 	data, err := r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
 	if errors.Is(err, github.ErrExpired) {
-		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
 		return nil, nil
 	}
 	if err != nil {
@@ -413,12 +418,12 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 		// A corrupt or empty artifact must not stand for the history: the
 		// digest or git take its place.
 		for _, p := range l.Problems {
-			r.notes = append(r.notes, "artifact entry skipped: "+p.String())
+			r.notes = append(r.notes, note.New(note.LedgerEntrySkipped, "artifact entry skipped: %s", p))
 		}
-		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
 		return nil, nil
 	}
-	r.notes = append(r.notes, fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
+	r.note(fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
 	return l, nil
 }
 
@@ -447,13 +452,16 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker: shallow clone"}).Warningf("%s", render.Clean(fmt.Sprintf(
 			"the clone's history is cut before the loop's start and could not be deepened with the token: the decision rests on the %d iterations visible; check out with fetch-depth: 0 (%s)",
 			d.Iteration, orDefault(r.deepenErr, "no fetch was possible"))))
-		r.notes = append(r.notes, "the clone is shallow and could not be deepened: "+orDefault(r.deepenErr, "its history is cut"))
+		r.notes = append(r.notes, note.New(note.ShallowClone, "the clone is shallow and could not be deepened: %s", orDefault(r.deepenErr, "its history is cut")))
 	}
 	r.annotate(present.Annotations(res, r.in.DryRun))
 	if err := r.sideEffects(ctx, res, g); err != nil {
 		return 0, err
 	}
-	out := outputs(d, recordPath)
+	out, err := outputs(d, r.notes, recordPath)
+	if err != nil {
+		return 0, err
+	}
 	out["shallow"] = strconv.FormatBool(g.shallow)
 	r.setOutputs(out)
 	o := present.SummaryOptions{Notes: r.notes}
@@ -488,15 +496,19 @@ func (r *run) alert(ctx context.Context, res *loop.Result) {
 	case line == "":
 	case warn:
 		r.gha.Warningf("loopbreaker: %s", render.Clean(line))
-		r.notes = append(r.notes, line)
+		r.note(line)
 	default:
 		r.gha.Noticef("loopbreaker: %s", render.Clean(line))
 	}
 }
 
-// outputs are the action's outputs for a decision.
-func outputs(d *breaker.Decision, recordPath string) map[string]string {
-	js, _ := json.Marshal(d)
+// outputs are the action's outputs for a decision; decision is the
+// command line's --format json object, notes included.
+func outputs(d *breaker.Decision, notes []note.Note, recordPath string) (map[string]string, error) {
+	js, err := render.EncodeJSON(d, notes)
+	if err != nil {
+		return nil, err
+	}
 	o := map[string]string{
 		"state":             d.State.String(),
 		"allow-continue":    strconv.FormatBool(d.AllowContinue || d.DryRun),
@@ -526,7 +538,7 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 	if d.WindowScore != nil {
 		o["window-score"] = strconv.Itoa(*d.WindowScore)
 	}
-	return o
+	return o, nil
 }
 
 // FailureContext is a short text for the agent's next prompt: the
