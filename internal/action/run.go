@@ -174,11 +174,6 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if in.OpenAction != "" {
-		if pol, err = pol.WithOnOpen(in.OpenAction); err != nil {
-			return 0, fmt.Errorf("input open-action: %w", err)
-		}
-	}
 	// A comment on the pull request (a person's command) or a label added
 	// or removed starts a run that is not an iteration of the loop: it
 	// applies the control and reports the breaker's status at the run's
@@ -259,10 +254,23 @@ func (r *run) inWorkspace(paths []string) []string {
 	return out
 }
 
-// policy loads the policy: a built-in by name, else a file read from the
-// base branch's git objects (never from the PR head or the work tree), or
-// through the API when the base is not in the clone.
+// policy loads the policy (loadPolicy) with the open-action input over
+// its on_open, for the check run and the audit alike.
 func (r *run) policy(ctx context.Context) (*policy.Policy, []string, error) {
+	pol, protect, err := r.loadPolicy(ctx)
+	if err != nil || r.in.OpenAction == "" {
+		return pol, protect, err
+	}
+	if pol, err = pol.WithOnOpen(r.in.OpenAction); err != nil {
+		return nil, nil, fmt.Errorf("input open-action: %w", err)
+	}
+	return pol, protect, nil
+}
+
+// loadPolicy loads the policy: a built-in by name, else a file read from
+// the base branch's git objects (never from the PR head or the work tree),
+// or through the API when the base is not in the clone.
+func (r *run) loadPolicy(ctx context.Context) (*policy.Policy, []string, error) {
 	name := r.in.Policy
 	for _, n := range policy.Names() {
 		if n == name {
@@ -646,25 +654,18 @@ func (r *run) runURL() string {
 	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", server, r.owner, r.repo, r.runID)
 }
 
-// labels moves the PR's loopbreaker labels to match the state, with calls
-// only for labels that change (the event payload lists the current ones).
+// labels moves the PR's loopbreaker labels to match the decision (the
+// presenter's list), with calls only for labels that change (the event
+// payload lists the current ones).
 func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
+	add, remove := r.posts().LabelMoves(d, r.ev.HasLabel)
 	var errs []error
-	move := func(l present.Label, want bool) {
-		switch has := r.ev.HasLabel(l.Name); {
-		case want && !has:
-			errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
-		case !want && has:
-			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
-		}
+	for _, l := range add {
+		errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
 	}
-	for _, l := range present.Labels() {
-		move(l, l.State == d.State && r.posts().Wants(l.State, "label"))
+	for _, l := range remove {
+		errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
 	}
-	// A paused loop says so until a person resumes it.
-	move(present.PausedLabel(), d.State == breaker.Open && d.OpenAction == policy.OnOpenPause)
-	// A loop whose work is done says so.
-	move(present.CompleteLabel(), d.Complete)
 	return errors.Join(errs...)
 }
 
