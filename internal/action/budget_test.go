@@ -31,6 +31,19 @@ type budgetLife struct {
 	runs int64
 }
 
+// newBudgetLife is a pull request against the HTTP fake whose repository
+// has the open and half-open labels, and a maintainer with write access.
+func newBudgetLife(t *testing.T) *budgetLife {
+	t.Helper()
+	h := newHTTPHarness(t, newLoop(t))
+	if err := h.fake.LoadSeed(strings.NewReader(`{"repos":[{"owner":"octo","name":"loop","labels":[
+		{"name":"loopbreaker:open","color":"b60205","description":"stuck"},{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.SetPermission("octo", "loop", "maintainer", "write")
+	return &budgetLife{t: t, h: h}
+}
+
 // push commits files (nil: the run makes no commit) and makes the next run
 // a pull_request run on the new head with the pull request's labels.
 func (b *budgetLife) push(files map[string]string) {
@@ -71,13 +84,8 @@ func progress(n int) map[string]string {
 // this one, and the test fails when they differ.
 func TestAPIBudgetPerRun(t *testing.T) {
 	t.Parallel()
-	h := newHTTPHarness(t, newLoop(t))
-	if err := h.fake.LoadSeed(strings.NewReader(`{"repos":[{"owner":"octo","name":"loop","labels":[
-		{"name":"loopbreaker:open","color":"b60205","description":"stuck"},{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
-		t.Fatal(err)
-	}
-	h.fake.SetPermission("octo", "loop", "maintainer", "write")
-	b := &budgetLife{t: t, h: h}
+	b := newBudgetLife(t)
+	h := b.h
 	const six = 6 // the README says why each of these calls is needed
 	runs := []budgetRun{
 		{"first run", 5, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},

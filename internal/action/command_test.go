@@ -15,13 +15,8 @@ import (
 // repository, a maintainer with write access).
 func openLife(t *testing.T) *budgetLife {
 	t.Helper()
-	h := newHTTPHarness(t, newLoop(t))
-	if err := h.fake.LoadSeed(strings.NewReader(`{"repos":[{"owner":"octo","name":"loop","labels":[
-		{"name":"loopbreaker:open","color":"b60205","description":"stuck"},{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
-		t.Fatal(err)
-	}
-	h.fake.SetPermission("octo", "loop", "maintainer", "write")
-	b := &budgetLife{t: t, h: h}
+	b := newBudgetLife(t)
+	h := b.h
 	b.push(progress(1))
 	b.runOnce()
 	for i := 0; i < 3; i++ {

@@ -37,12 +37,7 @@ func TestAuditLabelsCompleteAndPausedLoops(t *testing.T) {
 	done := ledger.Record{Version: 1, RunID: 501, RunAttempt: 1, Commit: o.heads[1], At: t0.Add(time.Hour), Errors: []ledger.Error{},
 		Tests: &ledger.Tests{Passed: 3}, CompletionClaimed: true}
 	e.stickyComment(1, []ledger.Record{done}, t0.Add(2*time.Hour))
-	c, err := OpenClone(o.clone(t), o.url(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	e.opts.Clone = c
+	e.cloneOf(o)
 	res := e.run()
 
 	if p := find(res, 1); p == nil || p.Decision == nil || !p.Decision.Complete {
