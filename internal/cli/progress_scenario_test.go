@@ -94,13 +94,7 @@ func progressScenarios() []scenario {
 			about: "after one code change each iteration appends eight tests to another existing suite and changes nothing else " +
 				"(padding the test count): test_only opens",
 			base: withBase(suites(20)),
-			loop: func() []*scnStep {
-				s := []*scnStep{edit("internal/app/dom.go", lines("dom", 30), "feat: dom")}
-				for i, name := range suiteNames {
-					s = append(s, edit(name, lines("case", 20)+lines("more", 8), fmt.Sprintf("test: 8 more tests (%d)", i+1)))
-				}
-				return s
-			}(),
+			loop: suiteLoop(lines("case", 20)+lines("more", 8), "test: 8 more tests"),
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "test_only", states: "CCCOO", ignored: 1},
 		},
 		{
@@ -108,13 +102,7 @@ func progressScenarios() []scenario {
 			about: "after one code change each iteration rewrites lines of another existing suite (a different spec fixed each " +
 				"time, as a loop does after a UI change): without reports that may be a fix, no trip",
 			base: withBase(suites(20)),
-			loop: func() []*scnStep {
-				s := []*scnStep{edit("internal/app/dom.go", lines("dom", 30), "feat: dom")}
-				for i, name := range suiteNames {
-					s = append(s, edit(name, lines("case", 14)+lines("fixed", 8), fmt.Sprintf("test: repair spec %d", i+1)))
-				}
-				return s
-			}(),
+			loop: suiteLoop(lines("case", 14)+lines("fixed", 8), "test: repair spec"),
 			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
 		},
 
@@ -477,4 +465,14 @@ func suites(n int) map[string]string {
 		m[name] = lines("case", n)
 	}
 	return m
+}
+
+// suiteLoop is one code change, then one iteration per suite of
+// suiteNames that writes it as content and changes nothing else.
+func suiteLoop(content, msg string) []*scnStep {
+	s := []*scnStep{edit("internal/app/dom.go", lines("dom", 30), "feat: dom")}
+	for i, name := range suiteNames {
+		s = append(s, edit(name, content, fmt.Sprintf("%s (%d)", msg, i+1)))
+	}
+	return s
 }
