@@ -147,6 +147,9 @@ type Change struct {
 type FileLines struct {
 	Path  string `json:"path"`
 	Lines int    `json:"lines"`
+	// Grew says the file existed before and only gained lines: tests
+	// appended to a suite, none of its lines changed or removed.
+	Grew bool `json:"grew,omitempty"`
 }
 
 // Tests summarises test reports.

@@ -297,10 +297,13 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 // data, no task completed, no failing test fixed, no error resolved, no
 // percentage up) and which of its test lines the test_only rule counts:
 // with test reports on both sides (so that "no failing test was fixed" is
-// known) all of them; without, only those in test files that one of the
-// window's earlier iterations changed too, since a different test file
-// each time may be a fix or new coverage, the same one again is a rewrite.
-// A change that does not list its test files counts them all.
+// known) all of them; without, those of the test files that one of the
+// window's earlier iterations changed too (the same tests rewritten) and
+// of existing test files that only grew (tests appended to a suite while
+// no code changes: padding the count). A new test file may be new
+// coverage, and editing lines of a different test file each time may be
+// a fix, so those do not count. A change that does not list its test
+// files counts them all.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
 	if c == nil || c.TestLines == 0 || c.CodeFiles > 0 || (m.busy && c.BusyFiles > 0) ||
@@ -319,7 +322,7 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 		}
 	}
 	for _, f := range c.TestFiles {
-		if earlier[pathKey(f.Path)] {
+		if f.Grew || earlier[pathKey(f.Path)] {
 			m.testLines += f.Lines
 		}
 	}

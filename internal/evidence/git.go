@@ -132,7 +132,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		case f.Test:
 			out.TestLines += lines
 			if len(out.TestFiles) < maxTestFiles {
-				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines})
+				grew := f.Status == gitlog.StatusModified && f.Added > 0 && f.Deleted == 0
+				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines, Grew: grew})
 			}
 		case !f.TestData:
 			out.CodeFiles++

@@ -37,6 +37,12 @@ type Config struct {
 	Controls []Control
 	// DryRun marks the decisions "would open".
 	DryRun bool
+	// StatusOnly says the run is not an iteration of the loop (a person's
+	// command on the pull request started it): the iterations are the
+	// ledger's records (or the commits) alone, the reports and log are not
+	// read, the final decision is the breaker's status at Now, and Records
+	// is the ledger unchanged (nil without one).
+	StatusOnly bool
 	// Progress, when set, is told how far the fold has come (for long
 	// replays on a terminal).
 	Progress func(done, total int)
@@ -135,7 +141,9 @@ func history(repo *gitlog.Repo, cfg Config, eff *policy.Policy, opts gitlog.Opti
 // earlier records this run's ledger continues.
 func iterations(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Options, res *Result) ([]breaker.Iteration, []ledger.Record, error) {
 	var files *evidence.Files
-	if len(cfg.Reports) > 0 || cfg.Log != "" {
+	if cfg.StatusOnly && (len(cfg.Reports) > 0 || cfg.Log != "") {
+		res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "this run is not an iteration of the loop: the reports and log were not read"))
+	} else if len(cfg.Reports) > 0 || cfg.Log != "" {
 		var err error
 		if files, err = evidence.ReadFiles(cfg.Reports, cfg.Log); err != nil {
 			return nil, nil, err
@@ -173,6 +181,14 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
 	}
 	recs := cfg.Ledger.Records
+	if cfg.StatusOnly {
+		its, notes, err := evidence.FromLedger(repo, h.Base, recs, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Notes = append(res.Notes, gitNotes(notes)...)
+		return its, recs, nil
+	}
 	if n := len(recs); n > 0 && cfg.RunID > 0 && recs[n-1].RunID == cfg.RunID {
 		recs = recs[:n-1]
 	}
@@ -194,8 +210,15 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 // each earlier one becomes a record of its own (run 0, at its commit's
 // time), so that the next run, reading this ledger, folds the same
 // iterations instead of one that covers them all, and does not lose the
-// history that decided this run.
+// history that decided this run. A run that is not an iteration
+// (StatusOnly) returns the ledger as it was.
 func records(cfg Config, its []breaker.Iteration, recs []ledger.Record) []ledger.Record {
+	if cfg.StatusOnly {
+		if cfg.Ledger == nil {
+			return nil
+		}
+		return append([]ledger.Record{}, recs...)
+	}
 	newest := its[len(its)-1]
 	r := ledger.FromIteration(&newest, cfg.RunID, cfg.Attempt)
 	if cfg.Ledger == nil {

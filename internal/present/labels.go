@@ -1,6 +1,9 @@
 package present
 
-import "github.com/loopbreaker/loopbreaker/internal/breaker"
+import (
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
 
 // Names of the labels loopbreaker reads and manages.
 const (
@@ -74,4 +77,40 @@ func (p Posts) Wants(state breaker.State, what string) bool {
 		}
 	}
 	return false
+}
+
+// Managed returns every label loopbreaker puts on and takes off a pull
+// request: one for each state that is not CLOSED, the paused loop's and
+// the complete loop's. The check run and the audit move the same list.
+func Managed() []Label {
+	return append(Labels(), PausedLabel(), CompleteLabel())
+}
+
+// WantsLabel reports whether a pull request whose decision is d carries l:
+// a state's label when the state is d's and posts ask for it, the paused
+// label while an OPEN breaker's on_open is "pause" (whatever posts say: it
+// tells a person the loop waits for them), the complete label while the
+// work is done.
+func (p Posts) WantsLabel(l Label, d *breaker.Decision) bool {
+	switch l.Name {
+	case LabelPaused:
+		return d.State == breaker.Open && d.OpenAction == policy.OnOpenPause
+	case LabelComplete:
+		return d.Complete
+	}
+	return l.State == d.State && p.Wants(l.State, "label")
+}
+
+// LabelMoves returns the managed labels to add to and to remove from a
+// pull request that has the labels has says it has, for decision d.
+func (p Posts) LabelMoves(d *breaker.Decision, has func(name string) bool) (add, remove []Label) {
+	for _, l := range Managed() {
+		switch want, on := p.WantsLabel(l, d), has(l.Name); {
+		case want && !on:
+			add = append(add, l)
+		case !want && on:
+			remove = append(remove, l)
+		}
+	}
+	return add, remove
 }

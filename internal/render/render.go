@@ -66,18 +66,35 @@ type Object struct {
 	FailureContext string      `json:"failure_context"`
 }
 
-// JSON writes the decision object, with the notes, on one line.
-func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
+// EncodeJSON is the decision object, with the notes: the one encoding of
+// a decision, for --format json, the replay lines and the Action's
+// decision output alike.
+func EncodeJSON(d *breaker.Decision, notes []note.Note) ([]byte, error) {
 	if notes == nil {
 		notes = []note.Note{}
 	}
 	b, err := json.Marshal(Object{Decision: d, Notes: notes, FailureContext: FailureContext(d)})
 	if err != nil {
-		return fmt.Errorf("encode decision: %w", err)
+		return nil, fmt.Errorf("encode decision: %w", err)
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
+	return b, nil
+}
+
+// JSON writes the decision object, with the notes, on one line.
+func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
+	b, err := EncodeJSON(d, notes)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// EncodeDisabled is the object of a run the breaker is off for: state
+// DISABLED, allow_continue true, the reason, no notes and no failure
+// context.
+func EncodeDisabled(why string) ([]byte, error) {
+	return json.Marshal(map[string]any{"state": "DISABLED", "allow_continue": true, "reason": why, "notes": []note.Note{}, "failure_context": ""})
 }
 
 // Disabled writes what a command says when the breaker is off: no
@@ -88,8 +105,7 @@ func Disabled(w io.Writer, format, why string) error {
 	switch format {
 	case "json":
 		var b []byte
-		b, err = json.Marshal(map[string]any{"state": "DISABLED", "allow_continue": true, "reason": why, "notes": []note.Note{}, "failure_context": ""})
-		if err == nil {
+		if b, err = EncodeDisabled(why); err == nil {
 			_, err = w.Write(append(b, '\n'))
 		}
 	case "markdown":
