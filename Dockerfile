@@ -2,7 +2,9 @@
 # loopbreaker: a static binary in a minimal image, for linux/amd64 and linux/arm64.
 #
 # Build stage: the Go toolchain of the machine that builds (no emulation), cross-compiling for
-# the image's platform: CGO off, -trimpath, a stripped static binary.
+# the image's platform: CGO off, -trimpath, a stripped static binary. golang:1.26 is the newest
+# patch release of go.mod's Go line, with the standard library's security fixes (.ci/run checks
+# that the line is go.mod's; the release pulls the tag afresh).
 FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -143,6 +143,36 @@ func (v *ScoreAction) UnmarshalText(b []byte) error {
 	return err
 }
 
+// StuckAction is what a task that does not move does (key
+// rules.task_stuck.task_stuck_action).
+type StuckAction string
+
+// The values of task_stuck_action.
+const (
+	StuckWatch StuckAction = "watch" // HALF_OPEN, held while the task does not move; never opens by itself
+	StuckOpen  StuckAction = "open"  // open the breaker (strict)
+)
+
+var stuckActionNames = enum[StuckAction]{key: "rules.task_stuck.task_stuck_action", names: []StuckAction{StuckWatch, StuckOpen}}
+
+// ParseStuckAction parses a value of task_stuck_action.
+func ParseStuckAction(s string) (StuckAction, error) { return stuckActionNames.parse(s) }
+
+// String returns the TOML spelling.
+func (v StuckAction) String() string { return string(v) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (v StuckAction) MarshalText() ([]byte, error) { return stuckActionNames.marshal(v) }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (v *StuckAction) UnmarshalText(b []byte) error {
+	x, err := ParseStuckAction(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
+}
+
 // ProtectedMode says which touches of a protected path trip the breaker
 // (key rules.protected_path.protected_mode).
 type ProtectedMode string

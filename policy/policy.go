@@ -35,6 +35,7 @@ type Policy struct {
 	Breaker    Breaker    `toml:"breaker"`
 	Progress   Progress   `toml:"progress"`
 	Rules      Rules      `toml:"rules"`
+	Trends     Trends     `toml:"trends"`
 	Escalation Escalation `toml:"escalation"`
 	Alert      Alert      `toml:"alert"`
 
@@ -62,6 +63,11 @@ type Breaker struct {
 	// ProbeIterations is how many probing iterations must each make
 	// progress before a cooled-down breaker closes.
 	ProbeIterations int `toml:"probe_iterations"`
+	// WatchIterations is how many iterations after a reset or a recovery
+	// (HALF_OPEN to CLOSED) are watched closely (seed 003): one without
+	// progress moves CLOSED to HALF_OPEN, and stagnation that recurs in
+	// them opens at once. 0 turns the watch off.
+	WatchIterations int `toml:"watch_iterations"`
 }
 
 // Progress says what counts as progress.
@@ -105,6 +111,7 @@ type Progress struct {
 // Rules holds every trip rule, each switchable and tunable.
 type Rules struct {
 	NoProgress       NoProgress       `toml:"no_progress"`
+	TaskStuck        TaskStuck        `toml:"task_stuck"`
 	SameError        SameError        `toml:"same_error"`
 	OutputDecline    OutputDecline    `toml:"output_decline"`
 	MaxIterations    MaxIterations    `toml:"max_iterations"`
@@ -122,6 +129,16 @@ type NoProgress struct {
 	Enabled             bool `toml:"enabled"`
 	HalfOpenAfter       int  `toml:"half_open_after"`
 	NoProgressThreshold int  `toml:"no_progress_threshold"`
+}
+
+// TaskStuck watches or opens when the current task (the first unchecked
+// task in plan order, or the status block's current task) stays current
+// for TaskTimeoutIterations iterations in which no task is completed (seed
+// 002's task_timeout_iterations).
+type TaskStuck struct {
+	Enabled               bool        `toml:"enabled"`
+	TaskTimeoutIterations int         `toml:"task_timeout_iterations"`
+	TaskStuckAction       StuckAction `toml:"task_stuck_action"`
 }
 
 // SameError opens when one error signature keeps coming back.
@@ -206,6 +223,17 @@ type CompletionClaim struct {
 type Rate struct {
 	Enabled              bool `toml:"enabled"`
 	MaxIterationsPerHour int  `toml:"max_iterations_per_hour"`
+	// RateWarningPercent warns when the iterations in the last hour reach
+	// this share of MaxIterationsPerHour (seed 003); 0 turns it off.
+	RateWarningPercent float64 `toml:"rate_warning_percent"`
+}
+
+// Trends warn when the passing tests fall, or the distinct errors rise,
+// in TrendIterations iterations in a row (seed 003's monitoring). They
+// only warn.
+type Trends struct {
+	Enabled         bool `toml:"enabled"`
+	TrendIterations int  `toml:"trend_iterations"`
 }
 
 // Escalation is seed 002's escalate action.
@@ -271,6 +299,7 @@ const (
 	RuleOutputDecline    = "output_decline"
 	RuleCompletionClaim  = "completion_claim"
 	RuleNoProgress       = "no_progress"
+	RuleTaskStuck        = "task_stuck"
 	RuleScore            = "score"
 	RuleRate             = "rate"
 	RuleMaxIterations    = "max_iterations"
@@ -278,15 +307,5 @@ const (
 
 // RuleOrder is the precedence of triggers: specific causes before caps.
 var RuleOrder = []string{RuleProtectedPath, RulePermissionDenied, RuleSameError, RuleCircular,
-	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleScore, RuleRate,
+	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleTaskStuck, RuleScore, RuleRate,
 	RuleMaxIterations}
-
-// IsRule reports whether name is a known rule name.
-func IsRule(name string) bool {
-	for _, r := range RuleOrder {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}

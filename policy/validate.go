@@ -20,6 +20,7 @@ func (p *Policy) Validate() error {
 	b := p.Breaker
 	v.floatRange("breaker.cooldown_multiplier", b.CooldownMultiplier, 1, 100)
 	v.intRange("breaker.probe_iterations", b.ProbeIterations, 1, 100)
+	v.intRange("breaker.watch_iterations", b.WatchIterations, 0, 1000)
 	if b.CooldownMax.Set && b.Cooldown.Set && b.CooldownMax.D < b.Cooldown.D {
 		v.fail("breaker.cooldown_max", fmt.Sprintf("breaker.cooldown_max = %q is shorter than breaker.cooldown = %q", b.CooldownMax, b.Cooldown))
 	}
@@ -43,6 +44,8 @@ func (p *Policy) Validate() error {
 	r := p.Rules
 	v.intRange("rules.no_progress.half_open_after", r.NoProgress.HalfOpenAfter, 1, 1000)
 	v.intRange("rules.no_progress.no_progress_threshold", r.NoProgress.NoProgressThreshold, 1, 1000)
+	v.intRange("rules.task_stuck.task_timeout_iterations", r.TaskStuck.TaskTimeoutIterations, 1, 1000)
+	stuckActionNames.check(v, r.TaskStuck.TaskStuckAction)
 	v.intRange("rules.same_error.same_error_threshold", r.SameError.SameErrorThreshold, 1, 1000)
 	sameErrorModeNames.check(v, r.SameError.SameErrorMode)
 	v.floatRange("rules.output_decline.output_decline_percent", r.OutputDecline.OutputDeclinePercent, 1, 100)
@@ -77,6 +80,8 @@ func (p *Policy) Validate() error {
 	protectedModeNames.check(v, r.ProtectedPath.ProtectedMode)
 	claimModeNames.check(v, r.CompletionClaim.CompletionClaim)
 	v.intRange("rules.rate.max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 1, 100000)
+	v.floatRange("rules.rate.rate_warning_percent", r.Rate.RateWarningPercent, 0, 100)
+	v.intRange("trends.trend_iterations", p.Trends.TrendIterations, 1, 100)
 	for _, m := range p.Escalation.ModelProgression {
 		if strings.TrimSpace(m) == "" {
 			v.fail("escalation.model_progression", "escalation.model_progression has an empty entry")

@@ -129,7 +129,9 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 	r.setOutputs(auditOutputs(res))
 	r.summary(present.AuditSummary(res))
 	r.annotate(present.AuditAnnotations(res))
-	if Has(in.OnOpen, "fail") && !in.DryRun && len(res.Tripped()) > 0 {
+	// As for a check run, only an abort fails the step: a paused loop
+	// waits, an alert or an escalation goes on.
+	if Has(in.OnOpen, "fail") && !in.DryRun && len(res.Aborted()) > 0 {
 		return exitOpen, nil
 	}
 	return exitContinue, nil

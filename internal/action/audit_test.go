@@ -179,6 +179,27 @@ func TestAuditFailOnOpenAndDryRun(t *testing.T) {
 	}
 }
 
+// TestAuditPausedLoopNeverFails: with open-action pause a stuck pull
+// request is OPEN and paused (both labels), and the audit passes even
+// with on-open fail, as a check run does; an aborted one fails it.
+func TestAuditPausedLoopNeverFails(t *testing.T) {
+	t.Parallel()
+	a := newAuditRun(t)
+	a.stuckPull(1)
+	a.env["INPUT_ON-OPEN"] = "label,fail"
+	a.env["INPUT_OPEN-ACTION"] = "pause"
+	if code := a.run(); code != exitContinue {
+		t.Errorf("paused: got exit %d, want 0\n%s", code, a.log.String())
+	}
+	if l := a.fake.IssueLabels("octo", "loop", 1); !contains(l, present.LabelOpen) || !contains(l, present.LabelPaused) {
+		t.Errorf("paused: got labels %v, want %s and %s", l, present.LabelOpen, present.LabelPaused)
+	}
+	a.env["INPUT_OPEN-ACTION"] = "abort"
+	if code := a.run(); code != exitOpen {
+		t.Errorf("aborted: got exit %d, want %d", code, exitOpen)
+	}
+}
+
 func TestAuditInputs(t *testing.T) {
 	t.Parallel()
 	in, err := ReadInputs(func(k string) string {

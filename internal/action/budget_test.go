@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,19 @@ type budgetLife struct {
 	t    *testing.T
 	h    *harness
 	runs int64
+}
+
+// newBudgetLife is a pull request against the HTTP fake whose repository
+// has the open and half-open labels, and a maintainer with write access.
+func newBudgetLife(t *testing.T) *budgetLife {
+	t.Helper()
+	h := newHTTPHarness(t, newLoop(t))
+	if err := h.fake.LoadSeed(strings.NewReader(`{"repos":[{"owner":"octo","name":"loop","labels":[
+		{"name":"loopbreaker:open","color":"b60205","description":"stuck"},{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.SetPermission("octo", "loop", "maintainer", "write")
+	return &budgetLife{t: t, h: h}
 }
 
 // push commits files (nil: the run makes no commit) and makes the next run
@@ -61,27 +75,27 @@ func progress(n int) map[string]string {
 }
 
 // TestAPIBudgetPerRun: every kind of run a pull request goes through,
-// counted by the HTTP fake: the comments listed once, labels created by the
-// add that needs them (once per repository), the label events read only
-// when a control can depend on them, the ledger read from the sticky
-// comment's digest when there is one, and GET /user never. The table is
-// the README's.
+// counted by the HTTP fake: the comments listed once, labels created by
+// the add that needs them
+// (once per repository), the label events read only when a control can
+// depend on them, the ledger read from the sticky comment's digest when
+// there is one, and GET /user never. Five calls at most, but for the three
+// runs whose six calls are each needed (maxCalls): the README's table is
+// this one, and the test fails when they differ.
 func TestAPIBudgetPerRun(t *testing.T) {
 	t.Parallel()
-	h := newHTTPHarness(t, newLoop(t))
-	if err := h.fake.LoadSeed(strings.NewReader(`{"repos":[{"owner":"octo","name":"loop","labels":[
-		{"name":"loopbreaker:open","color":"b60205","description":"stuck"},{"name":"loopbreaker:half-open","color":"fbca04","description":"watched"}]}]}`)); err != nil {
-		t.Fatal(err)
-	}
-	h.fake.SetPermission("octo", "loop", "maintainer", "write")
-	b := &budgetLife{t: t, h: h}
+	b := newBudgetLife(t)
+	h := b.h
+	const six = 6 // the README says why each of these calls is needed
 	runs := []budgetRun{
 		{"first run", 5, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},
 		{"steady CLOSED", 5, "CLOSED", func(b *budgetLife) { b.push(progress(2)) }},
 		// Entering HALF_OPEN (or OPEN) from CLOSED on a pull request that
 		// has no sticky comment yet: the ledger is the artifact (list and
-		// download), and the label and the comment are both written.
-		{"enters HALF_OPEN, no sticky comment yet", 6, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		// download), the comments listed (the commands, and a sticky comment
+		// another run may have made since the event), and the label, the
+		// comment and the status written.
+		{"enters HALF_OPEN, no sticky comment yet", six, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
 		{"steady HALF_OPEN", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
 		{"the trip (HALF_OPEN to OPEN)", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
 		{"steady OPEN, the label in the payload", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
@@ -89,24 +103,38 @@ func TestAPIBudgetPerRun(t *testing.T) {
 			b.push(nil)
 			b.h.editEvent(func(ev map[string]any) { ev["pull_request"].(map[string]any)["labels"] = []any{} })
 		}},
-		// An issue_comment payload has no head or base (GET pulls/{n}), the
-		// command's author is checked, and the reset moves the label, the
-		// comment and the status.
-		{"/loopbreaker reset (issue_comment, OPEN to CLOSED)", 6, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
-		{"/loopbreaker guide (issue_comment, CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
-		{"steady CLOSED, the sticky comment kept", 5, "CLOSED", func(b *budgetLife) { b.push(progress(3)) }},
+		// An issue_comment payload has no head or base (GET pulls/{n}) and
+		// does not say whether its author may write (the permission); the
+		// reset takes the open label off, updates the comment and turns
+		// the status to success. The comment's run is no iteration.
+		{"`/loopbreaker reset` (issue_comment, OPEN to CLOSED)", six, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
+		{"`/loopbreaker guide` (issue_comment)", 5, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
+		{"progress, the commands' author checked", 5, "CLOSED", func(b *budgetLife) { b.push(progress(3)) }},
 		{"HALF_OPEN again (the sticky comment kept)", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
 		{"recovery (HALF_OPEN to CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.push(progress(4)) }},
-		{"reset by removing the open label", 5, "CLOSED", func(b *budgetLife) {
+		{"the open label removed by a person (pull_request unlabeled, OPEN to CLOSED)", 5, "CLOSED", func(b *budgetLife) {
 			for i := 0; i < 3; i++ { // back to OPEN
 				b.push(nil)
 				b.runOnce()
 			}
-			b.h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "maintainer", "User", b.h.now.Add(30*time.Minute))
+			at := b.h.now.Add(30 * time.Minute)
+			b.h.fake.AddLabelEvent("octo", "loop", 7, "unlabeled", present.LabelOpen, "maintainer", "User", at)
 			b.h.fake.AddPull("octo", "loop", fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: b.h.loop.head, HeadRef: "agent/loop",
 				BaseRef: "main", BaseSHA: b.h.loop.base, CreatedAt: start})
-			b.push(nil)
+			payload, _, _, err := b.h.fake.PullRequestEvent("octo", "loop", 7, "unlabeled")
+			if err != nil {
+				b.t.Fatal(err)
+			}
+			b.h.httpEvent("pull_request", payload, "refs/pull/7/merge")
+			b.h.editEvent(func(ev map[string]any) {
+				ev["label"] = map[string]any{"name": present.LabelOpen}
+				ev["sender"] = map[string]any{"login": "maintainer", "type": "User"}
+			})
 		}},
+		// The open label's removal is read from the label events on every
+		// run while the fold without it is OPEN: with the comments, the
+		// remover's permission, and the writes of a state change.
+		{"the next iteration, without progress (CLOSED to HALF_OPEN)", six, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
 	}
 	var table []string
 	for _, r := range runs {
@@ -129,6 +157,39 @@ func TestAPIBudgetPerRun(t *testing.T) {
 		}
 	}
 	t.Logf("API calls per run:\n%s", strings.Join(table, "\n"))
+	if got, want := readmeBudget(t), table; !slices.Equal(got, want) {
+		t.Errorf("the README's table of API calls per run (run, state, calls now) is not the measured one:\ngot:\n%s\nwant:\n%s",
+			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// readmeBudget reads the README's table of API calls per run as
+// "| run | state | calls now |" rows.
+func readmeBudget(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n### API calls per run\n")
+	if !ok {
+		t.Fatal("README.md has no section \"API calls per run\"")
+	}
+	var rows []string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if !strings.HasPrefix(line, "|") || len(cells) != 4 || strings.TrimSpace(cells[0]) == "Run" || strings.HasPrefix(strings.TrimSpace(cells[0]), "---") {
+			continue
+		}
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", cells[0], cells[1], cells[3]))
+	}
+	return rows
 }
 
 // runOnce runs the action as the next workflow run and uploads its record;

@@ -196,6 +196,20 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 	return ev, nil
 }
 
+// Control reports whether a person's control started the run rather than
+// the loop: a comment (issue_comment), or a label added to or removed from
+// the pull request (pull_request labeled or unlabeled; the workflow
+// token's own labels start no run). Such a run is no iteration of the loop.
+func (e *Event) Control() bool {
+	switch e.Name {
+	case "issue_comment":
+		return true
+	case "pull_request", "pull_request_target":
+		return e.Action == "labeled" || e.Action == "unlabeled"
+	}
+	return false
+}
+
 // HasLabel reports whether the event's PR carries the label.
 func (e *Event) HasLabel(name string) bool {
 	for _, l := range e.Labels {

@@ -94,7 +94,7 @@ func (r *run) mergeBase(g *gitState) (string, bool) {
 	if err != nil || mb == g.base {
 		return "", false
 	}
-	r.notes = append(r.notes, fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
+	r.note(fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
 	g.base, g.chain = mb, nil
 	return mb, true
 }
@@ -110,12 +110,12 @@ func (r *run) pickCommit(cl *checkout.Clone, head string) string {
 	mergeRef := r.getenv("GITHUB_REF") == fmt.Sprintf("refs/pull/%d/merge", r.ev.Number)
 	switch {
 	case len(parents) == 2 && parents[1] == want || mergeRef:
-		r.notes = append(r.notes, fmt.Sprintf("HEAD %.12s is GitHub's test merge of the pull request's head into its base (refs/pull/%d/merge): the head %.12s is evaluated and recorded; check out github.event.pull_request.head.sha to skip the merge", head, r.ev.Number, want))
+		r.note(fmt.Sprintf("HEAD %.12s is GitHub's test merge of the pull request's head into its base (refs/pull/%d/merge): the head %.12s is evaluated and recorded; check out github.event.pull_request.head.sha to skip the merge", head, r.ev.Number, want))
 		return want
 	case onChain(cl, head, want):
 		return head // the run's own steps committed on top of the head
 	}
-	r.notes = append(r.notes, fmt.Sprintf("HEAD %.12s is not the pull request's head: the head %.12s is evaluated", head, want))
+	r.note(fmt.Sprintf("HEAD %.12s is not the pull request's head: the head %.12s is evaluated", head, want))
 	return want
 }
 
@@ -165,7 +165,7 @@ func (r *run) deepen(ctx context.Context, g *gitState) {
 		r.deepenErr = err.Error()
 		return
 	}
-	r.notes = append(r.notes, what+" with the token ("+strings.Join(specs, " ")+")")
+	r.note(what + " with the token (" + strings.Join(specs, " ") + ")")
 }
 
 func branchSpec(b string) string {
@@ -233,7 +233,7 @@ func (r *run) ownRecords(g *gitState, l *ledger.Ledger) *ledger.Ledger {
 		kept.Records = append(kept.Records, rec)
 	}
 	if dropped > 0 {
-		r.notes = append(r.notes, fmt.Sprintf("%d earlier records are of commits outside the history of %.12s (another loop's) and were not used", dropped, g.head))
+		r.note(fmt.Sprintf("%d earlier records are of commits outside the history of %.12s (another loop's) and were not used", dropped, g.head))
 	}
 	return kept
 }

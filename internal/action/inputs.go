@@ -38,11 +38,6 @@ type Inputs struct {
 	DisabledBy string
 }
 
-// ReadInputs reads and validates the inputs through get (INPUT_* lookup).
-func ReadInputs(get func(string) string) (*Inputs, error) {
-	return readInputs(get, func(string) string { return "" })
-}
-
 // readInputs reads the inputs, and lets the environment (getenv) stand for
 // those that were not given: the policy file ($CIRCUIT_CONFIG), the
 // profile ($LOOPBREAKER_PROFILE, else $PROJECT_TYPE) and disabled

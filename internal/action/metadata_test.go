@@ -163,3 +163,31 @@ func TestEveryInputReadIsDeclared(t *testing.T) {
 		}
 	}
 }
+
+// TestActionMetadataScalarsAreClosed: a value that opens a quote closes it
+// on its line (the two files hold no multi-line quoted scalar): GitHub
+// refuses an action.yml that is not YAML, and the line reader above would
+// not notice.
+func TestActionMetadataScalarsAreClosed(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{filepath.Join("..", "..", "action.yml"), filepath.Join("..", "..", "dockerless", "action.yml")} {
+		block := -1 // the indentation of the key whose block scalar is being read
+		for _, l := range yamlLines(t, path) {
+			if block >= 0 && l.indent > block {
+				continue
+			}
+			block = -1
+			v := l.value
+			if strings.HasPrefix(v, ">") || strings.HasPrefix(v, "|") {
+				block = l.indent
+				continue
+			}
+			if v == "" || (v[0] != '"' && v[0] != '\'') {
+				continue
+			}
+			if q := v[0]; len(v) < 2 || v[len(v)-1] != q {
+				t.Errorf("%s: %q opens a %c quote that does not close on its line", path, l.trimmed, q)
+			}
+		}
+	}
+}

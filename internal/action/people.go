@@ -62,17 +62,17 @@ func (r *run) labelEvents(ctx context.Context) ([]github.LabelEvent, bool) {
 // when who added it cannot be read.
 func (r *run) labelledBy(ctx context.Context, label string) (by string, at time.Time, ok bool) {
 	if r.client == nil || r.ev.Number == 0 {
-		r.notes = append(r.notes, fmt.Sprintf("the %s label was ignored: without a token, who added it cannot be checked", label))
+		r.note(fmt.Sprintf("the %s label was ignored: without a token, who added it cannot be checked", label))
 		return "", time.Time{}, false
 	}
 	events, read := r.labelEvents(ctx)
 	if !read {
-		r.notes = append(r.notes, fmt.Sprintf("the %s label was ignored: who added it could not be read", label))
+		r.note(fmt.Sprintf("the %s label was ignored: who added it could not be read", label))
 		return "", time.Time{}, false
 	}
 	e, ok, note, _ := control.LabelledBy(events, label, r.trustedFunc(ctx))
 	if !ok {
-		r.notes = append(r.notes, note)
+		r.note(note)
 		return "", time.Time{}, false
 	}
 	return e.Actor, e.At, true
@@ -89,7 +89,9 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
 	controls, notes, _ := control.Commands(comments, present.Marker, r.trustedFunc(ctx))
 	cfg.Controls = append(cfg.Controls, controls...)
-	r.notes = append(r.notes, notes...)
+	for _, n := range notes {
+		r.note(n)
+	}
 }
 
 // labelReset looks for the removal of the open label by a trusted person
@@ -107,6 +109,6 @@ func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control,
 	if r.trusted(ctx, e.Actor, e.ActorType) {
 		return control.LabelReset(e, present.LabelOpen), true
 	}
-	r.notes = append(r.notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
+	r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
 	return loop.Control{}, false
 }

@@ -31,7 +31,7 @@ func (r *run) pull(ctx context.Context) error {
 		return nil
 	}
 	if r.client == nil {
-		r.notes = append(r.notes, "no token: the pull request's head and base could not be read from the API")
+		r.note("no token: the pull request's head and base could not be read from the API")
 		return nil
 	}
 	var p *github.AuditPull
@@ -52,7 +52,7 @@ func (r *run) pull(ctx context.Context) error {
 	}
 	if p == nil {
 		if ev.Name == "workflow_run" {
-			r.notes = append(r.notes, fmt.Sprintf("no open pull request has the head %s:%s at %.12s: no labels, comment or commands", ev.HeadOwner, ev.HeadRef, ev.HeadSHA))
+			r.note(fmt.Sprintf("no open pull request has the head %s:%s at %.12s: no labels, comment or commands", ev.HeadOwner, ev.HeadRef, ev.HeadSHA))
 		}
 		return nil
 	}
@@ -83,7 +83,7 @@ func (r *run) matchHead(found []github.AuditPull) *github.AuditPull {
 		}
 	}
 	if len(same) == 1 {
-		r.notes = append(r.notes, fmt.Sprintf("pull request #%d's head moved from %.12s (the run's) to %.12s: the run's commit is evaluated", same[0].Number, r.ev.HeadSHA, same[0].HeadSHA))
+		r.note(fmt.Sprintf("pull request #%d's head moved from %.12s (the run's) to %.12s: the run's commit is evaluated", same[0].Number, r.ev.HeadSHA, same[0].HeadSHA))
 		return &same[0]
 	}
 	return nil

@@ -3,7 +3,6 @@ package action
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,7 +67,9 @@ type run struct {
 	runID  int64
 	try    int
 	client github.API
-	notes  []string
+	// notes are the run's facts about the evidence, each with its code:
+	// the GitHub side's (note.GitHub) and the fold's.
+	notes []note.Note
 	// record is where this run's record goes (recordFile checked it).
 	record string
 	// sticky is loopbreaker's sticky comment; listed says the comments
@@ -82,6 +83,9 @@ type run struct {
 	eventsRead, eventsOK bool
 	// deepenErr says why the clone could not be deepened.
 	deepenErr string
+	// statusOnly says the run is not an iteration of the loop (a comment
+	// started it): it reports the breaker's status at its time.
+	statusOnly bool
 }
 
 // Run runs the action and returns the process exit code: 0 continue, 1 OPEN
@@ -101,6 +105,9 @@ func Run(ctx context.Context, env Env) int {
 }
 
 func (r *run) getenv(k string) string { return r.env.Getenv(k) }
+
+// note adds a fact from the GitHub side of the run.
+func (r *run) note(text string) { r.notes = append(r.notes, note.Note{Code: note.GitHub, Text: text}) }
 
 func (r *run) main(ctx context.Context) (int, error) {
 	in, err := readInputs(r.gha.GetInput, r.getenv)
@@ -167,14 +174,14 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if in.OpenAction != "" {
-		if pol, err = pol.WithOnOpen(in.OpenAction); err != nil {
-			return 0, fmt.Errorf("input open-action: %w", err)
-		}
-	}
+	// A comment on the pull request (a person's command) or a label added
+	// or removed starts a run that is not an iteration of the loop: it
+	// applies the control and reports the breaker's status at the run's
+	// time, as the audit does.
+	r.statusOnly = r.ev.Control()
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
-		Incremental: true}
+		StatusOnly: r.statusOnly, Incremental: true}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
 	}
@@ -193,7 +200,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil &&
-		(cfg.Ledger == nil || openedBefore(res)) {
+		(cfg.Ledger == nil || cfg.StatusOnly || openedBefore(res)) {
 		// The open label is gone: a reset if a trusted person removed it.
 		// A breaker that opened at this run's own record never had the
 		// label: no events to read.
@@ -204,7 +211,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	r.notes = append(r.notes, note.Texts(res.Notes)...)
+	r.notes = append(r.notes, res.Notes...)
 	return r.report(ctx, res, g)
 }
 
@@ -218,7 +225,8 @@ func openedBefore(res *loop.Result) bool {
 // disabled reports a run the breaker is off for: a notice, no decision.
 func (r *run) disabled(why string) (int, error) {
 	r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
-	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": "null"})
+	js, _ := render.EncodeDisabled(why)
+	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": string(js)})
 	r.summary(present.DisabledSummary(why))
 	return exitContinue, nil
 }
@@ -246,10 +254,23 @@ func (r *run) inWorkspace(paths []string) []string {
 	return out
 }
 
-// policy loads the policy: a built-in by name, else a file read from the
-// base branch's git objects (never from the PR head or the work tree), or
-// through the API when the base is not in the clone.
+// policy loads the policy (loadPolicy) with the open-action input over
+// its on_open, for the check run and the audit alike.
 func (r *run) policy(ctx context.Context) (*policy.Policy, []string, error) {
+	pol, protect, err := r.loadPolicy(ctx)
+	if err != nil || r.in.OpenAction == "" {
+		return pol, protect, err
+	}
+	if pol, err = pol.WithOnOpen(r.in.OpenAction); err != nil {
+		return nil, nil, fmt.Errorf("input open-action: %w", err)
+	}
+	return pol, protect, nil
+}
+
+// loadPolicy loads the policy: a built-in by name, else a file read from
+// the base branch's git objects (never from the PR head or the work tree),
+// or through the API when the base is not in the clone.
+func (r *run) loadPolicy(ctx context.Context) (*policy.Policy, []string, error) {
 	name := r.in.Policy
 	for _, n := range policy.Names() {
 		if n == name {
@@ -300,7 +321,7 @@ func (r *run) apiError(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	r.gha.Warningf("loopbreaker: %s: %s (on-api-error: continue)", what, render.Clean(err.Error()))
-	r.notes = append(r.notes, fmt.Sprintf("%s failed: %s", what, err))
+	r.note(fmt.Sprintf("%s failed: %s", what, err))
 	return nil
 }
 
@@ -315,11 +336,14 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		}
 	}
 	if r.client == nil {
-		r.notes = append(r.notes, "git-only evidence: no token to read earlier records")
+		r.note("git-only evidence: no token to read earlier records")
 		return nil
 	}
 	var digest *ledger.Ledger
 	partial := false
+	// The comments are listed even when the payload counts none: a run
+	// waits in its concurrency group, and a person's command or another
+	// run's sticky comment may have come since its event.
 	if r.ev.Number > 0 {
 		comments, err := r.client.Comments(ctx, r.ev.Number, time.Time{})
 		if err := r.apiError("list PR comments", err); err != nil {
@@ -337,7 +361,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	// last run that wrote.
 	if digest != nil && !partial && !r.in.DryRun {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
+		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 		return nil
 	}
 	branch := r.ev.HeadRef
@@ -353,10 +377,10 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	}
 	if cfg.Ledger == nil && digest != nil {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.notes = append(r.notes, fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
+		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 	}
 	if cfg.Ledger == nil {
-		r.notes = append(r.notes, "no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
+		r.note("no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
 	}
 	return nil
 }
@@ -371,16 +395,16 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 		return nil, err
 	}
 	if a == nil {
-		r.notes = append(r.notes, fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
+		r.note(fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
 		return nil, nil
 	}
 	if a.Expired {
-		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
 		return nil, nil
 	}
 	data, err := r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
 	if errors.Is(err, github.ErrExpired) {
-		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
 		return nil, nil
 	}
 	if err != nil {
@@ -402,12 +426,12 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 		// A corrupt or empty artifact must not stand for the history: the
 		// digest or git take its place.
 		for _, p := range l.Problems {
-			r.notes = append(r.notes, "artifact entry skipped: "+p.String())
+			r.notes = append(r.notes, note.New(note.LedgerEntrySkipped, "artifact entry skipped: %s", p))
 		}
-		r.notes = append(r.notes, fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
 		return nil, nil
 	}
-	r.notes = append(r.notes, fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
+	r.note(fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
 	return l, nil
 }
 
@@ -436,13 +460,16 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 		r.gha.WithFieldsMap(map[string]string{"title": "loopbreaker: shallow clone"}).Warningf("%s", render.Clean(fmt.Sprintf(
 			"the clone's history is cut before the loop's start and could not be deepened with the token: the decision rests on the %d iterations visible; check out with fetch-depth: 0 (%s)",
 			d.Iteration, orDefault(r.deepenErr, "no fetch was possible"))))
-		r.notes = append(r.notes, "the clone is shallow and could not be deepened: "+orDefault(r.deepenErr, "its history is cut"))
+		r.notes = append(r.notes, note.New(note.ShallowClone, "the clone is shallow and could not be deepened: %s", orDefault(r.deepenErr, "its history is cut")))
 	}
 	r.annotate(present.Annotations(res, r.in.DryRun))
 	if err := r.sideEffects(ctx, res, g); err != nil {
 		return 0, err
 	}
-	out := outputs(d, recordPath)
+	out, err := outputs(d, r.notes, recordPath)
+	if err != nil {
+		return 0, err
+	}
 	out["shallow"] = strconv.FormatBool(g.shallow)
 	r.setOutputs(out)
 	o := present.SummaryOptions{Notes: r.notes}
@@ -451,7 +478,10 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 	}
 	r.summary(present.Summary(res, o))
 
-	r.alert(ctx, res)
+	// An alert goes out once, from the iteration that opened the breaker.
+	if !r.statusOnly {
+		r.alert(ctx, res)
+	}
 	// Only an abort fails the step: a paused loop waits, an alert or an
 	// escalation lets it go on.
 	if d.ExitCode() == exitOpen && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
@@ -474,15 +504,19 @@ func (r *run) alert(ctx context.Context, res *loop.Result) {
 	case line == "":
 	case warn:
 		r.gha.Warningf("loopbreaker: %s", render.Clean(line))
-		r.notes = append(r.notes, line)
+		r.note(line)
 	default:
 		r.gha.Noticef("loopbreaker: %s", render.Clean(line))
 	}
 }
 
-// outputs are the action's outputs for a decision.
-func outputs(d *breaker.Decision, recordPath string) map[string]string {
-	js, _ := json.Marshal(d)
+// outputs are the action's outputs for a decision; decision is the
+// command line's --format json object, notes included.
+func outputs(d *breaker.Decision, notes []note.Note, recordPath string) (map[string]string, error) {
+	js, err := render.EncodeJSON(d, notes)
+	if err != nil {
+		return nil, err
+	}
 	o := map[string]string{
 		"state":             d.State.String(),
 		"allow-continue":    strconv.FormatBool(d.AllowContinue || d.DryRun),
@@ -500,6 +534,7 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 		"consecutive-stuck": strconv.Itoa(d.ConsecutiveNoProgress),
 		"open-action":       string(d.OpenAction),
 		"signal":            d.Signal,
+		"complete":          strconv.FormatBool(d.Complete),
 	}
 	if d.Reason != nil {
 		o["reason"] = render.Clean(*d.Reason)
@@ -511,7 +546,7 @@ func outputs(d *breaker.Decision, recordPath string) map[string]string {
 	if d.WindowScore != nil {
 		o["window-score"] = strconv.Itoa(*d.WindowScore)
 	}
-	return o
+	return o, nil
 }
 
 // FailureContext is a short text for the agent's next prompt: the
@@ -619,23 +654,18 @@ func (r *run) runURL() string {
 	return fmt.Sprintf("%s/%s/%s/actions/runs/%d", server, r.owner, r.repo, r.runID)
 }
 
-// labels moves the PR's loopbreaker labels to match the state, with calls
-// only for labels that change (the event payload lists the current ones).
+// labels moves the PR's loopbreaker labels to match the decision (the
+// presenter's list), with calls only for labels that change (the event
+// payload lists the current ones).
 func (r *run) labels(ctx context.Context, d *breaker.Decision) error {
+	add, remove := r.posts().LabelMoves(d, r.ev.HasLabel)
 	var errs []error
-	move := func(l present.Label, want bool) {
-		switch has := r.ev.HasLabel(l.Name); {
-		case want && !has:
-			errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
-		case !want && has:
-			errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
-		}
+	for _, l := range add {
+		errs = append(errs, r.client.AddLabel(ctx, r.ev.Number, github.LabelSpec{Name: l.Name, Color: l.Color, Description: l.Description}))
 	}
-	for _, l := range present.Labels() {
-		move(l, l.State == d.State && r.posts().Wants(l.State, "label"))
+	for _, l := range remove {
+		errs = append(errs, r.client.RemoveLabel(ctx, r.ev.Number, l.Name))
 	}
-	// A paused loop says so until a person resumes it.
-	move(present.PausedLabel(), d.State == breaker.Open && d.OpenAction == policy.OnOpenPause)
 	return errors.Join(errs...)
 }
 

@@ -19,25 +19,14 @@ func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *report.PullR
 	d := pr.Decision
 	had := hasLabel(p.Labels, present.LabelOpen) || hasLabel(p.Labels, present.LabelHalfOpen)
 	pr.Recovered = had && d.State == breaker.Closed
+	adds, removes := a.labelMoves(p, d)
+	comment := a.wantsComment(p, d, sticky)
 	if a.refused != "" {
-		if a.wantsWrites(p, d, sticky) {
+		if len(adds)+len(removes) > 0 || comment {
 			pr.Notes = append(pr.Notes, "not labelled: writes were refused earlier in this run")
 		}
 		return nil
 	}
-	var adds, removes []present.Label
-	if a.o.ManageLabels {
-		for _, l := range present.Labels() {
-			want := l.State == d.State && a.posts().Wants(l.State, "label")
-			switch on := hasLabel(p.Labels, l.Name); {
-			case want && !on:
-				adds = append(adds, l)
-			case !want && on:
-				removes = append(removes, l)
-			}
-		}
-	}
-	comment := a.wantsComment(p, d, sticky)
 	// The writes must fit in the budget: all of them or none, so that a
 	// pull request is never left half labelled.
 	need := len(removes)
@@ -116,8 +105,13 @@ func (a *auditor) wantsComment(p *github.AuditPull, d *breaker.Decision, sticky 
 	return (want && (sticky == nil || changed)) || (sticky != nil && changed && d.State == breaker.Closed)
 }
 
-func (a *auditor) wantsWrites(p *github.AuditPull, d *breaker.Decision, sticky *github.Comment) bool {
-	return (a.o.ManageLabels && a.labelState(p) != d.State) || a.wantsComment(p, d, sticky)
+// labelMoves are the presenter's label moves for the pull request (none
+// when the audit does not manage labels).
+func (a *auditor) labelMoves(p *github.AuditPull, d *breaker.Decision) (add, remove []present.Label) {
+	if !a.o.ManageLabels {
+		return nil, nil
+	}
+	return a.posts().LabelMoves(d, func(name string) bool { return hasLabel(p.Labels, name) })
 }
 
 // writeFailed sorts a failed write: the rate limit stops the run (returned),

@@ -111,6 +111,18 @@ func (o *origin) clone(t testing.TB) string {
 	return dir
 }
 
+// cloneOf makes the audit read commits from a fresh clone of o, closed
+// when the test ends.
+func (e *env) cloneOf(o *origin) {
+	e.t.Helper()
+	c, err := OpenClone(o.clone(e.t), o.url(), "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	e.opts.Clone = c
+}
+
 func (e *env) gitPull(o *origin, n int, edit ...func(*fakegithub.Pull)) fakegithub.Pull {
 	return e.pull(n, 0, append([]func(*fakegithub.Pull){func(p *fakegithub.Pull) {
 		p.HeadSHA, p.BaseSHA = o.heads[n], o.base
@@ -212,12 +224,7 @@ func TestCloneWithLedgerAndHeadPushedAfterTheLastRun(t *testing.T) {
 	for n := 1; n <= 2; n++ {
 		e.stickyComment(n, stuckRecords(first(n), 4), t0.Add(5*time.Hour))
 	}
-	c, err := OpenClone(o.clone(t), o.url(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	e.opts.Clone = c
+	e.cloneOf(o)
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("#1: got %s, want OPEN", got)

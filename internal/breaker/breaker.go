@@ -25,6 +25,7 @@ const (
 	hourCap        = 100001        // iteration times a snapshot may hold for the rate rule
 	maxFailing     = 20            // failing test names kept per iteration
 	maxSample      = 300           // bytes of an error sample kept
+	maxTaskText    = 120           // bytes of the current task's text kept
 )
 
 // Snapshot is the breaker's complete state. It is bounded by the rule
@@ -76,6 +77,31 @@ type Snapshot struct {
 	LastPhase        string      `json:"last_phase,omitempty"`
 	History          []Event     `json:"history,omitempty"`
 	Recent           []Step      `json:"recent,omitempty"`
+	// Current is the task the loop is on and for how many iterations it
+	// has been, with no task completed (the task_stuck rule).
+	Current *TaskRun `json:"current_task,omitempty"`
+	// TasksLive says the loop works through its task lists: it completed
+	// a task in them during the loop. Until it has, the first unchecked
+	// task may belong to a plan the loop does not follow, and task_stuck
+	// judges only a task a status block names.
+	TasksLive bool `json:"tasks_live,omitempty"`
+	// WatchLeft counts the iterations of the watch after recovery still to
+	// come.
+	WatchLeft int `json:"watch_left,omitempty"`
+	// RateFreesAt is when the rolling hour has room again, after the rate
+	// rule opened the breaker.
+	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
+	// Complete is the evidence that the newest iteration finished the
+	// loop's work; nil when it did not.
+	Complete *Completion `json:"complete,omitempty"`
+}
+
+// TaskRun is the current task and how many iterations in a row it has
+// been current while no task was completed.
+type TaskRun struct {
+	ID         string `json:"id"`
+	Text       string `json:"text"`
+	Iterations int    `json:"iterations"`
 }
 
 // Prev is what the next iteration is compared with.
@@ -120,6 +146,13 @@ type Entry struct {
 	Returned  bool     `json:"returned,omitempty"`
 	HasOutput bool     `json:"has_output,omitempty"`
 	Output    int      `json:"output"`
+	// HasTests and Passed are the iteration's test report's passing
+	// tests; HasErrors and Errors the number of distinct error signatures
+	// it had, when errors were looked for (the trends).
+	HasTests  bool `json:"has_tests,omitempty"`
+	Passed    int  `json:"passed,omitempty"`
+	HasErrors bool `json:"has_errors,omitempty"`
+	Errors    int  `json:"errors,omitempty"`
 }
 
 // OutputBase accumulates output of iterations that left the window.
@@ -206,7 +239,8 @@ func list(s []string) string {
 func windowSize(p *policy.Policy) int {
 	w := trendLen
 	r := p.Rules
-	for _, v := range []int{r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow + 2} {
+	for _, v := range []int{r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow + 2,
+		p.Trends.TrendIterations + 1} {
 		if v > w {
 			w = v
 		}
@@ -223,7 +257,8 @@ func (s *Snapshot) check() error {
 		name string
 		v    int
 	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
-		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft}} {
+		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
+		{"watch_left", s.WatchLeft}} {
 		if n.v < 0 {
 			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
 		}
@@ -233,6 +268,9 @@ func (s *Snapshot) check() error {
 	}
 	if s.Cooldown < 0 {
 		return fmt.Errorf("cooldown is negative")
+	}
+	if c := s.Current; c != nil && (c.Iterations < 0 || len(c.ID) > maxTaskText+len("…") || len(c.Text) > maxTaskText+len("…")) {
+		return errors.New("current_task is negative or longer than its bound")
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
 		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
@@ -253,6 +291,12 @@ func (s Snapshot) clone() Snapshot {
 	c.LastProgress = cloneTime(s.LastProgress)
 	c.OpenedAt = cloneTime(s.OpenedAt)
 	c.CooldownUntil = cloneTime(s.CooldownUntil)
+	c.RateFreesAt = cloneTime(s.RateFreesAt)
+	if s.Current != nil {
+		v := *s.Current
+		c.Current = &v
+	}
+	c.Complete = s.Complete.clone()
 	if s.TaskHigh != nil {
 		v := *s.TaskHigh
 		c.TaskHigh = &v
@@ -450,14 +494,21 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 
 	m := measure(pol, s, &it)
 	b.advance(pol, &it, &m)
-	trip, watch := b.sortFirings(evaluate(pol, s, &it, &m))
+	trip, watch, hold := b.sortFirings(evaluate(pol, s, &it, &m))
 	if m.regression != "" {
 		s.LastWarnings = append(s.LastWarnings, m.regression)
 	}
-	b.settle(&it, &m, trip, watch)
+	trends := trendWarnings(pol, s, &it)
+	s.LastWarnings = append(s.LastWarnings, trends...)
+	b.settle(&it, &m, trip, watch, hold)
+	s.Complete = nil
+	if s.State != Open {
+		s.Complete = completion(&it, s.Prev)
+	}
 	b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State,
 		Progress: m.progress, Signals: m.signals, Score: m.score, TasksCompleted: m.tasksNew,
-		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol)})
+		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol),
+		Trend: len(trends) > 0})
 	return b.decision(pol, &m), nil
 }
 
@@ -490,8 +541,9 @@ func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool
 }
 
 // sortFirings returns the first trip and the first watch in trigger
-// order, and keeps the warnings for the decision.
-func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing) {
+// order, whether a watch holds against progress, and keeps the warnings
+// for the decision.
+func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing, hold bool) {
 	var warnings []string
 	for i := range firings {
 		f := &firings[i]
@@ -501,24 +553,45 @@ func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing) {
 				trip = f
 			}
 		case kindWatch:
-			if watch == nil {
+			// A holding watch goes first: it is the one that applies to an
+			// iteration with progress.
+			if watch == nil || (f.hold && !watch.hold) {
 				watch = f
 			}
+			hold = hold || f.hold
 		case kindWarn:
 			warnings = append(warnings, f.reason)
 		}
 	}
 	b.s.LastWarnings = warnings
-	return trip, watch
+	return trip, watch, hold
 }
 
+// recurred heads the reason of an opening in the watch after recovery.
+const recurred = "stagnation recurred after recovery: "
+
 // settle makes the transition the iteration calls for: a probe closes or
-// re-opens, a trip opens, progress closes, a watch half-opens.
-func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing) {
+// re-opens, a trip opens, progress closes (unless a watch holds against
+// it), a watch half-opens. In the watch after recovery a watch that finds
+// the breaker already HALF_OPEN opens it, every opening says that
+// stagnation recurred, and an iteration without progress half-opens even
+// when no rule fires.
+func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold bool) {
 	s := &b.s
+	watching := s.WatchLeft > 0 && !s.Probing
+	if s.WatchLeft > 0 {
+		s.WatchLeft--
+	}
+	reason := func(f *firing) string {
+		if watching {
+			return recurred + f.reason
+		}
+		return f.reason
+	}
 	switch {
 	case s.Probing && trip != nil:
 		b.open(it.At, trip.rule, "probe failed: "+trip.reason, true)
+		b.waitForRate(trip.frees)
 	case s.Probing && !m.progress:
 		b.open(it.At, policy.RuleNoProgress, fmt.Sprintf("probe iteration %d made no progress", s.Iteration), true)
 	case s.Probing:
@@ -528,17 +601,40 @@ func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing) {
 			s.Cooldown = 0
 		}
 	case trip != nil:
-		b.open(it.At, trip.rule, trip.reason, false)
-	case m.progress:
+		b.open(it.At, trip.rule, reason(trip), false)
+		b.waitForRate(trip.frees)
+	case m.progress && !hold:
 		if s.State != Closed {
 			b.close(it.At, "progress", fmt.Sprintf("progress resumed (%s)", strings.Join(m.signals, ", ")))
 		}
+	case watch != nil && watching && s.State == HalfOpen:
+		b.open(it.At, watch.rule, reason(watch), false)
 	case watch != nil:
 		if s.State == Closed {
 			b.transition(it.At, HalfOpen, watch.rule, watch.reason)
 		} else {
 			s.Trigger, s.Reason = watch.rule, watch.reason
 		}
+	case watching && !m.progress && s.State == Closed:
+		b.transition(it.At, HalfOpen, policy.RuleNoProgress, fmt.Sprintf("no progress in iteration %d, in the watch after recovery", s.Iteration))
+	case watching && !m.progress:
+		b.open(it.At, policy.RuleNoProgress, fmt.Sprintf("%sno progress in iteration %d", recurred, s.Iteration), false)
+	}
+}
+
+// waitForRate keeps when the rolling hour frees up after the rate rule
+// opened the breaker; under a policy with a cooldown that is when the
+// probe is allowed.
+func (b *Breaker) waitForRate(frees *time.Time) {
+	if frees == nil {
+		return
+	}
+	s := &b.s
+	t := *frees
+	s.RateFreesAt = &t
+	if s.CooldownUntil != nil {
+		u := t
+		s.CooldownUntil = &u
 	}
 }
 
@@ -581,6 +677,8 @@ func (b *Breaker) startProbe(at time.Time) {
 	s.Window = nil
 	s.OutputBase = OutputBase{}
 	s.Seen = nil
+	s.Current = nil
+	s.RateFreesAt = nil
 }
 
 // Status returns the decision as of at, first applying a due cooldown
@@ -626,6 +724,8 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.Trees = nil
 	s.Hour = nil
 	s.LastWarnings = nil
+	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil
+	s.WatchLeft = b.base.Breaker.WatchIterations
 	// Tasks count from the reset: each identity once more, and the count's
 	// high-water mark from the newest count.
 	s.Completed = nil
@@ -698,6 +798,8 @@ func (b *Breaker) open(at time.Time, trigger, reason string, failedProbe bool) {
 	}
 	b.transition(at, Open, trigger, reason)
 	s.Probing, s.ProbesLeft = false, 0
+	s.WatchLeft = 0
+	s.RateFreesAt, s.Complete = nil, nil
 	t := at
 	s.OpenedAt = &t
 	s.Opens++
@@ -715,7 +817,8 @@ func (b *Breaker) close(at time.Time, trigger, reason string) {
 	s.Trigger, s.Reason = "", ""
 	s.ConsecutiveNoProgress, s.Held = 0, 0
 	s.Probing, s.ProbesLeft = false, 0
-	s.OpenedAt, s.CooldownUntil = nil, nil
+	s.OpenedAt, s.CooldownUntil, s.RateFreesAt = nil, nil, nil
+	s.WatchLeft = b.base.Breaker.WatchIterations
 }
 
 func (b *Breaker) pushRecent(st Step) {
@@ -754,6 +857,7 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		OpenedAt:              cloneTime(s.OpenedAt),
 		CooldownUntil:         cloneTime(s.CooldownUntil),
 		IgnoredOpen:           s.IgnoredOpen,
+		RateFreesAt:           cloneTime(s.RateFreesAt),
 		Warnings:              append([]string{}, s.LastWarnings...),
 		ForcedOpen:            s.ForcedOpen,
 		History:               append([]Event{}, s.History...),
@@ -774,6 +878,13 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 	if s.State != Closed && s.Trigger != "" {
 		tr, rs := s.Trigger, s.Reason
 		d.Trigger, d.Reason = &tr, &rs
+	}
+	if s.State != Open {
+		d.RateFreesAt = nil
+	}
+	if s.Complete != nil && s.State != Open {
+		d.Complete, d.Completion = true, s.Complete.clone()
+		d.AllowContinue = false
 	}
 	for _, ec := range s.ErrorCounts {
 		d.ErrorCounts[ec.Sample] += ec.Count

@@ -33,6 +33,31 @@ type Step struct {
 	Errors         []string  `json:"errors,omitempty"`
 	Risk           string    `json:"risk"`
 	IgnoredOpen    bool      `json:"ignored_open,omitempty"`
+	// Trend is set when the iteration gave a trend warning (passing tests
+	// falling, or distinct errors rising): the chart marks it.
+	Trend bool `json:"trend,omitempty"`
+}
+
+// Completion is the evidence that the loop's work is done: every task of
+// the task lists checked, the newest test report green (when there is
+// one), and the agent's claim or a reported 100 %.
+type Completion struct {
+	// Tasks are the checked and all tasks (equal, and at least one).
+	Tasks Tasks `json:"tasks"`
+	// Tests is the newest test report's totals; nil when the loop has no
+	// test report.
+	Tests *TestTotals `json:"tests"`
+	// Claimed is true when the agent said it is done.
+	Claimed bool `json:"claimed"`
+	// Percent is the reported percentage, when the iteration gave one.
+	Percent *float64 `json:"percent"`
+}
+
+// TestTotals are a test report's totals.
+type TestTotals struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
 }
 
 // Decision is the breaker's verdict after one iteration (or a status query).
@@ -57,11 +82,18 @@ type Decision struct {
 	OpenedAt              *time.Time     `json:"opened_at"`
 	CooldownUntil         *time.Time     `json:"cooldown_until"`
 	IgnoredOpen           int            `json:"ignored_open"`
-	Warnings              []string       `json:"warnings"`
-	Escalate              bool           `json:"escalate"`
-	NextModel             *string        `json:"next_model"`
-	ForcedOpen            bool           `json:"forced_open,omitempty"`
-	DryRun                bool           `json:"dry_run,omitempty"`
+	// RateFreesAt is, when the rate rule opened the breaker, the time the
+	// rolling hour has room for an iteration again.
+	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
+	// Complete says the loop's work is done (not a trip): stop the loop,
+	// exit 0. Completion is its evidence.
+	Complete   bool        `json:"complete,omitempty"`
+	Completion *Completion `json:"completion,omitempty"`
+	Warnings   []string    `json:"warnings"`
+	Escalate   bool        `json:"escalate"`
+	NextModel  *string     `json:"next_model"`
+	ForcedOpen bool        `json:"forced_open,omitempty"`
+	DryRun     bool        `json:"dry_run,omitempty"`
 	// OpenAction is what the OPEN breaker does to the loop (the policy's
 	// on_open, settled by the fold): abort, pause, alert or escalate;
 	// empty when not OPEN.
@@ -99,7 +131,8 @@ const (
 
 // ExitCode is the process exit code the decision asks for: 1 when OPEN
 // aborts the loop (on_open "abort", the default), 0 when it pauses it, lets
-// it go on (alert, escalate) or is a dry run.
+// it go on (alert, escalate) or is a dry run; a complete loop stops with 0
+// too.
 func (d *Decision) ExitCode() int {
 	if d.State == Open && !d.DryRun && (d.OpenAction == "" || d.OpenAction == policy.OnOpenAbort) {
 		return ExitOpen

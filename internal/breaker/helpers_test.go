@@ -58,8 +58,11 @@ func observe(t testing.TB, b *breaker.Breaker, it breaker.Iteration) breaker.Dec
 // checkInvariants checks what holds of every decision.
 func checkInvariants(t testing.TB, d breaker.Decision) {
 	t.Helper()
-	if d.AllowContinue != (d.State != breaker.Open) {
-		t.Errorf("iteration %d: allow_continue %v in state %s", d.Iteration, d.AllowContinue, d.State)
+	if d.AllowContinue != (d.State != breaker.Open && !d.Complete) {
+		t.Errorf("iteration %d: allow_continue %v in state %s (complete %v)", d.Iteration, d.AllowContinue, d.State, d.Complete)
+	}
+	if d.Complete != (d.Completion != nil) || (d.Complete && d.State == breaker.Open) {
+		t.Errorf("iteration %d: complete %v with evidence %v in state %s", d.Iteration, d.Complete, d.Completion, d.State)
 	}
 	if (d.Trigger == nil) != (d.Reason == nil) {
 		t.Errorf("iteration %d: trigger %v and reason %v: want both or neither", d.Iteration, d.Trigger, d.Reason)

@@ -1,6 +1,11 @@
 package breaker
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
 
 // Iteration is what is known about one turn of the loop. Pointer fields and
 // the *Known flags distinguish "not measured" from zero.
@@ -56,7 +61,40 @@ type Iteration struct {
 	// the loop (given with its first iteration): checking them again is not
 	// completing them.
 	TasksCheckedBefore []string
+	// CurrentTask is the task the loop is on after the iteration: the
+	// task its status block names, else the first unchecked task of the
+	// task lists in plan order; nil when there is none (no task list, or
+	// every task checked) or it is not known.
+	CurrentTask *CurrentTask
 }
+
+// StatusTask is the current task a status block names: identified by its
+// text (case and spacing aside), kept at most 120 bytes; nil for an empty
+// text.
+func StatusTask(text string) *CurrentTask {
+	display := bound(strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " "), maxTaskText)
+	if display == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(strings.ToLower(display)))
+	return &CurrentTask{ID: statusTaskPrefix + hex.EncodeToString(sum[:8]), Text: display}
+}
+
+// CurrentTask is the task a loop is on.
+type CurrentTask struct {
+	// ID identifies the task: its file and normalised text, or the
+	// normalised text a status block gave.
+	ID string `json:"id"`
+	// Text is the task's text as written (bounded), for a reason.
+	Text string `json:"text"`
+}
+
+// statusTaskPrefix starts the identity of a task a status block named.
+const statusTaskPrefix = "status:"
+
+// FromStatus reports whether a status block named the task (StatusTask),
+// rather than the task lists.
+func (c *CurrentTask) FromStatus() bool { return strings.HasPrefix(c.ID, statusTaskPrefix) }
 
 // TaskChange is what an iteration did to the task lists. A task is
 // identified by its file and its normalised text.
@@ -109,6 +147,9 @@ type Change struct {
 type FileLines struct {
 	Path  string `json:"path"`
 	Lines int    `json:"lines"`
+	// Grew says the file existed before and only gained lines: tests
+	// appended to a suite, none of its lines changed or removed.
+	Grew bool `json:"grew,omitempty"`
 }
 
 // Tests summarises test reports.

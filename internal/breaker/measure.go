@@ -297,10 +297,13 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 // data, no task completed, no failing test fixed, no error resolved, no
 // percentage up) and which of its test lines the test_only rule counts:
 // with test reports on both sides (so that "no failing test was fixed" is
-// known) all of them; without, only those in test files that one of the
-// window's earlier iterations changed too, since a different test file
-// each time may be a fix or new coverage, the same one again is a rewrite.
-// A change that does not list its test files counts them all.
+// known) all of them; without, those of the test files that one of the
+// window's earlier iterations changed too (the same tests rewritten) and
+// of existing test files that only grew (tests appended to a suite while
+// no code changes: padding the count). A new test file may be new
+// coverage, and editing lines of a different test file each time may be
+// a fix, so those do not count. A change that does not list its test
+// files counts them all.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
 	if c == nil || c.TestLines == 0 || c.CodeFiles > 0 || (m.busy && c.BusyFiles > 0) ||
@@ -319,7 +322,7 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 		}
 	}
 	for _, f := range c.TestFiles {
-		if earlier[pathKey(f.Path)] {
+		if f.Grew || earlier[pathKey(f.Path)] {
 			m.testLines += f.Lines
 		}
 	}
@@ -403,6 +406,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
 	rememberTasks(s, it)
+	followTask(s, it, m)
 	if p := it.ProgressPercent; p != nil && (s.PercentHigh == nil || *p > *s.PercentHigh) {
 		v := *p
 		s.PercentHigh = &v
@@ -490,6 +494,12 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	if it.Output != nil {
 		e.HasOutput, e.Output = true, it.Output.Lines
 	}
+	if it.Tests != nil {
+		e.HasTests, e.Passed = true, it.Tests.Passed
+	}
+	if it.ErrorsKnown {
+		e.HasErrors, e.Errors = true, distinctErrors(m.errs)
+	}
 	s.Window = append(s.Window, e)
 	if extra := len(s.Window) - b.window; extra > 0 {
 		for _, gone := range s.Window[:extra] {
@@ -499,6 +509,36 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 			}
 		}
 		s.Window = keepLast(s.Window, b.window)
+	}
+}
+
+// distinctErrors counts the distinct error signatures.
+func distinctErrors(errs []Signature) int {
+	seen := map[string]bool{}
+	for _, e := range errs {
+		seen[e.Hash] = true
+	}
+	return len(seen)
+}
+
+// followTask counts how many iterations in a row the current task has
+// been current while no task was completed: an iteration that completes a
+// task starts the count afresh at 0, one after which another task is
+// current at 1, and one without a current task ends it.
+func followTask(s *Snapshot, it *Iteration, m *measured) {
+	if m.tasksNew > 0 {
+		s.TasksLive = true
+	}
+	cur := it.CurrentTask
+	switch {
+	case cur == nil || cur.ID == "":
+		s.Current = nil
+	case m.tasksNew > 0:
+		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText)}
+	case s.Current != nil && s.Current.ID == bound(cur.ID, maxTaskText):
+		s.Current.Iterations++
+	default:
+		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText), Iterations: 1}
 	}
 }
 
@@ -622,11 +662,14 @@ func bump(list []ErrorCount, sig Signature) []ErrorCount {
 }
 
 // truncate bounds an error sample kept in the snapshot, on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxSample {
+func truncate(s string) string { return bound(s, maxSample) }
+
+// bound cuts s to at most n bytes on a rune boundary, marking the cut
+// with "…".
+func bound(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := maxSample
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

@@ -37,7 +37,9 @@ func TestTaskIdentity(t *testing.T) {
 		{"the same task twice in one list", ticks(0, "e", "e"), 1},
 		{"tick f, untick two", ticks(2, "f"), 0},
 	}
-	b := newBreaker(t, pol(t, "default"), breaker.Options{})
+	// The stalls between the ticks would open the breaker in the watch
+	// after the recovery at "tick b and c"; this test is about the tasks.
+	b := newBreaker(t, pol(t, "default", func(p *policy.Policy) { p.Breaker.WatchIterations = 0 }), breaker.Options{})
 	for i, s := range steps {
 		it := s.it
 		it.At = t0.Add(time.Duration(i) * time.Minute)
@@ -223,7 +225,7 @@ func TestTestRegression(t *testing.T) {
 // TestTestOnly: an iteration counts toward test_only only when changed test
 // files are its only progress signal; iterations without changed lines
 // take no place in the window; without reports only test files the window
-// changed before count.
+// changed before, and existing test files that only grew, count.
 func TestTestOnly(t *testing.T) {
 	t.Parallel()
 	files := func(code int, tests ...breaker.FileLines) *breaker.Change {
@@ -235,6 +237,9 @@ func TestTestOnly(t *testing.T) {
 		return c
 	}
 	tf := func(path string, lines int) breaker.FileLines { return breaker.FileLines{Path: path, Lines: lines} }
+	grew := func(path string, lines int) breaker.FileLines {
+		return breaker.FileLines{Path: path, Lines: lines, Grew: true}
+	}
 	const C, O = breaker.Closed, breaker.Open
 	tests := []struct {
 		name  string
@@ -246,6 +251,12 @@ func TestTestOnly(t *testing.T) {
 			[]breaker.State{C, C, C, O}},
 		{"a new test file each time does not",
 			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))}, {Change: files(0, tf("b_test.go", 20))}, {Change: files(0, tf("c_test.go", 20))}, {Change: files(0, tf("d_test.go", 20))}},
+			[]breaker.State{C, C, C, C}},
+		{"another existing test file grown each time opens",
+			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))}, {Change: files(0, grew("b_test.go", 20))}, {Change: files(0, grew("c_test.go", 20))}, {Change: files(0, grew("d_test.go", 20))}},
+			[]breaker.State{C, C, C, O}},
+		{"grown test files beside code do not",
+			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))}, {Change: files(1, grew("b_test.go", 20))}, {Change: files(1, grew("c_test.go", 20))}, {Change: files(1, grew("d_test.go", 20))}},
 			[]breaker.State{C, C, C, C}},
 		{"a completed task is another signal",
 			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))},

@@ -2,6 +2,8 @@ package breaker
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -20,6 +22,11 @@ type firing struct {
 	rule   string
 	kind   firingKind
 	reason string
+	// hold makes a watch hold against progress: the breaker stays (or
+	// goes) HALF_OPEN although the iteration made progress.
+	hold bool
+	// frees is, for a rate trip, when the rolling hour has room again.
+	frees *time.Time
 }
 
 // rule is one trip rule of SPEC §3: the trigger name it reports, the
@@ -85,6 +92,12 @@ var rules = []rule{
 		check: checkNoProgress,
 	},
 	{
+		name:  policy.RuleTaskStuck,
+		keys:  []string{"rules.task_stuck.enabled", "rules.task_stuck.task_timeout_iterations", "rules.task_stuck.task_stuck_action"},
+		on:    func(r *policy.Rules) bool { return r.TaskStuck.Enabled },
+		check: checkTaskStuck,
+	},
+	{
 		name:  policy.RuleScore,
 		keys:  []string{"rules.score.enabled", "rules.score.score_window", "rules.score.score_action"},
 		on:    func(r *policy.Rules) bool { return r.Score.Enabled },
@@ -92,7 +105,7 @@ var rules = []rule{
 	},
 	{
 		name:  policy.RuleRate,
-		keys:  []string{"rules.rate.enabled", "rules.rate.max_iterations_per_hour"},
+		keys:  []string{"rules.rate.enabled", "rules.rate.max_iterations_per_hour", "rules.rate.rate_warning_percent"},
 		on:    func(r *policy.Rules) bool { return r.Rate.Enabled },
 		check: checkRate,
 	},
@@ -116,8 +129,9 @@ type ruleCheck struct {
 }
 
 // fire adds a firing of the rule being checked.
-func (c *ruleCheck) fire(kind firingKind, format string, args ...any) {
+func (c *ruleCheck) fire(kind firingKind, format string, args ...any) *firing {
 	c.out = append(c.out, firing{rule: c.rule, kind: kind, reason: fmt.Sprintf(format, args...)})
+	return &c.out[len(c.out)-1]
 }
 
 // evaluate walks the rule table: every rule the policy switches on, in
@@ -276,6 +290,23 @@ func checkNoProgress(c *ruleCheck) {
 	}
 }
 
+// checkTaskStuck fires when the current task has been current for
+// task_timeout_iterations iterations in a row with no task completed. Its
+// watch holds against progress: changing files while the task does not
+// move is what it is for.
+func checkTaskStuck(c *ruleCheck) {
+	ts, cur := c.r.TaskStuck, c.s.Current
+	if cur == nil || cur.Iterations < ts.TaskTimeoutIterations || !(c.s.TasksLive || strings.HasPrefix(cur.ID, statusTaskPrefix)) {
+		return
+	}
+	kind := kindWatch
+	if ts.TaskStuckAction == policy.StuckOpen {
+		kind = kindTrip
+	}
+	f := c.fire(kind, "task %q has been the current task for %d iterations with no task completed", cur.Text, cur.Iterations)
+	f.hold = true
+}
+
 func checkScore(c *ruleCheck) {
 	sc := c.r.Score
 	if len(c.s.Window) < sc.ScoreWindow {
@@ -295,10 +326,27 @@ func checkScore(c *ruleCheck) {
 	c.fire(kind, "progress score %d over the last %d iterations", sum, sc.ScoreWindow)
 }
 
+// checkRate opens on more than max_iterations_per_hour iterations in the
+// rolling hour, saying when the hour frees up, and warns from
+// rate_warning_percent of it.
 func checkRate(c *ruleCheck) {
-	if most := c.r.Rate.MaxIterationsPerHour; len(c.s.Hour) > most {
-		c.fire(kindTrip, "%d iterations within one hour (at most %d)", len(c.s.Hour), most)
+	rt, n := c.r.Rate, len(c.s.Hour)
+	most := rt.MaxIterationsPerHour
+	switch {
+	case n > most:
+		frees := rateFrees(c.s.Hour, most)
+		f := c.fire(kindTrip, "%d iterations within one hour (at most %d); the window frees up at %s", n, most, frees.UTC().Format(time.RFC3339))
+		f.frees = &frees
+	case rt.RateWarningPercent > 0 && float64(n)*100 >= rt.RateWarningPercent*float64(most):
+		c.fire(kindWarn, "rate: %d of at most %d iterations in the last hour", n, most)
 	}
+}
+
+// rateFrees is when the next iteration no longer exceeds most in its
+// rolling hour: when all but most-1 of the hour's iterations (oldest
+// first, more than most of them) have left it.
+func rateFrees(hour []time.Time, most int) time.Time {
+	return hour[len(hour)-most].Add(time.Hour)
 }
 
 func checkMaxIterations(c *ruleCheck) {

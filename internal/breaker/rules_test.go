@@ -23,6 +23,7 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 		r.OutputDecline.OutputWindow = 1
 		r.CompletionClaim.CompletionClaim = "trip"
 		r.NoProgress.HalfOpenAfter, r.NoProgress.NoProgressThreshold = 1, 1
+		r.TaskStuck.TaskTimeoutIterations, r.TaskStuck.TaskStuckAction = 1, "open"
 		r.Score.ScoreAction, r.Score.ScoreWindow = "open", 1
 		r.Rate.MaxIterationsPerHour = 1
 		r.MaxIterations.MaxIterations, r.MaxIterations.WarningIterations, r.MaxIterations.CriticalIterations = 3, 0, 0
@@ -44,6 +45,8 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 				r.CompletionClaim.CompletionClaim = "off"
 			case policy.RuleNoProgress:
 				r.NoProgress.Enabled = false
+			case policy.RuleTaskStuck:
+				r.TaskStuck.Enabled = false
 			case policy.RuleScore:
 				r.Score.Enabled = false
 			case policy.RuleRate:
@@ -75,6 +78,7 @@ func TestTriggerPrecedence(t *testing.T) {
 				Output:            &breaker.Output{Lines: 1},
 				PermissionDenials: 1,
 				CompletionClaimed: true,
+				CurrentTask:       breaker.StatusTask("write the parser"),
 			})
 			if d.State != breaker.Open || str(d.Trigger) != want {
 				t.Errorf("got %s %q (%q), want OPEN %q", d.State, str(d.Trigger), str(d.Reason), want)
@@ -422,7 +426,7 @@ func TestProgressSignals(t *testing.T) {
 		{name: "claims are not progress under default", policy: "default",
 			it: breaker.Iteration{CompletionClaimed: true, ClaimedFiles: ptr(3)}, want: false, score: -3},
 		{name: "revert", policy: "default",
-			it: breaker.Iteration{Change: &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 4, Reverted: true}}, want: true, score: 1 - 1},
+			it: breaker.Iteration{Change: &breaker.Change{MeaningfulFiles: 2, MeaningfulLines: 4, Reverted: true}}, want: true, score: 2 - 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

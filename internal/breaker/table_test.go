@@ -16,7 +16,7 @@ import (
 func TestRuleTableIsSpecOrder(t *testing.T) {
 	t.Parallel()
 	want := []string{"protected_path", "permission_denied", "same_error", "circular", "test_only", "output_decline",
-		"completion_claim", "no_progress", "score", "rate", "max_iterations"}
+		"completion_claim", "no_progress", "task_stuck", "score", "rate", "max_iterations"}
 	var got []string
 	for _, r := range rules {
 		got = append(got, r.name)
@@ -70,7 +70,7 @@ func TestRuleKeysArePolicyKeys(t *testing.T) {
 func TestRuleSwitches(t *testing.T) {
 	t.Parallel()
 	ralphOff := map[string]bool{"score": true, "output_decline": true, "circular": true, "test_only": true,
-		"protected_path": true, "completion_claim": true, "rate": true, "max_iterations": true}
+		"protected_path": true, "completion_claim": true, "rate": true, "max_iterations": true, "task_stuck": true}
 	for _, name := range []string{"default", "ralph"} {
 		p, err := policy.Builtin(name)
 		if err != nil {

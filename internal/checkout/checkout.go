@@ -63,9 +63,6 @@ func (c *Clone) Close() error {
 	return err
 }
 
-// Repository is the clone's go-git repository.
-func (c *Clone) Repository() *git.Repository { return c.repo }
-
 // GitDir is the directory that holds the clone's objects and refs.
 func (c *Clone) GitDir() string { return c.common }
 

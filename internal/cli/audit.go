@@ -18,7 +18,7 @@ import (
 // runAudit evaluates every open pull request of a GitHub repository that
 // matches the filters, labels the stuck ones and prints one report. It
 // exits 0 (also when the run stopped early: it warns on stderr), 1 with
-// --fail-on-open when a pull request is OPEN, 2 on bad usage or when
+// --fail-on-open when a pull request is OPEN with on_open abort, 2 on bad usage or when
 // nothing could be audited.
 func runAudit(args []string, env Env) (int, error) {
 	fs := newFlagSet("audit", "--owner O --name R [flags]", env)
@@ -48,7 +48,7 @@ func runAudit(args []string, env Env) (int, error) {
 	onHalfOpen := fs.String("on-half-open", "label", "what to do for a HALF_OPEN pull request: label, comment (comma-separated) or none")
 	artifact := fs.String("artifact-name", "loopbreaker-record", "the record artifact's name (empty: read no artifacts)")
 	format := fs.String("format", "text", "output format: text, json or markdown")
-	failOnOpen := fs.Bool("fail-on-open", false, "exit 1 when any audited pull request is OPEN")
+	failOnOpen := fs.Bool("fail-on-open", false, "exit 1 when any audited pull request is OPEN with on_open abort (a paused loop waits, an alert or an escalation goes on)")
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
@@ -138,7 +138,7 @@ func runAudit(args []string, env Env) (int, error) {
 	if s := present.AuditStop(result); s != "" {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: %s\n", oneLine(s))
 	}
-	if *failOnOpen && !*dryRun && len(result.Tripped()) > 0 {
+	if *failOnOpen && !*dryRun && len(result.Aborted()) > 0 {
 		return breaker.ExitOpen, nil
 	}
 	return breaker.ExitContinue, nil

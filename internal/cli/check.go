@@ -448,7 +448,7 @@ func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) er
 	}
 	from := max(0, len(steps)-maxReplayChart)
 	_, err := fmt.Fprintf(w, "chart of iterations %d to %d: %s\n  (%s)\n", steps[from].Iteration, steps[len(steps)-1].Iteration,
-		render.Sparkline(steps[from:], final), render.ChartLegend)
+		render.Sparkline(steps[from:], final), render.Legend(steps[from:]))
 	return err
 }
 
@@ -472,6 +472,9 @@ func reasonOf(d *breaker.Decision, md bool) string {
 	parts := []string{}
 	if d.Progress {
 		parts = append(parts, "progress")
+	}
+	if d.Complete {
+		parts = append(parts, "done: stop the loop")
 	}
 	if d.Reason != nil {
 		r := *d.Trigger + ": " + *d.Reason

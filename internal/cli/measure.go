@@ -19,7 +19,7 @@ type measurementFlags struct {
 	errors                                                  strList
 	completion, questions                                   bool
 	percent                                                 optFloat
-	phase                                                   string
+	phase, currentTask                                      string
 	reports                                                 strList
 	log                                                     string
 }
@@ -37,6 +37,7 @@ func (m *measurementFlags) register(fs *flag.FlagSet) {
 	fs.Var(&m.percent, "progress-percent", "reported completion percentage (0 to 100)")
 	fs.Var(&m.tasksDone, "tasks-done", "checked tasks in the task list")
 	fs.Var(&m.tasksTotal, "tasks-total", "all tasks in the task list (default: --tasks-done)")
+	fs.StringVar(&m.currentTask, "current-task", "", "the task the agent is on (the task_stuck rule counts how long it stays current)")
 	fs.StringVar(&m.phase, "phase", "", "the iteration's phase (RED, GREEN, REFACTOR, DOCUMENT or one the policy defines)")
 	fs.Var(&m.reports, "reports", "test report glob to measure from (JUnit XML, go test -json, TAP; repeatable)")
 	fs.StringVar(&m.log, "log", "", "agent output log to measure from")
@@ -110,6 +111,12 @@ func (m *measurementFlags) iteration(at time.Time) (breaker.Iteration, []note.No
 			return it, nil, usagef("--tasks-done %d exceeds --tasks-total %d", m.tasksDone.v, total)
 		}
 		it.Tasks = &breaker.Tasks{Done: m.tasksDone.v, Total: total}
+	}
+	if m.currentTask != "" {
+		if len(m.currentTask) > ledger.MaxTask {
+			return it, nil, usagef("--current-task is %d bytes long: at most %d", len(m.currentTask), ledger.MaxTask)
+		}
+		it.CurrentTask = breaker.StatusTask(m.currentTask)
 	}
 	return it, notes, nil
 }

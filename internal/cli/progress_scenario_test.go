@@ -89,6 +89,22 @@ func progressScenarios() []scenario {
 			}(),
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "test_only", states: "CCCOO", ignored: 1},
 		},
+		{
+			name: "test-only-suites-padded",
+			about: "after one code change each iteration appends eight tests to another existing suite and changes nothing else " +
+				"(padding the test count): test_only opens",
+			base: withBase(suites(20)),
+			loop: suiteLoop(lines("case", 20)+lines("more", 8), "test: 8 more tests"),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "test_only", states: "CCCOO", ignored: 1},
+		},
+		{
+			name: "test-only-suites-repaired",
+			about: "after one code change each iteration rewrites lines of another existing suite (a different spec fixed each " +
+				"time, as a loop does after a UI change): without reports that may be a fix, no trip",
+			base: withBase(suites(20)),
+			loop: suiteLoop(lines("case", 14)+lines("fixed", 8), "test: repair spec"),
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+		},
 
 		// --- task identity ----------------------------------------------
 		{
@@ -436,4 +452,27 @@ func buildBadDate(t *testing.T, r *scnRepo, sc *scenario) []string {
 	r.apply(code(3), "c3")
 	r.now = r.clock.Add(time.Minute)
 	return []string{"--base", "main"}
+}
+
+// suiteNames are the existing test suites of the test_only scenarios that
+// rotate over them.
+var suiteNames = []string{"tests/test_dom.py", "tests/test_css.py", "tests/test_url.py", "tests/test_http.py"}
+
+// suites writes each of suiteNames with n lines.
+func suites(n int) map[string]string {
+	m := map[string]string{}
+	for _, name := range suiteNames {
+		m[name] = lines("case", n)
+	}
+	return m
+}
+
+// suiteLoop is one code change, then one iteration per suite of
+// suiteNames that writes it as content and changes nothing else.
+func suiteLoop(content, msg string) []*scnStep {
+	s := []*scnStep{edit("internal/app/dom.go", lines("dom", 30), "feat: dom")}
+	for i, name := range suiteNames {
+		s = append(s, edit(name, content, fmt.Sprintf("%s (%d)", msg, i+1)))
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,12 +17,14 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/realloops"
 )
 
-// The real-loop corpus: stretches of public agent-loop histories that a
-// person labelled progress, stagnation or unclear (testdata/realloops),
-// each rebuilt as a repository of the same shape and replayed through
+// The real-loop corpus: stretches of public agent-loop histories that two
+// people labelled progress, stagnation or unclear independently
+// (testdata/realloops); a stretch's label is their consensus (the label
+// both gave, else unclear). Each is rebuilt as a repository of the same shape and replayed through
 // `replay --base <parent of the stretch> --format json`. Under every policy
 // a progress stretch sees no trip (OPEN by any rule but max_iterations and
-// rate), and a stagnation stretch ends HALF_OPEN or OPEN, unless its label
+// rate) and no task_stuck (which under default only watches), and a
+// stagnation stretch ends HALF_OPEN or OPEN, unless its label
 // names the policy among its known misses (with the reason the policy's
 // contract cannot see it); a known miss that the policy now sees fails the
 // test too, so that the entry goes.
@@ -47,15 +50,28 @@ type loopOutcome struct {
 	// is its iteration.
 	trip   string
 	tripAt int
+	// stuckAt is the first iteration task_stuck fired at (0: never): under
+	// default it watches, so it is no trip, but in a progress stretch it
+	// is a false alarm all the same.
+	stuckAt int
 	// progress counts the iterations the engine scored as progress.
 	progress, iterations int
 }
 
 // falseTrip reports a trip inside a progress stretch.
-func (o loopOutcome) falseTrip() bool { return o.label.Label == realloops.Progress && o.trip != "" }
+func (o loopOutcome) falseTrip() bool {
+	return o.label.Consensus() == realloops.Progress && o.trip != ""
+}
+
+// falseStuck reports task_stuck firing inside a progress stretch.
+func (o loopOutcome) falseStuck() bool {
+	return o.label.Consensus() == realloops.Progress && o.stuckAt > 0
+}
 
 // miss reports a stagnation stretch that ends CLOSED.
-func (o loopOutcome) miss() bool { return o.label.Label == realloops.Stagnation && o.final == "CLOSED" }
+func (o loopOutcome) miss() bool {
+	return o.label.Consensus() == realloops.Stagnation && o.final == "CLOSED"
+}
 
 // knownMiss is the reason the label gives for the policy missing the
 // stretch, "" when it gives none.
@@ -97,6 +113,9 @@ func TestRealLoops(t *testing.T) {
 		}
 	}
 	for _, o := range outcomes {
+		if o.falseStuck() {
+			t.Errorf("%s %s..%s (progress) under %s: task_stuck fired at iteration %d", o.label.Repo, o.label.From[:12], o.label.To[:12], o.policy, o.stuckAt)
+		}
 		switch {
 		case o.falseTrip():
 			t.Errorf("%s %s..%s (progress) under %s: tripped %s at iteration %d", o.label.Repo, o.label.From[:12], o.label.To[:12], o.policy, o.trip, o.tripAt)
@@ -161,6 +180,9 @@ func replayStretches(t *testing.T, f *realloops.Facts, labels []realloops.Label,
 				if trig := d.trigger(); d.State == "OPEN" && o.trip == "" && trig != "max_iterations" && trig != "rate" {
 					o.trip, o.tripAt = trig, d.Iteration
 				}
+				if d.trigger() == "task_stuck" && o.stuckAt == 0 {
+					o.stuckAt = d.Iteration
+				}
 				o.final = d.State
 			}
 			if want := to - from + 1; o.iterations != want {
@@ -184,15 +206,24 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 	})
 	kinds := map[realloops.Kind]int{}
 	for _, l := range corpus.Labels {
-		kinds[l.Label]++
+		kinds[l.Consensus()]++
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Real-loop corpus: %d repositories, %d stretches (%d progress, %d stagnation, %d unclear)\n\n",
+	fmt.Fprintf(&b, "Real-loop corpus: %d repositories, %d stretches; by the labellers' consensus %d progress, %d stagnation, %d unclear\n\n",
 		len(corpus.Repos), len(corpus.Labels), kinds[realloops.Progress], kinds[realloops.Stagnation], kinds[realloops.Unclear])
-	b.WriteString("| policy | progress stretches with a trip | stagnation stretches ending CLOSED (known misses) | unclear: OPEN / HALF_OPEN / CLOSED at the end |\n")
-	b.WriteString("|---|---|---|---|\n")
+	b.WriteString("| labellers | stretches | same label | Cohen's kappa | disagreements |\n|---|---|---|---|---|\n")
+	for _, a := range realloops.Agreements(corpus.Labels) {
+		kappa := "n/a"
+		if !math.IsNaN(a.Kappa) {
+			kappa = fmt.Sprintf("%.2f", a.Kappa)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d (%.0f %%) | %s | %s |\n", a.Pair, a.Stretches, a.Agreed, 100*float64(a.Agreed)/float64(a.Stretches), kappa, a.DisagreementText())
+	}
+	b.WriteString("\n")
+	b.WriteString("| policy | progress stretches with a trip | progress stretches where task_stuck fired | stagnation stretches ending CLOSED (known misses) | unclear: OPEN / HALF_OPEN / CLOSED at the end |\n")
+	b.WriteString("|---|---|---|---|---|\n")
 	for _, p := range realloopsPolicies {
-		var trips, misses, known int
+		var trips, stuck, misses, known int
 		unclear := map[string]int{}
 		for _, o := range outcomes {
 			if o.policy != p {
@@ -201,17 +232,20 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 			if o.falseTrip() {
 				trips++
 			}
+			if o.falseStuck() {
+				stuck++
+			}
 			if o.miss() {
 				misses++
 				if o.knownMiss() != "" {
 					known++
 				}
 			}
-			if o.label.Label == realloops.Unclear {
+			if o.label.Consensus() == realloops.Unclear {
 				unclear[o.final]++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d of %d | %d of %d (%d) | %d / %d / %d |\n", p, trips, kinds[realloops.Progress], misses,
+		fmt.Fprintf(&b, "| %s | %d of %d | %d | %d of %d (%d) | %d / %d / %d |\n", p, trips, kinds[realloops.Progress], stuck, misses,
 			kinds[realloops.Stagnation], known, unclear["OPEN"], unclear["HALF_OPEN"], unclear["CLOSED"])
 	}
 
@@ -219,7 +253,7 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 	for _, p := range realloopsPolicies {
 		byTrigger := map[string]int{}
 		for _, o := range outcomes {
-			if o.policy == p && o.label.Label == realloops.Stagnation && !o.miss() {
+			if o.policy == p && o.label.Consensus() == realloops.Stagnation && !o.miss() {
 				trig := o.trip
 				if trig == "" {
 					trig = "HALF_OPEN at the end"
@@ -251,7 +285,7 @@ func realloopsTable(corpus *realloops.Corpus, outcomes []loopOutcome) string {
 		default:
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s..%s | %s | %s |\n", o.policy, o.label.Repo, o.label.From[:7], o.label.To[:7], o.label.Label, what)
+		fmt.Fprintf(&b, "| %s | %s | %s..%s | %s | %s |\n", o.policy, o.label.Repo, o.label.From[:7], o.label.To[:7], o.label.Consensus(), what)
 	}
 	return b.String()
 }

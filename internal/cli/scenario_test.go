@@ -1216,6 +1216,23 @@ type scnDecision struct {
 	IgnoredOpen           int        `json:"ignored_open"`
 	CooldownUntil         *time.Time `json:"cooldown_until"`
 	Warnings              []string   `json:"warnings"`
+	RateFreesAt           *time.Time `json:"rate_frees_at"`
+	Complete              bool       `json:"complete"`
+	Completion            *struct {
+		Tasks struct {
+			Done  int `json:"done"`
+			Total int `json:"total"`
+		} `json:"tasks"`
+		Tests *struct {
+			Passed int `json:"passed"`
+			Failed int `json:"failed"`
+		} `json:"tests"`
+		Claimed bool     `json:"claimed"`
+		Percent *float64 `json:"percent"`
+	} `json:"completion"`
+	Recent []struct {
+		Trend bool `json:"trend"`
+	} `json:"recent"`
 }
 
 func (d *scnDecision) trigger() string {
@@ -1223,6 +1240,13 @@ func (d *scnDecision) trigger() string {
 		return ""
 	}
 	return *d.Trigger
+}
+
+func (d *scnDecision) reason() string {
+	if d.Reason == nil {
+		return ""
+	}
+	return *d.Reason
 }
 
 type scnResult struct {

@@ -90,6 +90,9 @@ func (f *Files) Apply(it *breaker.Iteration) {
 			if st.Status == "COMPLETE" || (st.ExitSignal != nil && *st.ExitSignal) {
 				it.CompletionClaimed = true
 			}
+			if t := breaker.StatusTask(st.CurrentTask); t != nil {
+				it.CurrentTask = t
+			}
 		}
 	}
 	if r := f.Report; r != nil {

@@ -69,6 +69,7 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	}
 	it.TaskChange = taskChange(c.TaskChange)
 	it.TasksBefore = before
+	it.CurrentTask = currentTask(c.CurrentTask)
 	return it
 }
 
@@ -78,6 +79,14 @@ func taskChange(tc *gitlog.TaskChange) *breaker.TaskChange {
 		return nil
 	}
 	return &breaker.TaskChange{Checked: tc.Checked, Unchecked: tc.Unchecked}
+}
+
+// currentTask converts the first unchecked task.
+func currentTask(c *gitlog.CurrentTask) *breaker.CurrentTask {
+	if c == nil {
+		return nil
+	}
+	return &breaker.CurrentTask{ID: c.ID, Text: c.Text}
 }
 
 // maxTestFiles bounds the test files an iteration lists for the test_only
@@ -123,7 +132,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		case f.Test:
 			out.TestLines += lines
 			if len(out.TestFiles) < maxTestFiles {
-				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines})
+				grew := f.Status == gitlog.StatusModified && f.Added > 0 && f.Deleted == 0
+				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines, Grew: grew})
 			}
 		case !f.TestData:
 			out.CodeFiles++

@@ -63,21 +63,32 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 		v := *start.TasksBefore
 		before = &v
 	}
+	// tasks and current are the task counts and the first unchecked task
+	// at prev's tree, once a record's commit was read: going on from an
+	// earlier record, its commit was.
+	var tasks *breaker.Tasks
+	var current *breaker.CurrentTask
+	var startTasks *gitlog.Tasks
+	var checked []string
+	if rangesErr == nil {
+		var cur *gitlog.CurrentTask
+		startTasks, checked, cur = ranges.Tasks()
+		if !start.First {
+			if startTasks != nil {
+				tasks = &breaker.Tasks{Done: startTasks.Done, Total: startTasks.Total}
+			}
+			current = currentTask(cur)
+		}
+	}
 	// The tasks checked at the base were done before the loop, as for
 	// iterations read from git: the first run's ticks are progress.
 	var checkedBefore []string
-	var startTasks *gitlog.Tasks
-	if rangesErr == nil {
-		startTasks, _ = ranges.Tasks()
-	}
 	if start.Commit != "" {
 		if c, err := repo.Describe(start.Commit); err == nil {
 			prevTree = c.Tree
-			if start.First && rangesErr == nil {
-				if tasks, checked := ranges.Tasks(); tasks != nil {
-					v := tasks.Done
-					before, checkedBefore = &v, checked
-				}
+			if start.First && startTasks != nil {
+				v := startTasks.Done
+				before, checkedBefore = &v, checked
 			}
 		}
 	}
@@ -86,8 +97,17 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 		it := breaker.Iteration{Commit: r.Commit}
 		switch {
 		case r.Commit == "" || r.Commit == prev:
+			// The same tree: the same task lists.
 			it.Change = &breaker.Change{Tree: prevTree}
 			it.TaskChange = &breaker.TaskChange{}
+			if tasks != nil {
+				t := *tasks
+				it.Tasks = &t
+			}
+			if current != nil {
+				c := *current
+				it.CurrentTask = &c
+			}
 		default:
 			c, err := repo.Describe(r.Commit)
 			if err != nil {
@@ -113,6 +133,8 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
 			}
 			it.TaskChange = taskChange(&rg.TaskChange)
+			it.CurrentTask = currentTask(rg.CurrentTask)
+			tasks, current = it.Tasks, it.CurrentTask
 			prev, prevTree = r.Commit, c.Tree
 		}
 		it.TasksBefore = before

@@ -384,20 +384,6 @@ func (c *Client) fail(call string, err error) error {
 	return &APIError{Call: call, Message: err.Error(), Err: err}
 }
 
-// hasCode reports whether a go-github validation error carries code.
-func hasCode(err error, code string) bool {
-	var er *gh.ErrorResponse
-	if !errors.As(err, &er) {
-		return false
-	}
-	for _, d := range er.Errors {
-		if d.Code == code {
-			return true
-		}
-	}
-	return false
-}
-
 // listAll follows go-github's NextPage with per_page=100, at most
 // maxListPages pages; a longer list returns the items read so far and an
 // error wrapping ErrTruncated.

@@ -179,11 +179,3 @@ func (c *Client) RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, i
 	}
 	return out, next, nil
 }
-
-func quoteList(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
-}

@@ -23,7 +23,7 @@ func TestNewCompilesOnceOnFirstUse(t *testing.T) {
 			t.Errorf("goroutine %d: no match", i)
 		}
 	}
-	if re() != re() {
+	if first, second := re(), re(); first != second {
 		t.Error("compiled twice")
 	}
 }

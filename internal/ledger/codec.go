@@ -141,6 +141,10 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		b = append(b, in2...)
 		b = append(b, '}')
 	}
+	if r.CurrentTask != "" {
+		b = appendKey(b, in2, "current_task", false)
+		b = appendString(b, r.CurrentTask)
+	}
 	if c := r.Checkpoint; c != nil {
 		b = appendKey(b, in2, "checkpoint", false)
 		b = append(b, '{')
@@ -441,6 +445,8 @@ func (p *fastReader) record(r *Record) bool {
 				r.Tasks = &Tasks{}
 				ok = p.tasks(r.Tasks)
 			}
+		case "current_task":
+			ok = p.readString(&r.CurrentTask)
 		case "checkpoint":
 			r.Checkpoint = nil
 			if !p.null() {

@@ -105,7 +105,7 @@ func TestCorruptEntriesAreReportedAndSkipped(t *testing.T) {
 func TestOrderReplacesReruns(t *testing.T) {
 	t.Parallel()
 	recs := []Record{rec(7, 2, 9), rec(5, 1, 1), rec(7, 1, 3), rec(6, 1, 2), rec(0, 0, 4), rec(0, 0, 5)}
-	got := Order(recs)
+	got := order(recs)
 	var desc []string
 	for _, r := range got {
 		desc = append(desc, r.At.Format("15:04")+"/"+string(rune('0'+r.RunID))+"/"+string(rune('0'+r.RunAttempt)))
@@ -169,6 +169,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	r.Tests = &Tests{Passed: 3, Failed: 1, Failing: []string{"TestX"}}
 	r.ProgressPercent = &p
 	r.Tasks = &Tasks{Done: 2, Total: 5}
+	r.CurrentTask = "Wire the parser"
 	var buf bytes.Buffer
 	if err := Encode(&buf, []Record{r}); err != nil {
 		t.Fatal(err)

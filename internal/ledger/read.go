@@ -405,15 +405,8 @@ func decodeRecord(raw json.RawMessage) (Record, error) {
 	return r, r.Validate()
 }
 
-// Order sorts records by at, run_id, run_attempt; a later attempt of the
-// same run (run_id > 0) replaces the earlier; exact duplicates (the same
-// record from a cumulative artifact and a single file) are dropped. At most
-// MaxRecords of the newest are kept.
-func Order(recs []Record) []Record {
-	recs, _ = newest(order(recs))
-	return recs
-}
-
+// newest keeps the newest MaxRecords of ordered records and returns how
+// many it dropped.
 func newest(recs []Record) ([]Record, int) {
 	if len(recs) <= MaxRecords {
 		return recs, 0
@@ -421,7 +414,9 @@ func newest(recs []Record) ([]Record, int) {
 	return recs[len(recs)-MaxRecords:], len(recs) - MaxRecords
 }
 
-// order is Order without the MaxRecords bound.
+// order sorts records by at, run_id, run_attempt; a later attempt of the
+// same run (run_id > 0) replaces the earlier; exact duplicates (the same
+// record from a cumulative artifact and a single file) are dropped.
 func order(recs []Record) []Record {
 	if inOrder(recs) {
 		return recs

@@ -22,6 +22,7 @@ const (
 	MaxSample    = 1024
 	MaxName      = 512
 	MaxPhase     = 64
+	MaxTask      = 512     // bytes of current_task
 	MaxRecordLen = 1 << 20 // bytes of one record's JSON
 )
 
@@ -41,6 +42,9 @@ type Record struct {
 	QuestionsAsked    bool      `json:"questions_asked"`
 	ProgressPercent   *float64  `json:"progress_percent"`
 	Tasks             *Tasks    `json:"tasks"`
+	// CurrentTask is the task the agent's status block named (absent when
+	// it named none: the first unchecked task is read from git).
+	CurrentTask string `json:"current_task,omitempty"`
 	// Checkpoint, when present, is the fold after this record's iteration
 	// (SPEC §11): a later run may go on from it instead of folding every
 	// earlier record again, once it has checked it.
@@ -161,6 +165,9 @@ func (r *Record) Validate() error {
 	if p := r.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
 		bad("progress_percent %v is out of range 0 to 100", *p)
 	}
+	if len(r.CurrentTask) > MaxTask || !utf8.ValidString(r.CurrentTask) {
+		bad("current_task is longer than %d bytes or not UTF-8", MaxTask)
+	}
 	if t := r.Tasks; t != nil && (t.Done < 0 || t.Total < 0 || t.Done > t.Total) {
 		bad("tasks {done %d, total %d} is not valid", t.Done, t.Total)
 	}
@@ -231,6 +238,9 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 	if t := it.Tasks; t != nil {
 		r.Tasks = &Tasks{Done: t.Done, Total: t.Total}
 	}
+	if c := it.CurrentTask; c != nil && c.FromStatus() {
+		r.CurrentTask = c.Text
+	}
 	return r
 }
 
@@ -262,5 +272,8 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	}
 	if it.Tasks == nil && r.Tasks != nil {
 		it.Tasks = &breaker.Tasks{Done: r.Tasks.Done, Total: r.Tasks.Total}
+	}
+	if t := breaker.StatusTask(r.CurrentTask); t != nil {
+		it.CurrentTask = t
 	}
 }

@@ -574,11 +574,17 @@ func TestForgedCheckpointCannotLoosen(t *testing.T) {
 					_, noted := note.Find(res.Notes, note.CheckpointUnused)
 					refused := res.Skipped == 0 && noted
 					d, w := res.Final(), whole.Final()
-					same := d.State == w.State && cmp.Equal(d.Trigger, w.Trigger)
+					// Looser: a less severe state, or the same state letting the
+					// loop go on where the whole fold stops it. The same OPEN
+					// state under another rule's name is not: a forged past
+					// older than the window can hide which rule opened a loop
+					// that max_iterations holds OPEN anyway.
+					looser := strictness(res) < strictness(whole) ||
+						strictness(res) == strictness(whole) && (d.AllowContinue && !w.AllowContinue || d.State != breaker.Open && !cmp.Equal(d.Trigger, w.Trigger))
 					switch {
 					case anyDigest && f.refused && !refused:
 						t.Errorf("%s: the forged checkpoint was used (from iteration %d), want it refused", f.name, res.Skipped)
-					case !refused && !same && strictness(res) <= strictness(whole):
+					case !refused && looser:
 						t.Errorf("%s (digests forged too: %v): decided %s %s, the whole fold %s %s: looser", f.name, anyDigest, d.State, triggerOf(d), w.State, triggerOf(w))
 					}
 				}

@@ -27,8 +27,6 @@ const (
 	ControlGuide
 )
 
-var controlKinds = []ControlKind{ControlReset, ControlForceOpen, ControlSkipPhase, ControlGuide}
-
 var controlKindNames = map[ControlKind]string{ControlReset: "reset", ControlForceOpen: "force_open",
 	ControlSkipPhase: "skip_phase", ControlGuide: "guide"}
 
@@ -38,17 +36,6 @@ func (k ControlKind) String() string {
 		return n
 	}
 	return fmt.Sprintf("ControlKind(%d)", int(k))
-}
-
-// ParseControlKind parses reset, force_open, skip_phase or guide and
-// rejects anything else.
-func ParseControlKind(s string) (ControlKind, error) {
-	for _, k := range controlKinds {
-		if controlKindNames[k] == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown control kind %q: want reset, force_open, skip_phase or guide", s)
 }
 
 // Control is a person's action at a point in time.

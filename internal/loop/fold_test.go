@@ -103,8 +103,9 @@ func TestFoldControls(t *testing.T) {
 	its := func() []breaker.Iteration { return []breaker.Iteration{stall(10), stall(20), stall(30), stall(40)} }
 	now := t0.Add(time.Hour)
 
+	// In the watch after the reset one stall half-opens and the next opens.
 	f := mustFold(t, FoldInput{Iterations: its(), Now: now, Controls: []Control{{At: t0.Add(30 * time.Minute), Kind: ControlReset, Reason: "go on"}}})
-	if got, want := states(f.Decisions), "CLOSED HALF_OPEN CLOSED HALF_OPEN"; got != want {
+	if got, want := states(f.Decisions), "CLOSED HALF_OPEN HALF_OPEN OPEN"; got != want {
 		t.Errorf("reset at the third iteration's time: got %s, want %s", got, want)
 	}
 
@@ -154,18 +155,10 @@ func TestFoldIterationError(t *testing.T) {
 
 func TestControlKindNames(t *testing.T) {
 	t.Parallel()
-	for _, k := range []ControlKind{ControlReset, ControlForceOpen, ControlSkipPhase, ControlGuide} {
-		got, err := ParseControlKind(k.String())
-		if err != nil || got != k {
-			t.Errorf("ParseControlKind(%q) = %v, %v; want %v", k.String(), got, err, k)
-		}
-	}
 	if ControlReset.String() != "reset" || ControlForceOpen.String() != "force_open" || ControlSkipPhase.String() != "skip_phase" || ControlGuide.String() != "guide" {
 		t.Errorf("got names %s, %s, %s and %s", ControlReset, ControlForceOpen, ControlSkipPhase, ControlGuide)
 	}
-	for _, s := range []string{"", "Reset", "abort", "force-open", "skip-phase"} {
-		if _, err := ParseControlKind(s); err == nil || !strings.Contains(err.Error(), "reset, force_open, skip_phase or guide") {
-			t.Errorf("ParseControlKind(%q): got %v, want an error naming the kinds", s, err)
-		}
+	if got := ControlKind(0).String(); got != "ControlKind(0)" {
+		t.Errorf("got %s for the zero kind, want ControlKind(0)", got)
 	}
 }

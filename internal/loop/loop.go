@@ -38,6 +38,12 @@ type Config struct {
 	Controls []Control
 	// DryRun marks the decisions "would open".
 	DryRun bool
+	// StatusOnly says the run is not an iteration of the loop (a person's
+	// command on the pull request started it): the iterations are the
+	// ledger's records (or the commits) alone, the reports and log are not
+	// read, the final decision is the breaker's status at Now, and Records
+	// is the ledger unchanged (nil without one).
+	StatusOnly bool
 	// Progress, when set, is told how far the fold has come (for long
 	// replays on a terminal).
 	Progress func(done, total int)
@@ -111,7 +117,7 @@ func Run(cfg Config) (*Result, error) {
 	defer repo.Close()
 	rn := &runner{cfg: cfg, eff: eff, opts: opts, repo: repo, res: res}
 	rn.prepare()
-	if cfg.Incremental {
+	if cfg.Incremental && !cfg.StatusOnly {
 		if done := rn.incremental(); done != nil {
 			return done, nil
 		}
@@ -202,7 +208,7 @@ func (rn *runner) full() (*Result, error) {
 	if len(its) > 0 {
 		res.Records = records(cfg, its, recs)
 	}
-	if keep > 0 && len(its) > 0 && checkpointable(h) {
+	if keep > 0 && len(its) > 0 && !cfg.StatusOnly && checkpointable(h) {
 		rn.key.Base = baseKey(rn.repo, cfg.Base, h.Base)
 		cp := &checkpoints{rn: rn, its: its, first: len(its) - len(folded.States), states: folded.States, newest: newest,
 			history: slices.Clone(res.Notes[start:histNotes]), ev: evidenceNotesOf(ev)}
@@ -212,9 +218,13 @@ func (rn *runner) full() (*Result, error) {
 }
 
 // readFiles reads the newest iteration's reports and log, noting what the
-// readers skipped.
+// readers skipped; a run that is not an iteration reads none.
 func readFiles(cfg Config, res *Result) (*evidence.Files, error) {
 	if len(cfg.Reports) == 0 && cfg.Log == "" {
+		return nil, nil
+	}
+	if cfg.StatusOnly {
+		res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "this run is not an iteration of the loop: the reports and log were not read"))
 		return nil, nil
 	}
 	files, err := evidence.ReadFiles(cfg.Reports, cfg.Log)
@@ -263,7 +273,11 @@ func history(repo *gitlog.Repo, cfg Config, eff *policy.Policy, opts gitlog.Opti
 // continues.
 func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Options, res *Result) (*evidence.Evidence, []ledger.Record, error) {
 	recs := earlierRecords(cfg, res)
-	ev, err := evidence.ContinueLedger(repo, evidence.LedgerStart{Commit: h.Base, First: true}, withRun(cfg, recs, h.Head), opts)
+	all := recs // a run that is not an iteration folds the records alone
+	if !cfg.StatusOnly {
+		all = withRun(cfg, recs, h.Head)
+	}
+	ev, err := evidence.ContinueLedger(repo, evidence.LedgerStart{Commit: h.Base, First: true}, all, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,7 +292,7 @@ func earlierRecords(cfg Config, res *Result) []ledger.Record {
 		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
 	}
 	recs := cfg.Ledger.Records
-	if n := len(recs); n > 0 && cfg.RunID > 0 && recs[n-1].RunID == cfg.RunID {
+	if n := len(recs); n > 0 && !cfg.StatusOnly && cfg.RunID > 0 && recs[n-1].RunID == cfg.RunID {
 		recs = recs[:n-1]
 	}
 	return recs
@@ -300,8 +314,15 @@ func withRun(cfg Config, recs []ledger.Record, head string) []ledger.Record {
 // time), so that the next run, reading this ledger, folds the same
 // iterations instead of one that covers them all, and does not lose the
 // history that decided this run. The records keep no checkpoint of an
-// earlier run.
+// earlier run. A run that is not an iteration (StatusOnly) returns the
+// ledger as it was.
 func records(cfg Config, its []breaker.Iteration, recs []ledger.Record) []ledger.Record {
+	if cfg.StatusOnly {
+		if cfg.Ledger == nil {
+			return nil
+		}
+		return append([]ledger.Record{}, recs...)
+	}
 	newest := its[len(its)-1]
 	r := ledger.FromIteration(&newest, cfg.RunID, cfg.Attempt)
 	out := make([]ledger.Record, 0, max(len(recs), len(its))+1)

@@ -61,13 +61,14 @@ func TestControlsInterleaveByTime(t *testing.T) {
 	p, _ := policy.Builtin("default")
 	// Iterations at 10, 20, ... 60 minutes: progress, then five without.
 	// The breaker opens at 40; a reset at 45 starts a new fold, which
-	// counts the two stagnant iterations after it afresh.
+	// counts the two stagnant iterations after it afresh, in the watch
+	// after the reset: the first half-opens, the second opens.
 	res, err := Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(2 * time.Hour),
 		Controls: []Control{{At: t0.Add(45 * time.Minute), Kind: ControlReset, Reason: "try again"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := states(res.Decisions), "CLOSED CLOSED HALF_OPEN OPEN CLOSED HALF_OPEN"; got != want {
+	if got, want := states(res.Decisions), "CLOSED CLOSED HALF_OPEN OPEN HALF_OPEN OPEN"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 	// Without a ledger each commit iteration becomes a record too, so that
@@ -253,5 +254,57 @@ func TestGitNotesHaveTheirCodes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStatusOnlyRunAddsNoIteration: a run that is not an iteration (a
+// person's command) folds the ledger's records alone: a reset after the
+// last one closes the breaker at the run's time, with no iteration of its
+// own to count in the watch after it, and the ledger comes back unchanged.
+// Without a ledger, the commits are the iterations and no record is made.
+func TestStatusOnlyRunAddsNoIteration(t *testing.T) {
+	t.Parallel()
+	dir, base := stuckRepo(t, 0)
+	_, head := openHead(t, dir)
+	p, _ := policy.Builtin("default")
+	var recs []ledger.Record
+	for i := 1; i <= 4; i++ { // progress, then three runs without: OPEN
+		recs = append(recs, ledger.Record{Version: 1, RunID: int64(i), RunAttempt: 1, Commit: head.Hash().String(), At: t0.Add(time.Duration(i) * time.Hour), Errors: []ledger.Error{}})
+	}
+	reset := []Control{{At: t0.Add(5 * time.Hour), Kind: ControlReset, Reason: "reset by a person"}}
+	cfg := Config{Repo: dir, Base: base, Policy: p, Ledger: &ledger.Ledger{Records: recs}, RunID: 9, Attempt: 1,
+		Now: t0.Add(6 * time.Hour), Controls: reset, Reports: []string{filepath.Join(dir, "absent.xml")}, StatusOnly: true}
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := states(res.Decisions), "CLOSED CLOSED HALF_OPEN CLOSED"; got != want {
+		t.Errorf("got %s, want %s: four records, the last replaced by the status after the reset", got, want)
+	}
+	if d := res.Final(); d.Iteration != 4 || d.History[len(d.History)-1].Trigger != "reset" {
+		t.Errorf("got iteration %d, last event %+v; want 4, the reset", d.Iteration, d.History[len(d.History)-1])
+	}
+	if len(res.Records) != len(recs) || res.Records[len(recs)-1].RunID != 4 {
+		t.Errorf("got records %+v, want the ledger unchanged", res.Records)
+	}
+	if !strings.Contains(strings.Join(note.Texts(res.Notes), "\n"), "not an iteration") {
+		t.Errorf("no note that the reports were not read: %q", res.Notes)
+	}
+	// The same run as an iteration: a fifth, without progress, in the
+	// watch after the reset.
+	cfg.StatusOnly, cfg.Reports = false, nil
+	if res, err = Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := states(res.Decisions), "CLOSED CLOSED HALF_OPEN OPEN HALF_OPEN"; got != want {
+		t.Errorf("as an iteration: got %s, want %s", got, want)
+	}
+	// No ledger: the commits, and nothing to record.
+	res, err = Run(Config{Repo: dir, Base: base, Policy: p, Now: t0.Add(6 * time.Hour), StatusOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Decisions) != 1 || res.Records != nil {
+		t.Errorf("without a ledger: got %d decisions and records %+v, want the one commit and none", len(res.Decisions), res.Records)
 	}
 }

@@ -73,7 +73,9 @@ func TestSettleOnOpen(t *testing.T) {
 }
 
 // TestSettleEscalates: each opening goes on with the next model on a
-// fresh breaker; once the last model is stuck, the loop is paused.
+// fresh breaker; once the last model is stuck, the loop is paused. The
+// escalation's reset starts the watch after recovery: one stall half-opens
+// and the next escalates at once.
 func TestSettleEscalates(t *testing.T) {
 	t.Parallel()
 	p := parsePolicy(t, "on_open = \"escalate\"\n[escalation]\nmodel_progression = [\"haiku\", \"sonnet\", \"opus\"]\n")
@@ -90,12 +92,12 @@ func TestSettleEscalates(t *testing.T) {
 		}
 		got = append(got, s)
 	}
-	want := "1:CLOSED 2:HALF_OPEN 3:OPEN/escalate/sonnet/allow=true 4:CLOSED 5:HALF_OPEN 6:OPEN/escalate/opus/allow=true " +
-		"7:CLOSED 8:HALF_OPEN 9:OPEN/pause/opus/allow=false 10:OPEN/pause/opus/allow=false"
+	want := "1:CLOSED 2:HALF_OPEN 3:OPEN/escalate/sonnet/allow=true 4:HALF_OPEN 5:OPEN/escalate/opus/allow=true " +
+		"6:HALF_OPEN 7:OPEN/pause/opus/allow=false 8:OPEN/pause/opus/allow=false 9:OPEN/pause/opus/allow=false 10:OPEN/pause/opus/allow=false"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
-	d := f.Decisions[8]
+	d := f.Decisions[6]
 	if d.Signal != breaker.SignalCircuitOpen || d.ExitCode() != breaker.ExitContinue || !strings.Contains(strings.Join(d.Warnings, "\n"), "model_progression is used up (opus is the last model)") {
 		t.Errorf("used up: got signal %q exit %d warnings %q", d.Signal, d.ExitCode(), d.Warnings)
 	}
@@ -106,7 +108,7 @@ func TestSettleEscalates(t *testing.T) {
 			resets = append(resets, fmt.Sprintf("%d:%s", e.Iteration, e.Reason))
 		}
 	}
-	if got, want := strings.Join(resets, "|"), "3:escalated to the next model, sonnet|6:escalated to the next model, opus"; got != want {
+	if got, want := strings.Join(resets, "|"), "3:escalated to the next model, sonnet|5:escalated to the next model, opus"; got != want {
 		t.Errorf("got resets %q, want %q", got, want)
 	}
 }
@@ -127,6 +129,9 @@ func TestSkipPhase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The thresholds of the phase skipped to, without the watch after
+	// recovery that the skip's reset starts (TestSkipPhaseWatch).
+	p.Breaker.WatchIterations = 0
 	its := []breaker.Iteration{phased(10, "GREEN"), phased(20, "GREEN"), phased(30, "GREEN"), phased(40, "GREEN"), phased(50, "GREEN"), phased(60, "GREEN")}
 	skip := Control{At: t0.Add(25 * time.Minute), Kind: ControlSkipPhase, Reason: "phase skipped by alice", By: "alice"}
 	f := mustFold(t, FoldInput{Policy: p, Iterations: its, Controls: []Control{skip}})
@@ -172,8 +177,28 @@ func TestSkipPhase(t *testing.T) {
 	}
 }
 
+// TestSkipPhaseWatch: the skip's reset starts the watch after recovery:
+// in the phase skipped to, one stall half-opens and the next opens.
+func TestSkipPhaseWatch(t *testing.T) {
+	t.Parallel()
+	p, err := policy.Builtin("tdd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	its := []breaker.Iteration{phased(10, "GREEN"), phased(20, "GREEN"), phased(30, "GREEN"), phased(40, "GREEN")}
+	skip := Control{At: t0.Add(25 * time.Minute), Kind: ControlSkipPhase, Reason: "phase skipped by alice", By: "alice"}
+	f := mustFold(t, FoldInput{Policy: p, Iterations: its, Controls: []Control{skip}})
+	if got, want := states(f.Decisions), "CLOSED OPEN HALF_OPEN OPEN"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if d := f.Decisions[3]; d.Phase != "REFACTOR" || d.Reason == nil || !strings.HasPrefix(*d.Reason, "stagnation recurred after recovery: ") {
+		t.Errorf("got %s in %q (%v), want OPEN in REFACTOR, stagnation recurred", d.State, d.Phase, d.Reason)
+	}
+}
+
 // TestGuide: a person's guidance resets the breaker and rides on the
-// decisions up to and including the first iteration after it.
+// decisions up to and including the first iteration after it, a stall in
+// the watch after that reset.
 func TestGuide(t *testing.T) {
 	t.Parallel()
 	g := Control{At: t0.Add(35 * time.Minute), Kind: ControlGuide, Reason: "guidance from alice: try the parser", By: "alice", Text: "try the parser"}
@@ -184,7 +209,7 @@ func TestGuide(t *testing.T) {
 			t.Errorf("decision %d: guidance %+v", i+1, d.Guidance)
 		}
 	}
-	if d := f.Decisions[3]; d.Guidance.By != "alice" || d.Guidance.Text != "try the parser" || !d.Guidance.At.Equal(g.At) || d.State != breaker.Closed {
+	if d := f.Decisions[3]; d.Guidance.By != "alice" || d.Guidance.Text != "try the parser" || !d.Guidance.At.Equal(g.At) || d.State != breaker.HalfOpen {
 		t.Errorf("got %+v in %s", d.Guidance, d.State)
 	}
 	// Given after the last iteration, it is on the status.

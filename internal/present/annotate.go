@@ -20,17 +20,6 @@ const (
 	Error
 )
 
-// String is the workflow command's name: notice, warning or error.
-func (l Level) String() string {
-	switch l {
-	case Warning:
-		return "warning"
-	case Error:
-		return "error"
-	}
-	return "notice"
-}
-
 // Annotation is one log annotation: its level, its title ("" for none)
 // and its message, agent text already cleaned.
 type Annotation struct {
@@ -40,8 +29,8 @@ type Annotation struct {
 }
 
 // Annotations are a check's annotations: the state (an error when OPEN, a
-// warning when HALF_OPEN, a notice when the breaker recovered) and one
-// warning per warning of the decision.
+// warning when HALF_OPEN, a notice when the breaker recovered or the
+// loop's work is done) and one warning per warning of the decision.
 func Annotations(res *loop.Result, dryRun bool) []Annotation {
 	d := res.Final()
 	reason := ""
@@ -49,14 +38,19 @@ func Annotations(res *loop.Result, dryRun bool) []Annotation {
 		reason = fmt.Sprintf("%s (%s)", render.Clean(*d.Reason), *d.Trigger)
 	}
 	var out []Annotation
-	switch d.State {
-	case breaker.Open:
+	switch {
+	case d.Complete:
+		out = append(out, Annotation{Notice, "loopbreaker done: stop the loop", fmt.Sprintf("iteration %d: %s", d.Iteration, render.Evidence(d))})
+		if d.State == breaker.HalfOpen {
+			out = append(out, Annotation{Warning, "loopbreaker HALF_OPEN: watching", fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
+		}
+	case d.State == breaker.Open:
 		title := "loopbreaker OPEN: stop the loop"
 		if dryRun {
 			title = "loopbreaker would be OPEN (dry run)"
 		}
 		out = append(out, Annotation{Error, title, fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
-	case breaker.HalfOpen:
+	case d.State == breaker.HalfOpen:
 		out = append(out, Annotation{Warning, "loopbreaker HALF_OPEN: watching", fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
 	default:
 		if n := len(res.Decisions); n > 1 && res.Decisions[n-2].State != breaker.Closed {

@@ -121,7 +121,13 @@ func AuditSummary(r *report.Result) string {
 			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |\n", p.Number, titleCell(p.Title),
 				render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
 		}
-		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.\n\n", render.ChartLegend)
+		var steps []breaker.Step
+		for i := range r.Pulls {
+			if d := r.Pulls[i].Decision; d != nil {
+				steps = append(steps, d.Recent...)
+			}
+		}
+		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.\n\n", render.Legend(steps))
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("<details><summary>Skipped pull requests</summary>\n\n")

@@ -25,8 +25,8 @@ const (
 
 // SummaryOptions are what a check's job summary shows beside its result.
 type SummaryOptions struct {
-	// Notes are facts about the evidence.
-	Notes []string
+	// Notes are facts about the evidence, each with its code.
+	Notes []note.Note
 	// API is set when the run talked to GitHub: Calls is then the number
 	// of API calls it made and Planned the writes a dry run skipped.
 	API     bool
@@ -42,7 +42,7 @@ type SummaryOptions struct {
 func Summary(res *loop.Result, o SummaryOptions) string {
 	d := res.Final()
 	var b strings.Builder
-	b.WriteString(render.MarkdownReport(d, render.Options{Notes: note.Of(note.GitHub, o.Notes), ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
+	b.WriteString(render.MarkdownReport(d, render.Options{Notes: o.Notes, ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
 	b.WriteString("\n### Iterations\n\n")
 	start := max(0, len(res.Decisions)-maxSummaryRows)
 	b.WriteString(render.MermaidCharts(render.Steps(res.Decisions[start:])))
@@ -109,6 +109,9 @@ func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary stri
 // verdict is success or failure, and the state, the iteration and the
 // reason in a line.
 func verdict(d *breaker.Decision, dryRun bool) (state, line string) {
+	if d.Complete {
+		return "success", fmt.Sprintf("done after iteration %d: %s", d.Iteration, render.Evidence(d))
+	}
 	state, line = "success", fmt.Sprintf("%s after iteration %d", d.State, d.Iteration)
 	if d.State == breaker.Open && !dryRun {
 		state = "failure"

@@ -153,7 +153,7 @@ func TestGoldenSurfaces(t *testing.T) {
 			})
 		}
 		t.Run(g.name+".summary", func(t *testing.T) {
-			compareGolden(t, g.name+".summary.md", Summary(res, SummaryOptions{Notes: note.Texts(res.Notes), API: true, Calls: 4}))
+			compareGolden(t, g.name+".summary.md", Summary(res, SummaryOptions{Notes: res.Notes, API: true, Calls: 4}))
 		})
 		t.Run(g.name+".comment", func(t *testing.T) {
 			recs := []ledger.Record{{Version: 1, RunID: 1, RunAttempt: 1, Commit: d.Commit, At: loopStart, Errors: []ledger.Error{}}}

@@ -1,6 +1,9 @@
 package present
 
-import "github.com/loopbreaker/loopbreaker/internal/breaker"
+import (
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/policy"
+)
 
 // Names of the labels loopbreaker reads and manages.
 const (
@@ -17,12 +20,21 @@ const (
 	// LabelPaused announces an OPEN breaker whose on_open is "pause": the
 	// loop waits for a person's /loopbreaker resume.
 	LabelPaused = "loopbreaker:paused"
+	// LabelComplete announces a loop whose work is done: every task
+	// checked, the tests green and the agent's claim (a complete decision).
+	LabelComplete = "loopbreaker:complete"
 )
 
 // PausedLabel is the label of a paused loop, as it is created in the
 // repository.
 func PausedLabel() Label {
 	return Label{Name: LabelPaused, Color: "5319e7", Description: "loopbreaker: the agent loop is paused; a person comments /loopbreaker resume to go on", State: breaker.Open}
+}
+
+// CompleteLabel is the label of a complete loop, as it is created in the
+// repository.
+func CompleteLabel() Label {
+	return Label{Name: LabelComplete, Color: "0e8a16", Description: "loopbreaker: the agent loop's work is done (tasks checked, tests green); stop the loop", State: breaker.Closed}
 }
 
 // Label is a label loopbreaker puts on and takes off a pull request to
@@ -65,4 +77,40 @@ func (p Posts) Wants(state breaker.State, what string) bool {
 		}
 	}
 	return false
+}
+
+// Managed returns every label loopbreaker puts on and takes off a pull
+// request: one for each state that is not CLOSED, the paused loop's and
+// the complete loop's. The check run and the audit move the same list.
+func Managed() []Label {
+	return append(Labels(), PausedLabel(), CompleteLabel())
+}
+
+// WantsLabel reports whether a pull request whose decision is d carries l:
+// a state's label when the state is d's and posts ask for it, the paused
+// label while an OPEN breaker's on_open is "pause" (whatever posts say: it
+// tells a person the loop waits for them), the complete label while the
+// work is done.
+func (p Posts) WantsLabel(l Label, d *breaker.Decision) bool {
+	switch l.Name {
+	case LabelPaused:
+		return d.State == breaker.Open && d.OpenAction == policy.OnOpenPause
+	case LabelComplete:
+		return d.Complete
+	}
+	return l.State == d.State && p.Wants(l.State, "label")
+}
+
+// LabelMoves returns the managed labels to add to and to remove from a
+// pull request that has the labels has says it has, for decision d.
+func (p Posts) LabelMoves(d *breaker.Decision, has func(name string) bool) (add, remove []Label) {
+	for _, l := range Managed() {
+		switch want, on := p.WantsLabel(l, d), has(l.Name); {
+		case want && !on:
+			add = append(add, l)
+		case !want && on:
+			remove = append(remove, l)
+		}
+	}
+	return add, remove
 }

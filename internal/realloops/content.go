@@ -46,15 +46,6 @@ type fileState struct {
 	hash plumbing.Hash // the written blob, once written
 }
 
-// lines is the text's line count.
-func (s *fileState) lines() int {
-	n := len(s.boxes) + len(s.body)
-	if s.header {
-		n++
-	}
-	return n
-}
-
 // size is the length of the rendered file.
 func (s *fileState) size() int64 {
 	var n int64

@@ -1,7 +1,7 @@
 // Package realloops holds the real-loop corpus: the shape of public
 // repositories whose history an autonomous coding loop wrote, reduced to
-// derived facts, and the stretches of that history a person labelled as
-// progress, stagnation or unclear.
+// derived facts, and the stretches of that history two people labelled,
+// each on their own, as progress, stagnation or unclear.
 //
 // A facts file (testdata/realloops/OWNER__NAME.json) describes a window of a
 // repository's first-parent chain, oldest commit first: per commit its hash,
@@ -14,6 +14,18 @@
 // kept.
 //
 // Load reads and validates the facts files and labels.json of a directory.
+// labels.json is a JSON array of stretches, each with the judgements of
+// two labellers who did not see each other's labels nor the engine's:
+//
+//	{"repo":"owner/name","from":"<first commit>","to":"<last commit>",
+//	 "labels":[{"by":"A","label":"progress","reason":"<one line>"},
+//	           {"by":"B","label":"unclear","reason":"<one line>"}],
+//	 "misses":{"<policy>":"<one line>"}}
+//
+// A stretch's label is the consensus (Label.Consensus): the label both
+// gave, else unclear. misses lists the policies known not to see a
+// stagnation stretch, each with the reason. Agreements measures how well
+// the labellers agree.
 // Rebuild turns one facts file back into a git repository whose
 // first-parent history has the same shape, with synthetic content: the same
 // commits and times, the same paths changed by the same line counts, the

@@ -70,21 +70,48 @@ func (k *Kind) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Label is one labelled stretch of consecutive first-parent commits.
+// Label is one labelled stretch of consecutive first-parent commits,
+// judged by two people independently (blind to each other and to the
+// engine).
 type Label struct {
 	Repo string `json:"repo"`
 	// From and To are the stretch's first and last commits.
 	From string `json:"from"`
 	To   string `json:"to"`
-	// Label is progress, stagnation or unclear.
-	Label Kind `json:"label"`
-	// Reason says in one line what the diffs show.
-	Reason string `json:"reason"`
+	// Votes are the two labellers' judgements.
+	Votes []Vote `json:"labels"`
 	// Misses are the stagnation stretches a built-in policy is known not to
 	// see, by policy name, each with the reason in one line: what the
 	// policy's contract counts as progress here. The replay test expects
 	// exactly these misses, so an entry goes once the policy sees it.
 	Misses map[string]string `json:"misses,omitempty"`
+}
+
+// Vote is one labeller's judgement of a stretch.
+type Vote struct {
+	// By names the labeller (a short tag such as "A").
+	By string `json:"by"`
+	// Label is progress, stagnation or unclear.
+	Label Kind `json:"label"`
+	// Reason says in one line what the diffs show.
+	Reason string `json:"reason"`
+}
+
+// Labellers is how many independent judgements each stretch has.
+const Labellers = 2
+
+// Consensus is the label the labellers agree on, Unclear when they
+// differ.
+func (l Label) Consensus() Kind {
+	if len(l.Votes) == 0 {
+		return 0
+	}
+	for _, v := range l.Votes[1:] {
+		if v.Label != l.Votes[0].Label {
+			return Unclear
+		}
+	}
+	return l.Votes[0].Label
 }
 
 // Stretch bounds: a labelled stretch has 3 to 15 commits.
@@ -93,7 +120,7 @@ const (
 	MaxStretch = 15
 )
 
-// maxReason bounds a label's reason (one line).
+// maxReason bounds a reason (one line).
 const maxReason = 240
 
 // LabelsFile is the labels' file name in a corpus directory.
@@ -462,8 +489,8 @@ func (c *Corpus) validateLabels() error {
 		if f == nil {
 			return fmt.Errorf("%s.repo: no facts file %s for %q", field, FileName(l.Repo), l.Repo)
 		}
-		if l.Label == 0 {
-			return fmt.Errorf("%s.label: missing", field)
+		if err := checkVotes(field+".labels", l.Votes); err != nil {
+			return err
 		}
 		from := f.Index(l.From)
 		if from < 0 {
@@ -479,18 +506,15 @@ func (c *Corpus) validateLabels() error {
 		if f.Parent(from) == "" {
 			return fmt.Errorf("%s.from: %s is a root commit; a stretch needs a parent to replay from", field, short(l.From))
 		}
-		if r := strings.TrimSpace(l.Reason); r == "" || strings.ContainsAny(l.Reason, "\n\r") || len(l.Reason) > maxReason {
-			return fmt.Errorf("%s.reason: want one non-empty line of at most %d bytes", field, maxReason)
-		}
 		for _, p := range sortedKeys(l.Misses) {
-			if l.Label != Stagnation {
-				return fmt.Errorf("%s.misses: only a stagnation stretch can be missed (this one is %s)", field, l.Label)
+			if k := l.Consensus(); k != Stagnation {
+				return fmt.Errorf("%s.misses: only a stagnation stretch can be missed (the labellers' consensus is %s)", field, k)
 			}
 			if !slices.Contains(policy.Names(), p) {
 				return fmt.Errorf("%s.misses: %q is not a built-in policy (%s)", field, p, strings.Join(policy.Names(), ", "))
 			}
-			if why := l.Misses[p]; strings.TrimSpace(why) == "" || strings.ContainsAny(why, "\n\r") || len(why) > maxReason {
-				return fmt.Errorf("%s.misses[%q]: want one non-empty line of at most %d bytes", field, p, maxReason)
+			if err := checkLine(fmt.Sprintf("%s.misses[%q]", field, p), l.Misses[p]); err != nil {
+				return err
 			}
 		}
 		k := span{l.Repo, l.From, l.To}
@@ -498,6 +522,41 @@ func (c *Corpus) validateLabels() error {
 			return fmt.Errorf("%s: the stretch %s..%s of %s is labelled twice", field, short(l.From), short(l.To), l.Repo)
 		}
 		seen[k] = true
+	}
+	return nil
+}
+
+var byRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,15}$`)
+
+// checkVotes validates a stretch's judgements: one from each of Labellers
+// different labellers, each with a known label and a one-line reason.
+func checkVotes(field string, votes []Vote) error {
+	if len(votes) != Labellers {
+		return fmt.Errorf("%s: %d judgements, want %d (one per labeller)", field, len(votes), Labellers)
+	}
+	for i, v := range votes {
+		vf := fmt.Sprintf("%s[%d]", field, i)
+		if !byRE.MatchString(v.By) {
+			return fmt.Errorf("%s.by: %q is not a labeller's tag (letters, digits, _ or -, at most 16)", vf, v.By)
+		}
+		if slices.ContainsFunc(votes[:i], func(w Vote) bool { return w.By == v.By }) {
+			return fmt.Errorf("%s.by: %q judges the stretch twice", vf, v.By)
+		}
+		if v.Label == 0 {
+			return fmt.Errorf("%s.label: missing", vf)
+		}
+		if err := checkLine(vf+".reason", v.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLine validates a reason: one non-empty line of at most maxReason
+// bytes.
+func checkLine(field, s string) error {
+	if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\n\r") || len(s) > maxReason {
+		return fmt.Errorf("%s: want one non-empty line of at most %d bytes", field, maxReason)
 	}
 	return nil
 }

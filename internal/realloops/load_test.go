@@ -3,6 +3,7 @@ package realloops
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,18 +256,34 @@ func TestLoadLabelsErrors(t *testing.T) {
 	t.Parallel()
 	f := sampleFacts()
 	c := f.Commits
+	// stretch writes one label entry of the sample's loop.
+	stretch := func(repo, from, to, votes, extra string) string {
+		return `{"repo":"` + repo + `","from":"` + from + `","to":"` + to + `","labels":[` + votes + `]` + extra + `}`
+	}
+	vote := func(by, label, reason string) string {
+		return `{"by":"` + by + `","label":"` + label + `","reason":"` + reason + `"}`
+	}
+	two := func(a, b string) string { return vote("A", a, "r") + "," + vote("B", b, "r") }
+	ok := func(votes, extra string) string { return stretch("example/loop", c[1].Hash, c[4].Hash, votes, extra) }
 	cases := []struct{ name, labels, want string }{
-		{"unknown label", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"stuck","reason":"r"}]`, `unknown label "stuck"`},
-		{"unknown repo", `[{"repo":"other/repo","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":"r"}]`, "[0].repo"},
-		{"too short", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[2].Hash + `","label":"progress","reason":"r"}]`, "has 2 commits"},
-		{"backwards", `[{"repo":"example/loop","from":"` + c[5].Hash + `","to":"` + c[1].Hash + `","label":"progress","reason":"r"}]`, "has -3 commits"},
-		{"unknown commit", `[{"repo":"example/loop","from":"` + hash40("42") + `","to":"` + c[4].Hash + `","label":"progress","reason":"r"}]`, "[0].from"},
-		{"no reason", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":" "}]`, "[0].reason"},
-		{"miss of a progress stretch", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":"r","misses":{"ralph":"r"}}]`, "only a stagnation stretch"},
-		{"miss of an unknown policy", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"stagnation","reason":"r","misses":{"lax":"r"}}]`, `"lax" is not a built-in policy`},
-		{"miss without a reason", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"stagnation","reason":"r","misses":{"ralph":""}}]`, `[0].misses["ralph"]`},
-		{"twice", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":"r"},` +
-			`{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"unclear","reason":"r"}]`, "labelled twice"},
+		{"unknown label", `[` + ok(two("progress", "stuck"), "") + `]`, `unknown label "stuck"`},
+		{"unknown repo", `[` + stretch("other/repo", c[1].Hash, c[4].Hash, two("progress", "progress"), "") + `]`, "[0].repo"},
+		{"too short", `[` + stretch("example/loop", c[1].Hash, c[2].Hash, two("progress", "progress"), "") + `]`, "has 2 commits"},
+		{"backwards", `[` + stretch("example/loop", c[5].Hash, c[1].Hash, two("progress", "progress"), "") + `]`, "has -3 commits"},
+		{"unknown commit", `[` + stretch("example/loop", hash40("42"), c[4].Hash, two("progress", "progress"), "") + `]`, "[0].from"},
+		{"the first shape", `[{"repo":"example/loop","from":"` + c[1].Hash + `","to":"` + c[4].Hash + `","label":"progress","reason":"r"}]`, `unknown field "label"`},
+		{"one labeller", `[` + ok(vote("A", "progress", "r"), "") + `]`, "[0].labels: 1 judgements, want 2"},
+		{"three labellers", `[` + ok(two("progress", "progress")+","+vote("C", "progress", "r"), "") + `]`, "[0].labels: 3 judgements"},
+		{"same labeller twice", `[` + ok(vote("A", "progress", "r")+","+vote("A", "unclear", "r"), "") + `]`, `[0].labels[1].by: "A" judges the stretch twice`},
+		{"no labeller", `[` + ok(vote("A", "progress", "r")+","+vote("", "progress", "r"), "") + `]`, "[0].labels[1].by"},
+		{"no label", `[` + ok(vote("A", "progress", "r")+`,{"by":"B","reason":"r"}`, "") + `]`, "[0].labels[1].label: missing"},
+		{"no reason", `[` + ok(vote("A", "progress", " ")+","+vote("B", "progress", "r"), "") + `]`, "[0].labels[0].reason"},
+		{"two-line reason", `[` + ok(vote("A", "progress", "r")+","+vote("B", "progress", `one\ntwo`), "") + `]`, "[0].labels[1].reason"},
+		{"miss of a progress stretch", `[` + ok(two("progress", "progress"), `,"misses":{"ralph":"r"}`) + `]`, "only a stagnation stretch"},
+		{"miss without consensus", `[` + ok(two("stagnation", "unclear"), `,"misses":{"ralph":"r"}`) + `]`, "consensus is unclear"},
+		{"miss of an unknown policy", `[` + ok(two("stagnation", "stagnation"), `,"misses":{"lax":"r"}`) + `]`, `"lax" is not a built-in policy`},
+		{"miss without a reason", `[` + ok(two("stagnation", "stagnation"), `,"misses":{"ralph":""}`) + `]`, `[0].misses["ralph"]`},
+		{"twice", `[` + ok(two("progress", "progress"), "") + `,` + ok(two("unclear", "unclear"), "") + `]`, "[1]: the stretch"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,6 +298,65 @@ func TestLoadLabelsErrors(t *testing.T) {
 				t.Errorf("got %v, want an error naming %s and %q", err, LabelsFile, tc.want)
 			}
 		})
+	}
+}
+
+func TestConsensus(t *testing.T) {
+	t.Parallel()
+	votes := func(a, b Kind) Label { return Label{Votes: []Vote{{By: "A", Label: a}, {By: "B", Label: b}}} }
+	cases := []struct {
+		l    Label
+		want Kind
+	}{
+		{votes(Progress, Progress), Progress},
+		{votes(Stagnation, Stagnation), Stagnation},
+		{votes(Unclear, Unclear), Unclear},
+		{votes(Progress, Stagnation), Unclear},
+		{votes(Stagnation, Unclear), Unclear},
+		{votes(Progress, Unclear), Unclear},
+	}
+	for _, tc := range cases {
+		if got := tc.l.Consensus(); got != tc.want {
+			t.Errorf("Consensus of %v and %v = %v, want %v", tc.l.Votes[0].Label, tc.l.Votes[1].Label, got, tc.want)
+		}
+	}
+}
+
+func TestAgreements(t *testing.T) {
+	t.Parallel()
+	l := func(a, b string, x, y Kind) Label { return Label{Votes: []Vote{{By: a, Label: x}, {By: b, Label: y}}} }
+	labels := []Label{
+		// A/B: 4 of 5 agree; A gives 3 progress and 2 stagnation, B 2 and
+		// 3: expected agreement (3*2 + 2*3) / 25 = 0.48, kappa (0.8 -
+		// 0.48) / 0.52.
+		l("A", "B", Progress, Progress),
+		l("A", "B", Progress, Progress),
+		l("A", "B", Progress, Stagnation),
+		l("A", "B", Stagnation, Stagnation),
+		l("A", "B", Stagnation, Stagnation),
+		// B/C: both say unclear every time; chance explains it all.
+		l("B", "C", Unclear, Unclear),
+		l("B", "C", Unclear, Unclear),
+	}
+	got := Agreements(labels)
+	if len(got) != 3 || got[0].Pair != "A/B" || got[1].Pair != "B/C" || got[2].Pair != "all" {
+		t.Fatalf("got pairs %v, want A/B, B/C, all", got)
+	}
+	ab := got[0]
+	if ab.Stretches != 5 || ab.Agreed != 4 || math.Abs(ab.Kappa-0.32/0.52) > 1e-9 {
+		t.Errorf("A/B: got %d of %d, kappa %.4f; want 4 of 5, kappa %.4f", ab.Agreed, ab.Stretches, ab.Kappa, 0.32/0.52)
+	}
+	if s := ab.DisagreementText(); s != "1 progress/stagnation" {
+		t.Errorf("A/B disagreements: got %q, want %q", s, "1 progress/stagnation")
+	}
+	if bc := got[1]; bc.Agreed != 2 || !math.IsNaN(bc.Kappa) {
+		t.Errorf("B/C: got %d agreed, kappa %v; want 2, NaN", bc.Agreed, bc.Kappa)
+	}
+	// All 7: 6 agree; first labels 3 P, 2 S, 2 U; second 2 P, 3 S, 2 U:
+	// expected (6 + 6 + 4) / 49.
+	all, pe := got[2], 16.0/49
+	if want := (6.0/7 - pe) / (1 - pe); all.Stretches != 7 || all.Agreed != 6 || math.Abs(all.Kappa-want) > 1e-9 {
+		t.Errorf("all: got %d of %d, kappa %.4f; want 6 of 7, kappa %.4f", all.Agreed, all.Stretches, all.Kappa, want)
 	}
 }
 
@@ -329,7 +405,7 @@ func TestLoadCorpus(t *testing.T) {
 	counts := map[Kind]int{}
 	perRepo := map[string]int{}
 	for _, l := range c.Labels {
-		counts[l.Label]++
+		counts[l.Consensus()]++
 		perRepo[l.Repo]++
 	}
 	if len(c.Repos) < 10 || len(c.Labels) < 40 || counts[Stagnation] < 8 {

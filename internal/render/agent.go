@@ -15,6 +15,12 @@ const (
 	AgentBlockClose = "---END_CIRCUIT_BREAKER_OPEN---"
 )
 
+// The markers of the completion block: the loop's work is done.
+const (
+	CompleteBlockOpen  = "---LOOP_COMPLETE---"
+	CompleteBlockClose = "---END_LOOP_COMPLETE---"
+)
+
 // maxFailureContext bounds the failure context, in bytes.
 const maxFailureContext = 4000
 
@@ -24,12 +30,16 @@ var agentFieldRunes = []int{MaxField, 120, 40}
 
 // FailureContext is the text for the agent's next prompt: the Action's
 // failure-context output, the JSON's failure_context and --format agent.
-// When the breaker is OPEN it is seed 004's block (AgentBlock); otherwise
-// a line with the state, the reason, the newest error, the warnings, the
-// first two recovery strategies and a person's guidance, or "" when the
-// breaker is CLOSED with none of them. Agent and person text is cleaned
-// and cannot end the block; the whole stays within 4000 bytes.
+// When the loop's work is done it is the completion block (CompleteBlock);
+// when the breaker is OPEN seed 004's block (AgentBlock); otherwise a line
+// with the state, the reason, the newest error, the warnings, the first
+// two recovery strategies and a person's guidance, or "" when the breaker
+// is CLOSED with none of them. Agent and person text is cleaned and cannot
+// end a block; the whole stays within 4000 bytes.
 func FailureContext(d *breaker.Decision) string {
+	if d.Complete && d.Completion != nil {
+		return CompleteBlock(d)
+	}
 	if d.State == breaker.Open {
 		return AgentBlock(d)
 	}
@@ -134,6 +144,47 @@ func agentBlock(d *breaker.Decision, n int) string {
 	}
 	b.WriteString(AgentBlockClose)
 	return b.String()
+}
+
+// CompleteBlock is the block for a loop whose work is done, between
+// CompleteBlockOpen and CompleteBlockClose, in the agent block's form:
+// STATUS and EXIT_SIGNAL (ralph's words for "stop"), ITERATIONS, the
+// evidence (TASKS, TESTS_PASSING, CLAIM), a WARNING line for each warning
+// and what to do (ACTION). It is short: nothing in it is the agent's text
+// but the warnings' test names, cleaned.
+func CompleteBlock(d *breaker.Decision) string {
+	c := d.Completion
+	var b strings.Builder
+	line := func(label, value string) { fmt.Fprintf(&b, "%s: %s\n", label, value) }
+	b.WriteString(CompleteBlockOpen + "\n")
+	line("STATUS", "COMPLETE")
+	line("EXIT_SIGNAL", "true")
+	line("ITERATIONS", fmt.Sprint(d.Iteration))
+	line("TASKS", fmt.Sprintf("%d/%d checked", c.Tasks.Done, c.Tasks.Total))
+	tests := "no test report"
+	if t := c.Tests; t != nil {
+		tests = fmt.Sprintf("%d/%d (%d skipped)", t.Passed, t.Passed+t.Failed, t.Skipped)
+	}
+	line("TESTS_PASSING", tests)
+	var claim []string
+	if c.Claimed {
+		claim = append(claim, "the agent says it is done")
+	}
+	if c.Percent != nil {
+		claim = append(claim, fmt.Sprintf("%g %% reported", *c.Percent))
+	}
+	line("CLAIM", strings.Join(claim, "; "))
+	for _, w := range d.Warnings {
+		line("WARNING", agentText(Warning(w), MaxField))
+	}
+	line("ACTION", "stop the loop: the work is done; a person reviews it")
+	b.WriteString(CompleteBlockClose)
+	s := b.String()
+	if len(s) > maxFailureContext {
+		// Only many long warnings come this far: keep the block whole.
+		s = strings.ToValidUTF8(s[:maxFailureContext-len("…\n"+CompleteBlockClose)], "") + "…\n" + CompleteBlockClose
+	}
+	return s
 }
 
 // openAction says what the OPEN breaker does to the loop.

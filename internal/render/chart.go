@@ -12,10 +12,12 @@ import (
 // zero line is the middle of the cell (─), positive scores are bars
 // taller than half the cell and negative ones shorter. A state change is
 // marked by the new state's sign before the iteration that made it, and
-// an iteration that ran while the breaker was OPEN (not measured) is ×.
+// an iteration that ran while the breaker was OPEN (not measured) is ×;
+// ! follows an iteration that gave a trend warning.
 const (
 	zeroGlyph    = '─'
 	ignoredGlyph = '×'
+	trendGlyph   = '!'
 )
 
 // levels are the bars by score, lowest first: the first whose bound the
@@ -33,6 +35,20 @@ const fullBar = '█'
 
 // ChartLegend explains the sparkline's signs, for a caption.
 const ChartLegend = "on a fixed scale ─ is 0, taller bars are positive and shorter ones negative; ◐ HALF_OPEN, ● OPEN and ○ CLOSED mark where a state began; × ran while OPEN (not scored)"
+
+// trendLegend explains the trend mark, for a chart that has one.
+const trendLegend = "; ! marks a trend warning (passing tests falling, or distinct errors rising, iterations in a row)"
+
+// Legend is ChartLegend, with the trend mark explained when one of the
+// steps has it.
+func Legend(steps []breaker.Step) string {
+	for i := range steps {
+		if steps[i].Trend {
+			return ChartLegend + trendLegend
+		}
+	}
+	return ChartLegend
+}
 
 // stateMark is the sign drawn where the breaker entered a state.
 func stateMark(s breaker.State) rune {
@@ -58,9 +74,10 @@ func bar(score int) rune {
 	return fullBar
 }
 
-// Sparkline draws the steps, oldest first: one character per iteration, a
-// mark before each iteration whose state differs from the one before it
-// (and before the first when it is not CLOSED), and a closing mark when
+// Sparkline draws the steps, oldest first: one character per iteration
+// (followed by ! when it gave a trend warning), a mark before each
+// iteration whose state differs from the one before it (and before the
+// first when it is not CLOSED), and a closing mark when
 // final, the state now, differs from the newest step's (a reset or a
 // cooldown after the last iteration). It is empty for no step.
 func Sparkline(steps []breaker.Step, final breaker.State) string {
@@ -79,6 +96,9 @@ func Sparkline(steps []breaker.Step, final breaker.State) string {
 			b.WriteRune(ignoredGlyph)
 		} else {
 			b.WriteRune(bar(s.Score))
+		}
+		if s.Trend {
+			b.WriteRune(trendGlyph)
 		}
 	}
 	if final != prev {

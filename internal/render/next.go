@@ -23,7 +23,7 @@ func trigger(d *breaker.Decision) string {
 // NextSteps are the first three recovery strategies for the decision's
 // trigger (none when CLOSED), and the ones left after them.
 func NextSteps(d *breaker.Decision) (next, more []string) {
-	if d.State == breaker.Closed {
+	if d.State == breaker.Closed || d.Complete {
 		return nil, nil
 	}
 	st := Strategies(trigger(d))

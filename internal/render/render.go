@@ -66,18 +66,35 @@ type Object struct {
 	FailureContext string      `json:"failure_context"`
 }
 
-// JSON writes the decision object, with the notes, on one line.
-func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
+// EncodeJSON is the decision object, with the notes: the one encoding of
+// a decision, for --format json, the replay lines and the Action's
+// decision output alike.
+func EncodeJSON(d *breaker.Decision, notes []note.Note) ([]byte, error) {
 	if notes == nil {
 		notes = []note.Note{}
 	}
 	b, err := json.Marshal(Object{Decision: d, Notes: notes, FailureContext: FailureContext(d)})
 	if err != nil {
-		return fmt.Errorf("encode decision: %w", err)
+		return nil, fmt.Errorf("encode decision: %w", err)
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
+	return b, nil
+}
+
+// JSON writes the decision object, with the notes, on one line.
+func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
+	b, err := EncodeJSON(d, notes)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// EncodeDisabled is the object of a run the breaker is off for: state
+// DISABLED, allow_continue true, the reason, no notes and no failure
+// context.
+func EncodeDisabled(why string) ([]byte, error) {
+	return json.Marshal(map[string]any{"state": "DISABLED", "allow_continue": true, "reason": why, "notes": []note.Note{}, "failure_context": ""})
 }
 
 // Disabled writes what a command says when the breaker is off: no
@@ -88,8 +105,7 @@ func Disabled(w io.Writer, format, why string) error {
 	switch format {
 	case "json":
 		var b []byte
-		b, err = json.Marshal(map[string]any{"state": "DISABLED", "allow_continue": true, "reason": why, "notes": []note.Note{}, "failure_context": ""})
-		if err == nil {
+		if b, err = EncodeDisabled(why); err == nil {
 			_, err = w.Write(append(b, '\n'))
 		}
 	case "markdown":
@@ -120,6 +136,8 @@ func Agent(w io.Writer, d *breaker.Decision) error {
 
 func verdict(d *breaker.Decision) string {
 	switch {
+	case d.Complete:
+		return doneVerdict
 	case d.State == breaker.Open && d.DryRun:
 		return "OPEN (dry run: would stop the loop)"
 	case d.State == breaker.Open && d.OpenAction == policy.OnOpenPause:
@@ -161,6 +179,9 @@ const textIndent = "              "
 func Text(d *breaker.Decision, o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loopbreaker: %s\n", verdict(d))
+	if e := Evidence(d); e != "" {
+		fmt.Fprintf(&b, "  complete:   %s\n", e)
+	}
 	if d.Reason != nil {
 		fmt.Fprintf(&b, "  reason:     %s [%s]\n", Clean(*d.Reason), trigger(d))
 	}
@@ -219,6 +240,15 @@ func windowScore(d *breaker.Decision) string {
 // stateIcon is the coloured sign of a state in markdown headings.
 var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}
 
+// icon is the sign of a decision in markdown headings: its state's, or ✅
+// when it is complete.
+func icon(d *breaker.Decision) string {
+	if d.Complete {
+		return "✅"
+	}
+	return stateIcon[d.State]
+}
+
 // MarkdownReport is the report of a decision for a job summary, a check
 // run or a PR comment. It leads with what a person needs first: the
 // decision, the reason, the three next steps (and what resets the
@@ -227,7 +257,10 @@ var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpe
 // per-iteration status log, the newest iteration first.
 func MarkdownReport(d *breaker.Decision, o Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", stateIcon[d.State], verdict(d))
+	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", icon(d), verdict(d))
+	if e := Evidence(d); e != "" {
+		fmt.Fprintf(&b, "**Done:** %s.\n\n", e)
+	}
 	if d.Reason != nil {
 		fmt.Fprintf(&b, "**Why:** %s (rule `%s`)\n\n", Markdown(*d.Reason), trigger(d))
 	}
@@ -254,7 +287,7 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 		fmt.Fprintf(&b, "**Failing tests (%d):** %s\n\n", total, failingList(names, total))
 	}
 	if c := Chart(d); c != "" {
-		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), ChartLegend)
+		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), Legend(d.Recent))
 	}
 	fmt.Fprintf(&b, "Iteration %d · policy %s · no progress for %d · score %+d (window %s) · last progress %s · ignored while open %d\n\n",
 		d.Iteration, Code(d.Policy), d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), ts(d.LastProgress), d.IgnoredOpen)

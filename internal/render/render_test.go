@@ -2,7 +2,9 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,6 +44,16 @@ func fold(t *testing.T, name string, its []breaker.Iteration) breaker.Decision {
 	return d
 }
 
+// errs are n error signatures named after prefix.
+func errs(prefix string, n int) []breaker.Signature {
+	var out []breaker.Signature
+	for i := range n {
+		s := fmt.Sprintf("%s.%d: %s", prefix, i, hostile)
+		out = append(out, breaker.Signature{Hash: fmt.Sprintf("%x", sha256.Sum256([]byte(s))), Sample: s})
+	}
+	return out
+}
+
 func files(n int, tree string, names ...string) *breaker.Change {
 	return &breaker.Change{MeaningfulFiles: n, MeaningfulLines: 10 * n, Tree: tree, Files: names}
 }
@@ -59,6 +71,17 @@ func scenarios(t *testing.T) map[string]breaker.Decision {
 			{Change: files(1, "t1", "main.go")},
 			{Change: files(0, "t1")},
 			{Change: files(0, "t1")},
+		}),
+		"complete": fold(t, "default", []breaker.Iteration{
+			{Change: files(2, "t1", "main.go", "lib/a.go"), Tests: &breaker.Tests{Passed: 4, Failed: 1}, Tasks: &breaker.Tasks{Done: 1, Total: 2}},
+			{Change: files(1, "t2", "lib/a.go"), Tests: &breaker.Tests{Passed: 5, Skipped: 1}, Tasks: &breaker.Tasks{Done: 2, Total: 2},
+				TaskChange: &breaker.TaskChange{Checked: []string{"plan#2"}}, CompletionClaimed: true},
+		}),
+		"trend": fold(t, "default", []breaker.Iteration{
+			{Change: files(1, "t1", "a.go"), ErrorsKnown: true},
+			{Change: files(1, "t2", "a.go"), ErrorsKnown: true, Errors: errs("e2", 1)},
+			{Change: files(1, "t3", "a.go"), ErrorsKnown: true, Errors: errs("e3", 2)},
+			{Change: files(1, "t4", "a.go"), ErrorsKnown: true, Errors: errs("e4", 3)},
 		}),
 		"open_same_error": fold(t, "default", []breaker.Iteration{
 			{Change: files(1, "t1", "a.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},

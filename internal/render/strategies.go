@@ -14,6 +14,14 @@ func Strategies(trigger string) []string {
 			"Skip to the next task and return to this one later",
 			"Escalate to a person",
 		}
+	case policy.RuleTaskStuck:
+		// Seed 003's "stuck on the same task" row, the task first.
+		return []string{
+			"Break the stuck task into 3 or more subtasks",
+			"Skip to the next task and return to this one later",
+			"Regenerate the plan with a fresh analysis",
+			"Escalate to a person",
+		}
 	case policy.RuleSameError:
 		return []string{
 			"Change the approach entirely",

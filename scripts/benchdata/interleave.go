@@ -6,14 +6,21 @@
 // A B, ...), so that drift in the machine's load and any advantage of going
 // first or second fall on every command alike. The first command is the
 // baseline; for each other one it prints the per-round ratio (command ÷
-// baseline, wall and CPU time), its minimum and median, beside each
-// command's own median and minimum.
+// baseline, wall and CPU time and peak resident memory), its minimum and
+// median, beside each command's own median and minimum.
 //
 //	go run scripts/benchdata/interleave.go -rounds 7 -name check \
 //	    -- ./old check --repo R --base B -- ./new check --repo R --base B
 //
-// Commands run without a shell, their output discarded; an exit code not
-// in -ok stops the run with the command's error output.
+// With -tsv it prints the same as tab-separated lines for scripts to read:
+//
+//	cmd    NAME LABEL wall-median wall-min cpu-median cpu-min rss-median-KiB rss-max-KiB
+//	ratio  NAME LABEL BASELINE wall-min wall-median cpu-min cpu-median rss-min rss-median rounds
+//
+// (times in seconds). Commands run without a shell, their output
+// discarded; an exit code not in -ok stops the run with the command's
+// error output. Peak memory is the process's maximum resident set size as
+// the kernel reports it on exit (Linux and macOS).
 package main
 
 import (
@@ -23,9 +30,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -39,7 +48,8 @@ func interleave() int {
 	name := flag.String("name", "", "a label for the result lines")
 	okCodes := flag.String("ok", "0,1", "exit codes that count as success, comma-separated")
 	labels := flag.String("labels", "", "names of the commands, comma-separated (default: A, B, C, ...)")
-	raw := flag.String("raw", "", "also append each measured run to FILE: name, round, command, wall and CPU seconds (tab-separated)")
+	raw := flag.String("raw", "", "also append each measured run to FILE: name, round, command, wall and CPU seconds, peak RSS KiB (tab-separated)")
+	tsv := flag.Bool("tsv", false, "print the results as tab-separated lines (see the command's doc)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: interleave [flags] -- BASELINE [ARGS...] -- OTHER [ARGS...] [-- ...]")
 		flag.PrintDefaults()
@@ -70,10 +80,11 @@ func interleave() int {
 	}
 	wall := make([][]float64, len(cmds)) // seconds, by command, by round
 	cpu := make([][]float64, len(cmds))
+	rss := make([][]float64, len(cmds)) // KiB
 	for r := -*warmup; r < *rounds; r++ {
 		for k := range cmds {
 			i := (k + max(r, 0)) % len(cmds)
-			w, c, err := run(cmds[i], ok)
+			w, c, m, err := run(cmds[i], ok)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "interleave: %s: %v\n", strings.Join(cmds[i], " "), err)
 				return 1
@@ -83,23 +94,36 @@ func interleave() int {
 			}
 			wall[i] = append(wall[i], w)
 			cpu[i] = append(cpu[i], c)
+			rss[i] = append(rss[i], m)
 			if rawOut != nil {
-				fmt.Fprintf(rawOut, "%s\t%d\t%s\t%.6f\t%.6f\n", *name, r+1, names[i], w, c)
+				fmt.Fprintf(rawOut, "%s\t%d\t%s\t%.6f\t%.6f\t%.0f\n", *name, r+1, names[i], w, c, m)
 			}
 		}
+	}
+	if *tsv {
+		for i := range cmds {
+			fmt.Printf("cmd\t%s\t%s\t%.6f\t%.6f\t%.6f\t%.6f\t%.0f\t%.0f\n", *name, names[i],
+				median(wall[i]), slices.Min(wall[i]), median(cpu[i]), slices.Min(cpu[i]), median(rss[i]), slices.Max(rss[i]))
+		}
+		for i := 1; i < len(cmds); i++ {
+			rw, rc, rm := ratios(wall[i], wall[0]), ratios(cpu[i], cpu[0]), ratios(rss[i], rss[0])
+			fmt.Printf("ratio\t%s\t%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\n", *name, names[i], names[0],
+				slices.Min(rw), median(rw), slices.Min(rc), median(rc), slices.Min(rm), median(rm), *rounds)
+		}
+		return 0
 	}
 	label := *name
 	if label != "" {
 		label += " "
 	}
 	for i := range cmds {
-		fmt.Printf("%s%s: wall median %s min %s · cpu median %s min %s\n", label, names[i],
-			ms(median(wall[i])), ms(slices.Min(wall[i])), ms(median(cpu[i])), ms(slices.Min(cpu[i])))
+		fmt.Printf("%s%s: wall median %s min %s · cpu median %s min %s · peak RSS median %.1f MiB\n", label, names[i],
+			ms(median(wall[i])), ms(slices.Min(wall[i])), ms(median(cpu[i])), ms(slices.Min(cpu[i])), median(rss[i])/1024)
 	}
 	for i := 1; i < len(cmds); i++ {
-		rw, rc := ratios(wall[i], wall[0]), ratios(cpu[i], cpu[0])
-		fmt.Printf("%s%s÷%s per round: wall min %.2f median %.2f · cpu min %.2f median %.2f (%d rounds)\n", label, names[i], names[0],
-			slices.Min(rw), median(rw), slices.Min(rc), median(rc), *rounds)
+		rw, rc, rm := ratios(wall[i], wall[0]), ratios(cpu[i], cpu[0]), ratios(rss[i], rss[0])
+		fmt.Printf("%s%s÷%s per round: wall min %.2f median %.2f · cpu min %.2f median %.2f · peak RSS min %.2f median %.2f (%d rounds)\n",
+			label, names[i], names[0], slices.Min(rw), median(rw), slices.Min(rc), median(rc), slices.Min(rm), median(rm), *rounds)
 	}
 	return 0
 }
@@ -149,8 +173,9 @@ func commandNames(s string, n int) ([]string, error) {
 }
 
 // run runs one command and returns its wall and CPU (user + system) time
-// in seconds.
-func run(argv []string, ok map[int]bool) (wall, cpu float64, err error) {
+// in seconds and its peak resident memory in KiB (0 where the system does
+// not report it).
+func run(argv []string, ok map[int]bool) (wall, cpu, rss float64, err error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -162,17 +187,26 @@ func run(argv []string, ok map[int]bool) (wall, cpu float64, err error) {
 		if msg := bytes.TrimSpace(stderr.Bytes()); len(msg) > 0 {
 			err = fmt.Errorf("%w: %s", err, msg)
 		}
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	st := cmd.ProcessState
-	return wall, (st.UserTime() + st.SystemTime()).Seconds(), nil
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		rss = float64(ru.Maxrss)
+		if runtime.GOOS == "darwin" {
+			rss /= 1024 // bytes there
+		}
+	}
+	return wall, (st.UserTime() + st.SystemTime()).Seconds(), rss, nil
 }
 
-// ratios divides each round's time by the baseline's in the same round.
+// ratios divides each round's measure by the baseline's in the same round
+// (0 where the baseline's is 0).
 func ratios(a, base []float64) []float64 {
 	out := make([]float64, len(a))
 	for i := range a {
-		out[i] = a[i] / base[i]
+		if base[i] != 0 {
+			out[i] = a[i] / base[i]
+		}
 	}
 	return out
 }

@@ -6,6 +6,8 @@
 //	                                           comment with agent text escaped, a failed status on HEAD
 //	assert.go fork DUMP OWNER/REPO N OTHER HEAD  as open, and pull request OTHER has no label or comment
 //	assert.go status DUMP OWNER/REPO SHA STATE [NOT...]  SHA has a loopbreaker status STATE, the NOT commits none
+//	assert.go reset DUMP OWNER/REPO N HEAD     pull request N has no loopbreaker state label, one sticky
+//	                                           comment that says CLOSED, a success status on HEAD
 //	assert.go event API OWNER/REPO KIND KEY=VALUE... OUT  writes the payload the fake builds for an event
 //	assert.go upload API OWNER/REPO RUN FILE     uploads FILE as run RUN's loopbreaker-record artifact
 //	assert.go seed API FILE                      loads a seed into the running fake
@@ -48,7 +50,7 @@ type dump struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "assert: usage: assert.go open|fork|status|event|upload|seed ...")
+		fmt.Fprintln(os.Stderr, "assert: usage: assert.go open|fork|reset|status|event|upload|seed|push ...")
 		os.Exit(2)
 	}
 	var err error
@@ -57,6 +59,8 @@ func main() {
 		err = pullChecks(args[0], args[1], args[2], "", args[3])
 	case cmd == "fork" && len(args) == 5:
 		err = pullChecks(args[0], args[1], args[2], args[3], args[4])
+	case cmd == "reset" && len(args) == 4:
+		err = resetChecks(args[0], args[1], args[2], args[3])
 	case cmd == "status" && len(args) >= 4:
 		err = statusChecks(args[0], args[1], args[2], args[3], args[4:])
 	case cmd == "event" && len(args) >= 4:
@@ -132,6 +136,46 @@ func pullChecks(path, full, n, other, head string) error {
 		return fmt.Errorf("PR %s was labelled or commented: it is another pull request", other)
 	}
 	return statusChecks(path, full, head, "failure", nil)
+}
+
+// resetChecks: after a person's reset, pull request n carries neither loopbreaker:open nor
+// loopbreaker:half-open, its one sticky comment was updated to CLOSED, and head's newest
+// loopbreaker status is a success.
+func resetChecks(path, full, n, head string) error {
+	d, i, err := readDump(path, full)
+	if err != nil {
+		return err
+	}
+	r := d.Repos[i]
+	for _, p := range r.Pulls {
+		if fmt.Sprint(p.Number) != n {
+			continue
+		}
+		for _, l := range p.Labels {
+			if l == "loopbreaker:open" || l == "loopbreaker:half-open" {
+				return fmt.Errorf("PR %s still has the %s label", n, l)
+			}
+		}
+	}
+	var sticky []string
+	for _, c := range r.Comments {
+		if fmt.Sprint(c.Number) == n && strings.Contains(c.Body, "<!-- loopbreaker:sticky -->") {
+			sticky = append(sticky, c.Body)
+		}
+	}
+	if len(sticky) != 1 || !strings.Contains(sticky[0], "loopbreaker: CLOSED") {
+		return fmt.Errorf("PR %s has %d sticky comments, want one that says CLOSED:\n%s", n, len(sticky), strings.Join(sticky, "\n---\n"))
+	}
+	last := ""
+	for _, st := range r.Statuses {
+		if st.Context == "loopbreaker" && st.SHA == head {
+			last = st.State
+		}
+	}
+	if last != "success" {
+		return fmt.Errorf("the newest loopbreaker status on %s is %q, want success", head, last)
+	}
+	return nil
 }
 
 // statusChecks: sha has a loopbreaker status state; the commits of not have none.

@@ -9,7 +9,9 @@
 #   3. a fork's pull request decided by workflow_run, whose payload lists no pull request: the
 #      label and the comment land on it, not on another fork's of the same branch name;
 #   4. an issue_comment run on the default branch while another loop's record artifact there is
-#      newer: the pull request's own is used.
+#      newer: the pull request's own is used;
+#   5. a person's /loopbreaker reset on an OPEN pull request: the comment's run is no iteration,
+#      the open label goes, the sticky comment says CLOSED and the status turns to success.
 # Usage: run.sh ACT_BINARY
 set -euo pipefail
 act_bin=$1
@@ -29,11 +31,14 @@ tool() { "$work/tool" "$@"; }
 
 # start_fake SEED: the fake GitHub API, its final state dumped to $work/dump.json on exit.
 start_fake() {
+  # A fresh log: the background redirect may truncate the old one only after the first read
+  # below, which would then find the previous server's address.
+  rm -f "$work/fake.log"
   "$work/fakegithub" -addr 127.0.0.1:0 -state "$1" -dump "$work/dump.json" > "$work/fake.log" 2>&1 &
   fake_pid=$!
   api=""
   for _ in $(seq 1 100); do
-    api=$(sed -n 's/^listening on //p' "$work/fake.log" | head -1)
+    api=$(sed -n 's/^listening on //p' "$work/fake.log" 2>/dev/null | head -1)
     [ -n "$api" ] && break
     sleep 0.1
   done
@@ -242,4 +247,39 @@ check "$work/act.log" "run 301" "issue_comment: the pull request's own artifact 
 if grep -q "run 406" "$work/act.log"; then fail "issue_comment: the default branch's newer artifact (run 406) was used"; fi
 tool status "$work/dump.json" octo/commented "$head" success "$other" || fail "issue_comment: the status of the pull request's head"
 echo "e2e: 4 ok (an issue_comment run reads the pull request's own records)"
+
+# 5. A person's /loopbreaker reset on an OPEN pull request.
+new_repo "$work/reset" octo/reset agent/reset
+base=$(git rev-parse main)
+for i in 1 2 3; do commit "0:1${i}:00" "iteration $i: try again"; done
+head=$(git rev-parse HEAD)
+cat > "$work/seed.json" <<JSON
+{"repos": [{"owner": "octo", "name": "reset", "permissions": {"maintainer": "write"},
+   "pulls": [{"number": 9, "title": "agent loop", "user": "agent", "head_sha": "$head", "head_ref": "agent/reset", "base_ref": "main", "base_sha": "$base"}]}]}
+JSON
+start_fake "$work/seed.json"
+tool event "$api" octo/reset pull_request number=9 "$work/event.json" > /dev/null
+result=$work/reset-open.txt
+run_act pull_request "$work/event.json" "$result" GITHUB_RUN_ID=601
+check "$result" "state=OPEN" "reset: the stuck loop did not open"
+check "$result" "iteration=3" "reset: iterations before the reset"
+# The comment comes after the first run's record (its time is the run's).
+last_at=$(grep -o '"at": *"[^"]*"' "$work/reset-open.txt.record.json" | tail -1 | sed 's/.*"\([^"]*\)"$/\1/')
+comment_at=$(date -u -d "@$(( $(date -u -d "${last_at%%.*}" +%s) + 1 ))" +%Y-%m-%dT%H:%M:%SZ)
+cat > "$work/comment.json" <<JSON
+{"repos": [{"owner": "octo", "name": "reset", "comments": [{"number": 9, "id": 9001, "login": "maintainer", "user_type": "User",
+   "body": "/loopbreaker reset", "created_at": "$comment_at"}]}]}
+JSON
+tool seed "$api" "$work/comment.json" || fail "reset: seeding the comment"
+tool event "$api" octo/reset issue_comment number=9 comment_id=9001 "$work/event.json" > /dev/null
+result=$work/reset.txt
+run_act issue_comment "$work/event.json" "$result" GITHUB_RUN_ID=602
+stop_fake
+check "$result" "outcome=success" "reset: the comment's run failed"
+check "$result" "state=CLOSED" "reset: the state after the reset"
+check "$result" "iteration=3" "reset: the comment's run added an iteration"
+records=$(grep -o '"run_id"' "$result.record.json" | wc -l)
+[ "$records" -eq 3 ] || fail "reset: the comment's run wrote $records records, want the 3 it read"
+tool reset "$work/dump.json" octo/reset 9 "$head" || fail "reset: labels, the sticky comment or the status"
+echo "e2e: 5 ok (a /loopbreaker reset on an OPEN pull request: no iteration, the label gone, the comment and status updated)"
 echo "e2e: ok"

@@ -112,6 +112,19 @@ func (r *Result) Numbers(state breaker.State) []int {
 // Tripped returns the OPEN pull requests.
 func (r *Result) Tripped() []int { return r.Numbers(breaker.Open) }
 
+// Aborted returns the OPEN pull requests whose loop is stopped: on_open
+// "abort" (a paused loop waits for a person, an alert or an escalation
+// lets it go on), not a dry run. Only these fail a run that fails on OPEN.
+func (r *Result) Aborted() []int {
+	out := []int{}
+	for i := range r.Pulls {
+		if d := r.Pulls[i].Decision; d != nil && d.ExitCode() == breaker.ExitOpen {
+			out = append(out, r.Pulls[i].Number)
+		}
+	}
+	return out
+}
+
 // HalfOpen returns the HALF_OPEN pull requests.
 func (r *Result) HalfOpen() []int { return r.Numbers(breaker.HalfOpen) }
 

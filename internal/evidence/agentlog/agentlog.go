@@ -23,6 +23,7 @@ type StatusBlock struct {
 	ProgressPercent *float64 // PROGRESS: 45% or PROGRESS_PERCENT: 45 (optional, seed 001 model)
 	Phase           string   // PHASE: GREEN (optional, seed 004)
 	Recommendation  string   // RECOMMENDATION: ...
+	CurrentTask     string   // CURRENT_TASK: the task the agent is on (optional, seed 002)
 }
 
 // ClaimsCompletion reports whether the block says the work is done:

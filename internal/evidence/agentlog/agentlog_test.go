@@ -319,10 +319,10 @@ func TestStatusBlock(t *testing.T) {
 			name: "all keys",
 			in: block("STATUS: IN_PROGRESS", "TASKS_COMPLETED_THIS_LOOP: 2", "FILES_MODIFIED: 5",
 				"TESTS_STATUS: FAILING", "WORK_TYPE: TESTING", "EXIT_SIGNAL: false",
-				"PROGRESS_PERCENT: 45", "PHASE: Red", "RECOMMENDATION: fix TestX: it panics"),
+				"PROGRESS_PERCENT: 45", "PHASE: Red", "RECOMMENDATION: fix TestX: it panics", "CURRENT_TASK: **Parse** the config"),
 			want: &StatusBlock{Status: "IN_PROGRESS", TasksCompleted: intp(2), FilesModified: intp(5),
 				TestsStatus: "FAILING", WorkType: "TESTING", ExitSignal: boolp(false),
-				ProgressPercent: floatp(45), Phase: "Red", Recommendation: "fix TestX: it panics"},
+				ProgressPercent: floatp(45), Phase: "Red", Recommendation: "fix TestX: it panics", CurrentTask: "Parse** the config"},
 		},
 		{
 			name:    "complete claims",

@@ -6,18 +6,6 @@ import (
 	"unicode"
 )
 
-// IsErrorLine reports whether one line of output is an error line: a
-// compiler or linter diagnostic, an exception, a panic, a fatal error, npm's
-// ERR!, a failing test runner line, or a line that starts with Error:,
-// ERROR or error[...]. Lines that only mention errors in prose ("no errors
-// found", "fixed the error handling") and JSON keys ("is_error": false) are
-// not. Leading ANSI escapes, whitespace and a log timestamp are ignored.
-// The traceback rule (the exception line ending a Python traceback) needs
-// the lines before it and is applied by Read only.
-func IsErrorLine(line string) bool {
-	return isErrorLine(stripLogPrefix(strings.TrimSpace(stripANSI(line))))
-}
-
 var (
 	// stampPrefixRe matches a timestamp that starts a log line.
 	stampPrefixRe = lazyre.New(`^(?:\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)\s+`)
@@ -51,7 +39,14 @@ var (
 // tracebackHeader starts a Python traceback.
 const tracebackHeader = "Traceback (most recent call last):"
 
-// isErrorLine classifies one trimmed line whose log prefix is gone.
+// isErrorLine reports whether one line of output, trimmed and without its
+// ANSI escapes and log timestamp, is an error line: a compiler or linter
+// diagnostic, an exception, a panic, a fatal error, npm's ERR!, a failing
+// test runner line, or a line that starts with Error:, ERROR or error[...].
+// Lines that only mention errors in prose ("no errors found", "fixed the
+// error handling") and JSON keys ("is_error": false) are not. The traceback
+// rule (the exception line ending a Python traceback) needs the lines
+// before it and is applied by Read only.
 func isErrorLine(s string) bool {
 	if len(s) < 4 {
 		return false

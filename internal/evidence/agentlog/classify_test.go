@@ -5,6 +5,12 @@ import (
 	"testing"
 )
 
+// IsErrorLine classifies one raw line as Read does: leading ANSI escapes,
+// whitespace and a log timestamp are ignored.
+func IsErrorLine(line string) bool {
+	return isErrorLine(stripLogPrefix(strings.TrimSpace(stripANSI(line))))
+}
+
 func TestIsErrorLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -55,6 +55,8 @@ func (a *analyzer) statusField(b *StatusBlock, line string) {
 		b.Phase = value
 	case "RECOMMENDATION":
 		b.Recommendation = value
+	case "CURRENT_TASK":
+		b.CurrentTask = value
 	}
 }
 

@@ -235,6 +235,7 @@ func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Has
 			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 		cm.Tasks = cloneTasks(tasks.counts)
+		cm.CurrentTask = cloneCurrent(tasks.current)
 		if tasks.counts != nil || prevTasks.counts != nil {
 			cm.TaskChange = &TaskChange{}
 			if tasks != prevTasks {
@@ -264,6 +265,14 @@ func unreadableNote(commit plumbing.Hash, what []string) string {
 		list, more = list[:3], fmt.Sprintf(" and %d more", len(what)-3)
 	}
 	return fmt.Sprintf("commit %s: counted as changed without reading %s%s", short(commit), strings.Join(list, ", "), more)
+}
+
+func cloneCurrent(c *CurrentTask) *CurrentTask {
+	if c == nil {
+		return nil
+	}
+	v := *c
+	return &v
 }
 
 func cloneTasks(t *Tasks) *Tasks {

@@ -747,7 +747,7 @@ func TestHistoryChainOnly(t *testing.T) {
 	}
 	for i, cm := range chain.Commits {
 		want := full.Commits[i]
-		want.Change, want.Tasks, want.TaskChange = Change{}, nil, nil
+		want.Change, want.Tasks, want.TaskChange, want.CurrentTask = Change{}, nil, nil, nil
 		if diff := cmp.Diff(want, cm); diff != "" {
 			t.Errorf("commit %d (-want +got):\n%s", i, diff)
 		}

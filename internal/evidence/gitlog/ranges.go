@@ -61,10 +61,10 @@ func (r *Repo) tasksOf(tree *object.Tree, opts Options) (*taskTracker, *taskStat
 }
 
 // Tasks returns the task counts at the commit the next range starts at
-// (nil when there is no task file) and the identities of its checked
-// tasks.
-func (w *Ranges) Tasks() (*Tasks, []string) {
-	return cloneTasks(w.tasks.counts), w.tasks.checked()
+// (nil when there is no task file), the identities of its checked tasks
+// and its first unchecked task (nil for none).
+func (w *Ranges) Tasks() (*Tasks, []string, *CurrentTask) {
+	return cloneTasks(w.tasks.counts), w.tasks.checked(), cloneCurrent(w.tasks.current)
 }
 
 // Next returns the range from the current commit to revision to, which
@@ -105,6 +105,7 @@ func (w *Ranges) Next(to string) (*Range, error) {
 	}
 	rg.Notes = append(append(rg.Notes, w.taskNotes...), tracker.notes...)
 	rg.Tasks = cloneTasks(after.counts)
+	rg.CurrentTask = cloneCurrent(after.current)
 	w.from, w.tree, w.tasks, w.taskNotes, w.tracker = th, toTree, after, tracker.notes, tracker
 	return rg, nil
 }

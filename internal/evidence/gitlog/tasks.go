@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"unicode/utf8"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -24,6 +26,10 @@ const maxTaskLine = 4096
 // counts stay exact beyond it.
 const maxTaskItems = 10000
 
+// maxTaskText bounds the text of the current task kept for display, in
+// bytes.
+const maxTaskText = 120
+
 // taskItem is one checkbox: a hash of its normalised text and its state.
 type taskItem struct {
 	text    [16]byte
@@ -34,6 +40,15 @@ type taskItem struct {
 type taskList struct {
 	items  []taskItem // at most maxTaskItems
 	counts Tasks      // exact
+	// firstOpen is the first unchecked task, if any.
+	firstOpen *openTask
+}
+
+// openTask is an unchecked task: its normalised text's hash and its text
+// as written (trimmed, bounded).
+type openTask struct {
+	text    [16]byte
+	display string
 }
 
 // readTaskList reads markdown checkboxes: list items ("-", "*", "+" or
@@ -100,6 +115,8 @@ func (tl *taskList) add(done bool, text []byte, texts taskTexts) {
 	tl.counts.Total++
 	if done {
 		tl.counts.Done++
+	} else if tl.firstOpen == nil {
+		tl.firstOpen = &openTask{text: taskText(text), display: displayText(text)}
 	}
 	if len(tl.items) < maxTaskItems {
 		tl.items = append(tl.items, taskItem{text: texts.of(text), checked: done})
@@ -137,6 +154,20 @@ func taskText(text []byte) [16]byte {
 	var h [16]byte
 	copy(h[:], sum[:])
 	return h
+}
+
+// displayText is a task's text for a person: spaces collapsed, at most
+// maxTaskText bytes, cut on a rune boundary with "…".
+func displayText(text []byte) string {
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(text), "\uFFFD")), " ")
+	if len(s) <= maxTaskText {
+		return s
+	}
+	n := maxTaskText
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // TaskID is a task's identity: its file and its normalised text, as 16 hex
@@ -273,6 +304,9 @@ type taskTracker struct {
 type taskState struct {
 	counts  *Tasks // nil when there is no task file
 	entries []taskEntry
+	// current is the first unchecked task in plan order (the task files
+	// by path, then line by line); nil when every task is checked.
+	current *CurrentTask
 }
 
 // taskEntry is one task of a state.
@@ -407,6 +441,9 @@ func (t *taskTracker) state() (*taskState, error) {
 			}
 			sum.Done += tl.counts.Done
 			sum.Total += tl.counts.Total
+			if o := tl.firstOpen; o != nil && st.current == nil {
+				st.current = &CurrentTask{ID: taskID(p, o.text), Text: o.display}
+			}
 			for _, it := range tl.items {
 				st.entries = append(st.entries, taskEntry{p, it})
 			}
@@ -415,17 +452,6 @@ func (t *taskTracker) state() (*taskState, error) {
 	}
 	t.last, t.dirty = st, false
 	return st, nil
-}
-
-// counts sums the checkboxes of the current task files; nil when there are
-// none.
-func (t *taskTracker) counts() (*Tasks, error) {
-	st, err := t.state()
-	if err != nil || st.counts == nil {
-		return nil, err
-	}
-	c := *st.counts
-	return &c, nil
 }
 
 // checked lists the identities of the checked tasks of a state.

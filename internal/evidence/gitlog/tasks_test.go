@@ -146,3 +146,35 @@ func TestCompareInPlaceIsCompareByText(t *testing.T) {
 		t.Errorf("tasks of other files were compared in place")
 	}
 }
+
+// TestHistoryCurrentTask: the current task is the first unchecked task in
+// plan order (the task files by path, then line by line), with its text
+// for a person; none when every task is checked. Diff answers the same.
+func TestHistoryCurrentTask(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("main.go", "package main\n").commit("init\n")
+	r.write("b/fix_plan.md", "- [ ] later\n").write("a/fix_plan.md", "- [x] done\n- [ ]   Write   the *parser*\n- [ ] lexer\n").commit("plan\n")
+	r.write("a/fix_plan.md", "- [x] done\n- [x] Write the *parser*\n- [ ] lexer\n").commit("parser done\n")
+	r.write("a/fix_plan.md", "- [x] done\n- [x] Write the *parser*\n- [x] lexer\n").write("b/fix_plan.md", "- [x] later\n").commit("all done\n")
+	r.write("b/fix_plan.md", "- [ ] "+strings.Repeat("x", 200)+"\n").commit("a long task\n")
+	h := history(t, r, defaultOpts(t, c1.String()))
+	want := []*CurrentTask{
+		{ID: id("a/fix_plan.md", "Write the *parser*"), Text: "Write the *parser*"},
+		{ID: id("a/fix_plan.md", "lexer"), Text: "lexer"},
+		nil,
+		{ID: id("b/fix_plan.md", strings.Repeat("x", 200)), Text: strings.Repeat("x", 120) + "…"},
+	}
+	for i, c := range h.Commits {
+		if diff := cmp.Diff(want[i], c.CurrentTask); diff != "" {
+			t.Errorf("commit %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+	rg, err := r.open().Diff(c1.String(), h.Commits[1].Hash, defaultOpts(t, c1.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want[1], rg.CurrentTask); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+}

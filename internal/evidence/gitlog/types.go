@@ -38,7 +38,7 @@ type Options struct {
 	// longer chain are iterations (<= 0 means DefaultMaxCommits).
 	MaxCommits int
 	// ChainOnly makes History walk the chain and describe its commits but
-	// leave their Change and Tasks (and BaseTasks) empty: for callers that
+	// leave their Change, Tasks and CurrentTask (and BaseTasks) empty: for callers that
 	// take their iterations from ledger records and diff those with Diff.
 	ChainOnly bool
 }
@@ -157,6 +157,16 @@ type TaskChange struct {
 	Unchecked int
 }
 
+// CurrentTask is the task a loop is on: the first unchecked task of the
+// task files in plan order (the files by path, then line by line).
+type CurrentTask struct {
+	// ID is the task's identity (its file and normalised text, as TaskChange
+	// identifies tasks).
+	ID string
+	// Text is the task's text, spaces collapsed, at most 120 bytes.
+	Text string
+}
+
 // Range is what a range of history changed (Diff's answer).
 type Range struct {
 	// Change is the diff between the range's two trees.
@@ -166,6 +176,9 @@ type Range struct {
 	Tasks *Tasks
 	// TaskChange is what happened to the tasks between the two ends.
 	TaskChange TaskChange
+	// CurrentTask is the first unchecked task at the range's end; nil
+	// when there is none.
+	CurrentTask *CurrentTask
 	// Notes say what could not be read.
 	Notes []string
 }
@@ -196,6 +209,9 @@ type Commit struct {
 	// TaskChange is what the commit did to the task lists; nil when there
 	// was no task file before or after it, and outside History.
 	TaskChange *TaskChange
+	// CurrentTask is the first unchecked task at this commit; nil when
+	// there is none, and outside History.
+	CurrentTask *CurrentTask
 	// Revert is true when the message says "This reverts commit" or the
 	// subject starts with `Revert "`.
 	Revert bool

@@ -103,9 +103,6 @@ type Report struct {
 	Notes       []string  // what was skipped or truncated, human readable (bounded)
 }
 
-// Total returns Passed+Failed+Skipped.
-func (r *Report) Total() int { return r.Passed + r.Failed + r.Skipped }
-
 // Merge adds o into r: counts add up, failing lists join (build failures of
 // both first, then test failures of both, bounded to MaxFailing), files and
 // notes append. Merging reports of different formats makes r "mixed". A nil
@@ -273,20 +270,4 @@ func meaningful(line string) bool {
 		}
 	}
 	return true
-}
-
-// firstMeaningful returns the first meaningful line of s, bounded.
-func firstMeaningful(s string) string {
-	for s != "" {
-		line := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		if meaningful(line) {
-			return bound(line)
-		}
-	}
-	return ""
 }

@@ -151,7 +151,7 @@ func checkEvent(e EventState) error {
 }
 
 func eventOfState(e EventState) event {
-	return event{ID: e.ID, Number: e.Number, Event: e.Event, Label: e.Label, Login: e.Login, UserType: e.UserType, CommitID: e.CommitID, CreatedAt: e.CreatedAt}
+	return event(e)
 }
 
 // StatusState is a commit status posted for SHA.

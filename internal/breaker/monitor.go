@@ -1,0 +1,124 @@
+package breaker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/policy"
+)
+
+// completion returns the evidence that the iteration finished the loop's
+// work, or nil: every task of the task lists is checked (at least one
+// task), the newest test report (this iteration's, else the last one the
+// loop had) has no failure and no broken build, and the agent claims it
+// is done or reports 100 %. A claim alone is not completion; with tests
+// failing or tasks left it is what the completion_claim rule judges.
+func completion(it *Iteration, prev *Prev) *Completion {
+	t := it.Tasks
+	if t == nil || t.Total == 0 || t.Done < t.Total {
+		return nil
+	}
+	hundred := it.ProgressPercent != nil && *it.ProgressPercent >= 100
+	if !it.CompletionClaimed && !hundred {
+		return nil
+	}
+	c := &Completion{Tasks: *t, Claimed: it.CompletionClaimed}
+	if hundred {
+		p := *it.ProgressPercent
+		c.Percent = &p
+	}
+	tests := it.Tests
+	if tests == nil && prev != nil {
+		tests = prev.Tests
+	}
+	if tests != nil {
+		if tests.Failed > 0 || tests.BuildFailed {
+			return nil
+		}
+		c.Tests = &TestTotals{Passed: tests.Passed, Failed: tests.Failed, Skipped: tests.Skipped}
+	}
+	return c
+}
+
+// clone copies the evidence; nil stays nil.
+func (c *Completion) clone() *Completion {
+	if c == nil {
+		return nil
+	}
+	v := *c
+	if c.Tests != nil {
+		t := *c.Tests
+		v.Tests = &t
+	}
+	if c.Percent != nil {
+		p := *c.Percent
+		v.Percent = &p
+	}
+	return &v
+}
+
+// trendWarnings are seed 003's trend warnings for the iteration: the
+// passing tests fell, or the number of distinct error signatures rose, in
+// trend_iterations iterations in a row, the iteration's own the newest.
+// Iterations without a test report (for the tests), or without errors
+// looked for (for the errors), are left out of the row.
+func trendWarnings(pol *policy.Policy, s *Snapshot, it *Iteration) []string {
+	tr := pol.Trends
+	if !tr.Enabled {
+		return nil
+	}
+	var out []string
+	if it.Tests != nil {
+		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Passed, e.HasTests }); row != nil && falling(row) {
+			out = append(out, fmt.Sprintf("trend: passing tests fell in %d iterations in a row (%s)", tr.TrendIterations, arrows(row)))
+		}
+	}
+	if it.ErrorsKnown {
+		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Errors, e.HasErrors }); row != nil && falling(reversed(row)) {
+			out = append(out, fmt.Sprintf("trend: distinct errors rose in %d iterations in a row (%s)", tr.TrendIterations, arrows(row)))
+		}
+	}
+	return out
+}
+
+// trendRow returns the values of the newest n+1 window entries that have
+// one, oldest first, or nil when there are fewer.
+func trendRow(w []Entry, n int, value func(Entry) (int, bool)) []int {
+	var row []int
+	for i := len(w) - 1; i >= 0 && len(row) < n+1; i-- {
+		if v, ok := value(w[i]); ok {
+			row = append(row, v)
+		}
+	}
+	if len(row) < n+1 {
+		return nil
+	}
+	return reversed(row)
+}
+
+// falling reports whether every value is below the one before it.
+func falling(row []int) bool {
+	for i := 1; i < len(row); i++ {
+		if row[i] >= row[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+func reversed(row []int) []int {
+	out := make([]int, len(row))
+	for i, v := range row {
+		out[len(row)-1-i] = v
+	}
+	return out
+}
+
+// arrows writes a row as "40 → 38 → 35".
+func arrows(row []int) string {
+	parts := make([]string, len(row))
+	for i, v := range row {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, " → ")
+}
