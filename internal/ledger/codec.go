@@ -390,7 +390,9 @@ func (p *fastReader) element(first bool) (done, ok bool) {
 	return false, true
 }
 
-func (p *fastReader) record(r *Record) bool {
+// object reads an object, calling field for each member with the reader
+// at its value; field reports whether it read the value.
+func (p *fastReader) object(field func(key []byte) bool) bool {
 	if !p.eat('{') {
 		return false
 	}
@@ -400,242 +402,174 @@ func (p *fastReader) record(r *Record) bool {
 		if !ok || done {
 			return ok
 		}
-		switch string(key) {
-		case "version":
-			ok = p.readInt(&r.Version)
-		case "run_id":
-			ok = p.readInt64(&r.RunID)
-		case "run_attempt":
-			ok = p.readInt(&r.RunAttempt)
-		case "commit":
-			ok = p.readString(&r.Commit)
-		case "at":
-			ok = p.readTime(&r.At)
-		case "phase":
-			ok = p.readString(&r.Phase)
-		case "tests":
-			r.Tests = nil
-			if !p.null() {
-				r.Tests = &Tests{}
-				ok = p.tests(r.Tests)
-			}
-		case "errors":
-			ok = p.errors(&r.Errors)
-		case "output":
-			r.Output = nil
-			if !p.null() {
-				r.Output = &Output{}
-				ok = p.output(r.Output)
-			}
-		case "permission_denials":
-			ok = p.readInt(&r.PermissionDenials)
-		case "completion_claimed":
-			ok = p.readBool(&r.CompletionClaimed)
-		case "questions_asked":
-			ok = p.readBool(&r.QuestionsAsked)
-		case "progress_percent":
-			r.ProgressPercent = nil
-			if !p.null() {
-				r.ProgressPercent = new(float64)
-				ok = p.readFloat(r.ProgressPercent)
-			}
-		case "tasks":
-			r.Tasks = nil
-			if !p.null() {
-				r.Tasks = &Tasks{}
-				ok = p.tasks(r.Tasks)
-			}
-		case "current_task":
-			ok = p.readString(&r.CurrentTask)
-		case "checkpoint":
-			r.Checkpoint = nil
-			if !p.null() {
-				r.Checkpoint = &Checkpoint{}
-				ok = p.checkpoint(r.Checkpoint)
-			}
-		default:
-			ok = false
-		}
-		if !ok {
+		if !field(key) {
 			return false
 		}
 	}
 }
 
-func (p *fastReader) tests(t *Tests) bool {
-	if !p.eat('{') {
-		return false
-	}
-	var seen keySet
-	for first := true; ; first = false {
-		key, done, ok := p.member(first, &seen)
-		if !ok || done {
-			return ok
-		}
-		switch string(key) {
-		case "passed":
-			ok = p.readInt(&t.Passed)
-		case "failed":
-			ok = p.readInt(&t.Failed)
-		case "skipped":
-			ok = p.readInt(&t.Skipped)
-		case "failing":
-			t.Failing = nil
-			if !p.null() {
-				ok = p.strings(&t.Failing)
-			}
-		default:
-			ok = false
-		}
-		if !ok {
-			return false
-		}
-	}
-}
-
-// strings reads an array of strings.
-func (p *fastReader) strings(list *[]string) bool {
+// array reads an array, calling elem for each element with the reader at
+// it; elem reports whether it read the element.
+func (p *fastReader) array(elem func() bool) bool {
 	if !p.eat('[') {
 		return false
 	}
-	*list = []string{}
 	for first := true; ; first = false {
 		done, ok := p.element(first)
 		if !ok || done {
 			return ok
 		}
-		var s string
-		if !p.readString(&s) {
+		if !elem() {
 			return false
 		}
-		*list = append(*list, s)
 	}
 }
 
-func (p *fastReader) output(o *Output) bool {
-	if !p.eat('{') {
-		return false
-	}
-	var seen keySet
-	for first := true; ; first = false {
-		key, done, ok := p.member(first, &seen)
-		if !ok || done {
-			return ok
+func (p *fastReader) record(r *Record) bool {
+	return p.object(func(key []byte) bool {
+		switch string(key) {
+		case "version":
+			return p.readInt(&r.Version)
+		case "run_id":
+			return p.readInt64(&r.RunID)
+		case "run_attempt":
+			return p.readInt(&r.RunAttempt)
+		case "commit":
+			return p.readString(&r.Commit)
+		case "at":
+			return p.readTime(&r.At)
+		case "phase":
+			return p.readString(&r.Phase)
+		case "tests":
+			r.Tests = nil
+			return p.null() || p.tests(new(Tests), &r.Tests)
+		case "errors":
+			r.Errors = nil
+			return p.null() || p.errors(&r.Errors)
+		case "output":
+			r.Output = nil
+			return p.null() || p.output(new(Output), &r.Output)
+		case "permission_denials":
+			return p.readInt(&r.PermissionDenials)
+		case "completion_claimed":
+			return p.readBool(&r.CompletionClaimed)
+		case "questions_asked":
+			return p.readBool(&r.QuestionsAsked)
+		case "progress_percent":
+			r.ProgressPercent = nil
+			if p.null() {
+				return true
+			}
+			r.ProgressPercent = new(float64)
+			return p.readFloat(r.ProgressPercent)
+		case "tasks":
+			r.Tasks = nil
+			return p.null() || p.tasks(new(Tasks), &r.Tasks)
+		case "current_task":
+			return p.readString(&r.CurrentTask)
+		case "checkpoint":
+			r.Checkpoint = nil
+			return p.null() || p.checkpoint(new(Checkpoint), &r.Checkpoint)
 		}
+		return false
+	})
+}
+
+// The readers of a record's objects fill t and set *to to it.
+
+func (p *fastReader) tests(t *Tests, to **Tests) bool {
+	*to = t
+	return p.object(func(key []byte) bool {
+		switch string(key) {
+		case "passed":
+			return p.readInt(&t.Passed)
+		case "failed":
+			return p.readInt(&t.Failed)
+		case "skipped":
+			return p.readInt(&t.Skipped)
+		case "failing":
+			t.Failing = nil
+			if p.null() {
+				return true
+			}
+			t.Failing = []string{}
+			return p.array(func() bool {
+				var s string
+				ok := p.readString(&s)
+				t.Failing = append(t.Failing, s)
+				return ok
+			})
+		}
+		return false
+	})
+}
+
+func (p *fastReader) output(o *Output, to **Output) bool {
+	*to = o
+	return p.object(func(key []byte) bool {
 		switch string(key) {
 		case "lines":
-			ok = p.readInt(&o.Lines)
+			return p.readInt(&o.Lines)
 		case "bytes":
-			ok = p.readInt64(&o.Bytes)
-		default:
-			ok = false
+			return p.readInt64(&o.Bytes)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
-func (p *fastReader) tasks(t *Tasks) bool {
-	if !p.eat('{') {
-		return false
-	}
-	var seen keySet
-	for first := true; ; first = false {
-		key, done, ok := p.member(first, &seen)
-		if !ok || done {
-			return ok
-		}
+func (p *fastReader) tasks(t *Tasks, to **Tasks) bool {
+	*to = t
+	return p.object(func(key []byte) bool {
 		switch string(key) {
 		case "done":
-			ok = p.readInt(&t.Done)
+			return p.readInt(&t.Done)
 		case "total":
-			ok = p.readInt(&t.Total)
-		default:
-			ok = false
+			return p.readInt(&t.Total)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
 func (p *fastReader) errors(list *[]Error) bool {
-	if p.null() {
-		*list = nil
-		return true
-	}
-	if !p.eat('[') {
-		return false
-	}
 	*list = []Error{}
-	for first := true; ; first = false {
-		done, ok := p.element(first)
-		if !ok || done {
-			return ok
-		}
+	return p.array(func() bool {
 		var e Error
-		if !p.error(&e) {
+		ok := p.object(func(key []byte) bool {
+			switch string(key) {
+			case "hash":
+				return p.readString(&e.Hash)
+			case "sample":
+				return p.readString(&e.Sample)
+			}
 			return false
-		}
+		})
 		*list = append(*list, e)
-	}
+		return ok
+	})
 }
 
-func (p *fastReader) error(e *Error) bool {
-	if !p.eat('{') {
-		return false
-	}
-	var seen keySet
-	for first := true; ; first = false {
-		key, done, ok := p.member(first, &seen)
-		if !ok || done {
-			return ok
-		}
-		switch string(key) {
-		case "hash":
-			ok = p.readString(&e.Hash)
-		case "sample":
-			ok = p.readString(&e.Sample)
-		default:
-			ok = false
-		}
-		if !ok {
-			return false
-		}
-	}
-}
-
-func (p *fastReader) checkpoint(c *Checkpoint) bool {
-	if !p.eat('{') {
-		return false
-	}
-	var seen keySet
-	for first := true; ; first = false {
-		key, done, ok := p.member(first, &seen)
-		if !ok || done {
-			return ok
-		}
+func (p *fastReader) checkpoint(c *Checkpoint, to **Checkpoint) bool {
+	*to = c
+	return p.object(func(key []byte) bool {
 		switch string(key) {
 		case "program":
-			ok = p.readString(&c.Program)
+			return p.readString(&c.Program)
 		case "policy":
-			ok = p.readString(&c.Policy)
+			return p.readString(&c.Policy)
 		case "base":
-			ok = p.readString(&c.Base)
+			return p.readString(&c.Base)
 		case "digest":
-			ok = p.readString(&c.Digest)
+			return p.readString(&c.Digest)
 		case "state":
 			start := p.i
-			ok = !p.null() && p.skip(0)
+			if p.null() || !p.skip(0) {
+				return false
+			}
 			c.State = append(json.RawMessage(nil), p.b[start:p.i]...)
-		default:
-			ok = false
+			return true
 		}
-		if !ok {
-			return false
-		}
-	}
+		return false
+	})
 }
 
 // number returns the next JSON number's text; integer says it has

@@ -294,20 +294,7 @@ func TestIncrementalFoldDecidesAsTheWholeFold(t *testing.T) {
 func TestCheckpointNotUsedAcrossPrograms(t *testing.T) {
 	t.Parallel()
 	p, _ := policy.Builtin("default")
-	l := newAgentLoop(t)
-	var recs []ledger.Record
-	for i := 1; i <= 20; i++ {
-		l.step(i, 'P')
-		cfg := Config{Repo: l.dir, Base: l.base, Policy: p, Now: l.at.Add(time.Minute), RunID: int64(i), Attempt: 1, Incremental: true}
-		if recs != nil {
-			cfg.Ledger = &ledger.Ledger{Records: recs}
-		}
-		res, err := Run(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = res.Records
-	}
+	l, recs := honestLedger(t, p, strings.Repeat("P", 20), nil)
 	forged := func(edit func(c *ledger.Checkpoint)) []ledger.Record {
 		out := append([]ledger.Record(nil), recs...)
 		for i := range out {

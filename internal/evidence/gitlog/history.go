@@ -613,11 +613,7 @@ func (r *Repo) classifiedChange(from, to *object.Tree, opts Options) (Change, er
 
 // taskStateAt reads the task lists of a whole tree.
 func (r *Repo) taskStateAt(tree *object.Tree, opts Options) (*taskState, []string, error) {
-	tracker, err := r.newTaskTracker(opts.TaskFiles, tree)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := tracker.state()
+	tracker, st, err := r.tasksOf(tree, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -629,11 +625,7 @@ func (r *Repo) taskStateAt(tree *object.Tree, opts Options) (*taskState, []strin
 // neither its change nor its task counts, which cost a diff and a tree walk
 // (CommitInfo has them).
 func (r *Repo) Describe(rev string) (*Commit, error) {
-	h, err := r.resolve(rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.commit(h)
+	_, c, err := r.resolveCommit(rev)
 	if err != nil {
 		return nil, err
 	}
@@ -646,11 +638,7 @@ func (r *Repo) Describe(rev string) (*Commit, error) {
 // when there is no task file) and lists the identities of the checked
 // tasks.
 func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, []string, error) {
-	h, err := r.resolve(rev)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := r.commit(h)
+	_, c, err := r.resolveCommit(rev)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -670,11 +658,7 @@ func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, []string, error) {
 // shallow clone's boundary, Shallow is set and Change is left empty.
 func (r *Repo) CommitInfo(rev string, opts Options) (*Commit, error) {
 	opts = opts.withDefaults()
-	h, err := r.resolve(rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.commit(h)
+	_, c, err := r.resolveCommit(rev)
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,7 @@ type Ranges struct {
 func (r *Repo) NewRanges(from string, opts Options) (*Ranges, error) {
 	w := &Ranges{r: r, opts: opts.withDefaults()}
 	if from != "" {
-		h, err := r.resolve(from)
-		if err != nil {
-			return nil, err
-		}
-		c, err := r.commit(h)
+		h, c, err := r.resolveCommit(from)
 		if err != nil {
 			return nil, err
 		}
@@ -72,11 +68,7 @@ func (w *Ranges) Tasks() (*Tasks, []string, *CurrentTask) {
 // pair.
 func (w *Ranges) Next(to string) (*Range, error) {
 	r := w.r
-	th, err := r.resolve(to)
-	if err != nil {
-		return nil, err
-	}
-	tc, err := r.commit(th)
+	th, tc, err := r.resolveCommit(to)
 	if err != nil {
 		return nil, err
 	}

@@ -200,6 +200,16 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 	return *ph, nil
 }
 
+// resolveCommit resolves a revision and reads its commit.
+func (r *Repo) resolveCommit(rev string) (plumbing.Hash, *object.Commit, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return h, nil, err
+	}
+	c, err := r.commit(h)
+	return h, c, err
+}
+
 // head returns HEAD's commit hash; ok is false when HEAD names no commit
 // (an empty repository or an unborn branch).
 func (r *Repo) head() (plumbing.Hash, bool, error) {
@@ -287,11 +297,7 @@ var ErrNoFile = errors.New("no such file at that revision")
 // only, so a file at a trusted revision (the base branch) cannot be changed
 // by edits in the work tree or on the loop's branch.
 func (r *Repo) FileAt(rev, path string, max int64) ([]byte, error) {
-	h, err := r.resolve(rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.commit(h)
+	_, c, err := r.resolveCommit(rev)
 	if err != nil {
 		return nil, err
 	}

@@ -130,11 +130,7 @@ const maxPresent = 4096
 // revision rev as files, sorted; a path that is a directory stands for the
 // files under it. It reads only the trees on the way to them.
 func (r *Repo) Present(rev string, paths []string) ([]string, error) {
-	h, err := r.resolve(rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.commit(h)
+	_, c, err := r.resolveCommit(rev)
 	if err != nil {
 		return nil, err
 	}
