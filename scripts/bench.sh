@@ -191,6 +191,10 @@ add_ledger_check() { # N: adds the Action mode's check of the loop of N to cmds
 for n in $growth; do
   say "2. check: a loop of $n iterations with a ledger of $n records"
   make_loop "$work/loop$n" "$n"
+  # The ledger as the loop's previous run leaves it (the Action's artifact): its cumulative
+  # record file, with the checkpoint the next run goes on from.
+  "$lb" check --repo "$work/loop$n" --base main --ledger "$work/loop$n.ledger" \
+    --record "$work/loop$n.ledger/ledger.json" --format json >/dev/null || [ $? -eq 1 ]
 done
 say "2. check: 200 iterations, loose, packed and Action (ledger) mode"
 cp -a "$work/loop200" "$work/loop200-packed"
