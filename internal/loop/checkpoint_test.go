@@ -160,6 +160,7 @@ type runs struct {
 	controls []Control
 	ledger   bool // the Action: iterations are runs, with the previous run's records
 	noFiles  bool // no test report or agent log
+	reruns   bool // every fourth run is run again (a second attempt)
 }
 
 // decisionJSON is a decision as the command line prints it.
@@ -209,13 +210,33 @@ func simulate(t *testing.T, r runs) int {
 			cfg.Reports, cfg.Log = nil, ""
 		}
 		if r.ledger {
-			cfg.RunID, cfg.Attempt = int64(i), 1
-			if recs != nil {
-				cfg.Ledger = &ledger.Ledger{Records: recs}
-			}
+			cfg.RunID = int64(i)
 		} else {
 			cfg.Cache = true
 		}
+		attempts := 1
+		if r.reruns && r.ledger && i%4 == 0 {
+			attempts = 2
+		}
+		for a := 1; a <= attempts; a++ {
+			cfg.Attempt, cfg.Incremental = a, false
+			if recs != nil {
+				cfg.Ledger = &ledger.Ledger{Records: recs}
+			}
+			incremental += compareFolds(t, i, cfg, r.ledger, &recs)
+		}
+	}
+	return incremental
+}
+
+// compareFolds runs cfg folding every iteration and going on from a
+// checkpoint, compares what they decided, noted and recorded, and leaves
+// the incremental run's records in recs. It returns 1 when the run went on
+// from a checkpoint.
+func compareFolds(t *testing.T, i int, cfg Config, ledgerMode bool, recs *[]ledger.Record) int {
+	t.Helper()
+	incremental := 0
+	{
 		full, err := Run(cfg)
 		if err != nil {
 			t.Fatalf("iteration %d, whole fold: %v", i, err)
@@ -237,11 +258,11 @@ func simulate(t *testing.T, r runs) int {
 		if inc.Visible != full.Visible {
 			t.Fatalf("iteration %d: %d iterations, the whole fold %d", i, inc.Visible, full.Visible)
 		}
-		if r.ledger {
+		if ledgerMode {
 			if diff := cmp.Diff(encodeRecords(t, full.Records), encodeRecords(t, inc.Records)); diff != "" {
 				t.Fatalf("iteration %d: the records differ (-whole +incremental):\n%s", i, diff)
 			}
-			recs = inc.Records
+			*recs = inc.Records
 		}
 	}
 	return incremental
@@ -274,6 +295,7 @@ func TestIncrementalFoldDecidesAsTheWholeFold(t *testing.T) {
 		{"default, a protected file deleted", runs{policy: "default", script: "PPPPPPPPPPPPPPDPPPPPPP", ledger: true}, 5},
 		{"default, commits and the fold cache", runs{policy: "default", script: strings.Repeat("PTPPS", 7)}, 15},
 		{"default, no reports or log", runs{policy: "default", script: strings.Repeat("PTPPS", 6), ledger: true, noFiles: true}, 10},
+		{"default, runs attempted twice", runs{policy: "default", script: strings.Repeat("PTPPS", 6), ledger: true, reruns: true}, 15},
 		{"default, commits, no reports or log", runs{policy: "default", script: strings.Repeat("PTPPS", 6), noFiles: true}, 10},
 		{"default, commits, stagnation and returns", runs{policy: "default", script: "PPTPPPPPPPPPPPRPRPRPPPPPSSSSPPPP"}, 10},
 		{"ralph, commits", runs{policy: "ralph", script: "PPPSSSSSSPPPPPPPPPPPPPPPPPPP"}, 5},
