@@ -91,5 +91,5 @@ func parseBuiltin(src []byte, name string) (*Policy, error) {
 			return nil, fmt.Errorf("builtin:%s extends %q: %w", name, base, err)
 		}
 		return p.Clone(), nil
-	})
+	}, false)
 }

@@ -28,6 +28,28 @@ func TestNames(t *testing.T) {
 	}
 }
 
+// TestBuiltinOverridesApply parses every built-in as a policy file is
+// parsed, which applies each of its phases and profiles: loading a
+// built-in skips that, so a phase or profile that does not apply must
+// fail here. The result must be the built-in itself.
+func TestBuiltinOverridesApply(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names() {
+		src, err := Source(name)
+		if err != nil {
+			t.Fatalf("Source(%q): %v", name, err)
+		}
+		p, err := Parse(src, "builtin:"+name)
+		if err != nil {
+			t.Errorf("Parse(builtin %s): %v", name, err)
+			continue
+		}
+		if diff := cmp.Diff(mustBuiltin(t, name), p); diff != "" {
+			t.Errorf("builtin %s parsed as a file differs from Builtin (-builtin +parsed):\n%s", name, diff)
+		}
+	}
+}
+
 // TestBuiltinsLoadAndValidate loads every built-in by Builtin and by Load,
 // validates it and checks that both give the same policy.
 func TestBuiltinsLoadAndValidate(t *testing.T) {
