@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"sort"
@@ -75,7 +76,7 @@ func builtinLocked(name string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := parseBuiltin(src, name)
+	p, err := parseBuiltin(uncommented(src), name)
 	if err != nil {
 		return nil, err
 	}
@@ -92,4 +93,26 @@ func parseBuiltin(src []byte, name string) (*Policy, error) {
 		}
 		return p.Clone(), nil
 	}, false)
+}
+
+// uncommented blanks the comment lines of a built-in's text, which are
+// most of it, so that the TOML decoder does not read them; the lines stay,
+// so that a line number still points into the text. A text with a
+// multi-line string, where a line that starts with # can be data, is
+// returned as it is.
+func uncommented(src []byte) []byte {
+	if bytes.Contains(src, []byte(`"""`)) || bytes.Contains(src, []byte("'''")) {
+		return src
+	}
+	out := make([]byte, 0, len(src))
+	for line := range bytes.Lines(src) {
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' {
+			if bytes.HasSuffix(line, []byte("\n")) {
+				out = append(out, '\n')
+			}
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
 }

@@ -467,3 +467,17 @@ func TestHasSignal(t *testing.T) {
 		t.Errorf("ralph: got claims %v percent %v, want true false", p.HasSignal(SignalClaims), p.HasSignal(SignalPercent))
 	}
 }
+
+func TestUncommented(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"# a\nname = \"x\" # b\n  # c\n\nk = 1", "\nname = \"x\" # b\n\n\nk = 1"},
+		{"# last line without a break", ""},
+		{"s = \"\"\"\n# data\n\"\"\"\n# c\n", "s = \"\"\"\n# data\n\"\"\"\n# c\n"},
+		{"s = '''\n# data\n'''\n", "s = '''\n# data\n'''\n"},
+	} {
+		if got := string(uncommented([]byte(c.in))); got != c.want {
+			t.Errorf("uncommented(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
