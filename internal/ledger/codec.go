@@ -20,14 +20,20 @@ import (
 // invalid record — sends the whole blob to encoding/json, which decides
 // and reports as before.
 
-// appendRecords appends recs as json.MarshalIndent(recs, "", "  ") does.
+// appendRecords appends recs as json.MarshalIndent(recs, "", "  ") does,
+// and a line break.
 func appendRecords(b []byte, recs []Record) ([]byte, error) {
 	if len(recs) == 0 {
-		return append(b, "[]"...), nil
+		return append(b, "[]\n"...), nil
 	}
-	b = append(b, '[')
+	return appendMore(append(b, '['), 0, recs)
+}
+
+// appendMore appends recs to an array that holds n records already, and
+// closes it as appendRecords does.
+func appendMore(b []byte, n int, recs []Record) ([]byte, error) {
 	for i := range recs {
-		if i > 0 {
+		if n+i > 0 {
 			b = append(b, ',')
 		}
 		var err error
@@ -35,7 +41,7 @@ func appendRecords(b []byte, recs []Record) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return append(b, "\n]"...), nil
+	return append(b, "\n]\n"...), nil
 }
 
 // indent returns the line break and indentation of nesting depth d.
@@ -259,34 +265,64 @@ func appendRaw(b []byte, raw json.RawMessage, prefix string) ([]byte, error) {
 // of its records is not valid or not read here (see above): the caller
 // then reads it with encoding/json.
 func decodeFast(data []byte) (recs []Record, ok bool) {
+	recs, _, ok = readRecords(data)
+	return recs, ok
+}
+
+// readRecords is decodeFast, and says where each of the leading records
+// laid out exactly as appendRecords writes them ends in data (laid.go):
+// data[:ends[k-1]] is what appendRecords writes before a (k+1)-th record.
+func readRecords(data []byte) (recs []Record, ends []int, ok bool) {
 	p := &fastReader{b: data}
-	p.ws()
-	if !p.eat('[') {
-		return nil, false
+	laid := p.eat('[') // from the first byte
+	if !laid {
+		p.ws()
+		if !p.eat('[') {
+			return nil, nil, false
+		}
 	}
+	first := p.i
 	p.ws()
 	if p.eat(']') {
 		p.ws()
-		return nil, p.i == len(p.b)
+		return nil, nil, p.i == len(p.b)
 	}
+	p.i = first // a laid-out record starts with its line break
 	for {
 		start := p.i
 		var r Record
-		if !p.record(&r) || p.i-start > MaxRecordLen || r.Validate() != nil || len(recs) == MaxRecords {
-			return nil, false
+		if laid && p.laidRecord(&r) {
+			ends = append(ends, p.i)
+		} else {
+			laid, p.i, r = false, start, Record{}
+			p.ws()
+			if !p.record(&r) {
+				return nil, nil, false
+			}
+		}
+		if p.i-start > MaxRecordLen || r.Validate() != nil || len(recs) == MaxRecords {
+			return nil, nil, false
+		}
+		if recs == nil {
+			// As many more as the first one's length fits in the rest.
+			recs = make([]Record, 0, min(MaxRecords, 1+(len(p.b)-p.i)/max(p.i-start, 1)))
 		}
 		recs = append(recs, r)
+		end := p.i
 		p.ws()
 		if p.eat(']') {
 			break
 		}
 		if !p.eat(',') {
-			return nil, false
+			return nil, nil, false
 		}
-		p.ws()
+		laid = laid && p.i == end+1
 	}
 	p.ws()
-	return recs, p.i == len(p.b)
+	if p.i != len(p.b) {
+		return nil, nil, false
+	}
+	return recs, ends, true
 }
 
 // fastReader reads the JSON of records; every method reports false for
@@ -296,6 +332,10 @@ type fastReader struct {
 	i int
 	// interned are the short texts read so far, each kept once.
 	interned map[string]string
+	// The parts of laid-out records (laid.go), allocated in blocks.
+	testSlab   slab[Tests]
+	outputSlab slab[Output]
+	taskSlab   slab[Tasks]
 }
 
 func (p *fastReader) ws() {
@@ -699,22 +739,25 @@ func (p *fastReader) readString(v *string) bool {
 	if !ok {
 		return false
 	}
-	if len(b) <= maxInterned {
-		// Samples and test names come back record after record.
-		if s, seen := p.interned[string(b)]; seen {
-			*v = s
-			return true
-		}
-		if p.interned == nil {
-			p.interned = map[string]string{}
-		}
-		s := string(b)
-		p.interned[s] = s
-		*v = s
-		return true
-	}
-	*v = string(b)
+	*v = p.intern(b)
 	return true
+}
+
+// intern returns b as a string, one copy for every occurrence of a short
+// text: samples and test names come back record after record.
+func (p *fastReader) intern(b []byte) string {
+	if len(b) > maxInterned {
+		return string(b)
+	}
+	if s, seen := p.interned[string(b)]; seen {
+		return s
+	}
+	if p.interned == nil {
+		p.interned = map[string]string{}
+	}
+	s := string(b)
+	p.interned[s] = s
+	return s
 }
 
 // maxInterned is the longest text read once for all its occurrences.

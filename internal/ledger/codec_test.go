@@ -124,6 +124,12 @@ func TestEncodeWritesWhatMarshalIndentWrites(t *testing.T) {
 // not accept still decodes, through encoding/json.
 func TestFastDecodeReadsWhatEncodingJSONReads(t *testing.T) {
 	t.Parallel()
+	laidOut := 0
+	defer func() {
+		if laidOut < 5 {
+			t.Errorf("%d of 40 ledgers were read as laid out, want at least 5", laidOut)
+		}
+	}()
 	for seed := range uint64(40) {
 		recs := randomRecords(seed, 5)
 		indented, err := json.MarshalIndent(recs, "", "  ")
@@ -136,10 +142,24 @@ func TestFastDecodeReadsWhatEncodingJSONReads(t *testing.T) {
 		}
 		for _, data := range [][]byte{indented, compact, append([]byte("\xef\xbb\xbf \n"), compact...)} {
 			slow := (&Ledger{}).decodeFrom(bytes.NewReader(data), "slow")
-			fast, ok := decodeFast(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+			fast, ends, ok := readRecords(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 			if !ok {
 				continue // a record with text the hand-written reader leaves to encoding/json
 			}
+			// Text that Encode writes for the records it reads is laid out
+			// (text with invalid UTF-8 reads back as other text).
+			again, err := appendRecords(nil, fast)
+			if err != nil {
+				t.Fatal(err)
+			}
+			laid := bytes.Equal(again, append(data, '\n'))
+			if laid != (len(ends) == len(fast)) {
+				t.Fatalf("seed %d: %d of %d records read as laid out, laid out as Encode writes them: %v", seed, len(ends), len(fast), laid)
+			}
+			if laid {
+				laidOut++
+			}
+			checkLaid(t, data, fast, ends)
 			if diff := cmp.Diff(slow, fast); diff != "" {
 				t.Fatalf("seed %d: the readers differ (-encoding/json +fast):\n%s", seed, diff)
 			}
@@ -195,10 +215,11 @@ func FuzzFastDecode(f *testing.F) {
 	}
 	f.Add([]byte(`[{"version":1,"at":"2026-04-01T12:00:00Z","errors":[{"hash":"` + strings.Repeat("a", 64) + `","sample":"x\u00e9\n"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := decodeFast(data)
+		fast, ends, ok := readRecords(data)
 		if !ok {
 			return
 		}
+		checkLaid(t, data, fast, ends)
 		l := &Ledger{}
 		slow := l.decodeFrom(bytes.NewReader(data), "fuzz")
 		if len(l.Problems) > 0 {
@@ -208,6 +229,27 @@ func FuzzFastDecode(f *testing.F) {
 			t.Fatalf("the readers differ (-encoding/json +fast):\n%s", diff)
 		}
 	})
+}
+
+// checkLaid fails unless the records the reader took as laid out are
+// byte for byte what appendRecords writes for them.
+func checkLaid(t *testing.T, data []byte, recs []Record, ends []int) {
+	t.Helper()
+	if len(ends) == 0 {
+		return
+	}
+	all, err := appendRecords(nil, recs[:len(ends)])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, end := range ends {
+		if !bytes.HasPrefix(all, data[:end]) || end < len(all) && all[end] != ',' && k < len(ends)-1 {
+			t.Fatalf("the first %d records read as laid out are not what appendRecords writes:\n%q\n%q", k+1, data[:end], all)
+		}
+	}
+	if last := ends[len(ends)-1]; string(all[last:]) != "\n]\n" {
+		t.Fatalf("the laid-out records end at %d, appendRecords's at %d", last, len(all)-3)
+	}
 }
 
 // TestParseIntIsStrconv: the hand-written integer reader takes what

@@ -57,6 +57,20 @@ type Ledger struct {
 	unlisted int
 	// read counts the bytes decoded, against limit (MaxLedgerBytes).
 	read, limit int64
+	// sources counts the files and zip entries that gave records; laid is
+	// the first such one's, when its leading records are laid out as
+	// Marshal writes them. When the records are that one file's, in its
+	// order, Marshal copies those leading records' bytes.
+	sources int
+	laid    *laidFile
+}
+
+// laidFile is a file whose leading len(ends) records are laid out as
+// Marshal writes them: data[:ends[k-1]] holds the first k, as Marshal
+// writes them before another.
+type laidFile struct {
+	data []byte
+	ends []int
 }
 
 // budget counts n more bytes to decode and reports whether they fit in
@@ -95,6 +109,9 @@ func (l *Ledger) bound(file string, err error) {
 // done orders the records, keeps the newest MaxRecords and closes the
 // problem list.
 func (l *Ledger) done(recs []Record, where string) {
+	if l.sources != 1 || !inOrder(recs) || len(recs) > MaxRecords {
+		l.laid = nil // the records are not one file's, as it holds them
+	}
 	recs, dropped := newest(order(recs))
 	l.Records = recs
 	if l.Dropped += dropped; l.Dropped > 0 {
@@ -110,7 +127,11 @@ func (l *Ledger) done(recs []Record, where string) {
 // twice that many are held, so that a huge ledger never holds more. The
 // records trimmed are counted in Dropped.
 func (l *Ledger) keep(recs, more []Record) []Record {
-	recs = append(recs, more...)
+	if len(recs) == 0 {
+		recs = more // no copy
+	} else {
+		recs = append(recs, more...)
+	}
 	if len(recs) >= 2*MaxRecords {
 		var dropped int
 		recs, dropped = newest(order(recs))
@@ -312,10 +333,17 @@ func Decode(data []byte, where string) *Ledger {
 // skipped. An array of valid records as this program writes them is read
 // by hand (codec.go).
 func (l *Ledger) decode(data []byte, where string) []Record {
-	if recs, ok := decodeFast(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))); ok {
-		return l.keep(nil, recs)
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	recs, ends, ok := readRecords(data)
+	if !ok {
+		recs = l.decodeFrom(bytes.NewReader(data), where)
 	}
-	return l.decodeFrom(bytes.NewReader(data), where)
+	if len(recs) > 0 {
+		if l.sources++; l.sources == 1 && len(ends) > 0 {
+			l.laid = &laidFile{data: data, ends: ends}
+		}
+	}
+	return l.keep(nil, recs)
 }
 
 // decodeFrom is decode reading from r.
@@ -495,10 +523,35 @@ func sameRecord(a, b *Record) bool {
 
 // Encode writes records as one JSON array (the cumulative artifact).
 func Encode(w io.Writer, recs []Record) error {
-	b, err := appendRecords(make([]byte, 0, 512*len(recs)+4), recs)
+	b, err := appendRecords(make([]byte, 0, recordSize*len(recs)+4), recs)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(b)
 	return err
+}
+
+// recordSize is about the length of an encoded record.
+const recordSize = 640
+
+// EncodeParts returns the text Encode writes for recs in two parts, to be
+// written one after the other. The first holds the leading records that
+// are the ledger's own, unchanged, read from one file laid out as Encode
+// writes it: it is that file's bytes, which the caller must not change,
+// so that a cumulative ledger written again with a record more is not
+// encoded again whole. It is empty when there are none, or l is nil.
+func (l *Ledger) EncodeParts(recs []Record) (copied, encoded []byte, err error) {
+	k := 0
+	if l != nil && l.laid != nil {
+		for k < len(recs) && k < len(l.laid.ends) && identical(&recs[k], &l.Records[k]) {
+			k++
+		}
+	}
+	b := make([]byte, 0, recordSize*(len(recs)-k+1))
+	if k == 0 {
+		b, err = appendRecords(b, recs)
+		return nil, b, err
+	}
+	b, err = appendMore(b, k, recs[k:])
+	return l.laid.data[:l.laid.ends[k-1]:l.laid.ends[k-1]], b, err
 }

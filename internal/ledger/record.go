@@ -1,10 +1,12 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -190,12 +192,20 @@ func isHex(s string, n int) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		if !lowerHex[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// lowerHex marks the lowercase hex digits.
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
 
 func clip(s string) string {
 	if len(s) > 60 {
@@ -276,4 +286,45 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	if t := breaker.StatusTask(r.CurrentTask); t != nil {
 		it.CurrentTask = t
 	}
+}
+
+// identical reports whether two records hold the same values, so that
+// they encode to the same text: times compare with their location (the
+// same instant elsewhere is another text), a nil list is not an empty
+// one, and 0 is not -0.
+func identical(a, b *Record) bool {
+	return a.Version == b.Version && a.RunID == b.RunID && a.RunAttempt == b.RunAttempt && a.Commit == b.Commit &&
+		a.At == b.At && a.Phase == b.Phase && identicalTests(a.Tests, b.Tests) && identicalErrors(a.Errors, b.Errors) &&
+		samePtr(a.Output, b.Output) && a.PermissionDenials == b.PermissionDenials && a.CompletionClaimed == b.CompletionClaimed &&
+		a.QuestionsAsked == b.QuestionsAsked && identicalFloat(a.ProgressPercent, b.ProgressPercent) && samePtr(a.Tasks, b.Tasks) &&
+		a.CurrentTask == b.CurrentTask && identicalCheckpoints(a.Checkpoint, b.Checkpoint)
+}
+
+// samePtr compares what two pointers to comparable values point to.
+func samePtr[T comparable](a, b *T) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+func identicalTests(a, b *Tests) bool {
+	if a == b {
+		return true
+	}
+	return a != nil && b != nil && a.Passed == b.Passed && a.Failed == b.Failed && a.Skipped == b.Skipped &&
+		(a.Failing == nil) == (b.Failing == nil) && slices.Equal(a.Failing, b.Failing)
+}
+
+func identicalErrors(a, b []Error) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}
+
+func identicalFloat(a, b *float64) bool {
+	return a == b || a != nil && b != nil && math.Float64bits(*a) == math.Float64bits(*b)
+}
+
+func identicalCheckpoints(a, b *Checkpoint) bool {
+	if a == b {
+		return true
+	}
+	return a != nil && b != nil && a.Program == b.Program && a.Policy == b.Policy && a.Base == b.Base && a.Digest == b.Digest &&
+		bytes.Equal(a.State, b.State)
 }
