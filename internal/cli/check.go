@@ -66,6 +66,7 @@ type folded struct {
 	record    *recordFile     // nil without --record, or when it could not be locked
 	recordErr error           // why the --record file cannot be written
 	records   []ledger.Record // what to write to it
+	ledger    *ledger.Ledger  // the --ledger read, whose records it may copy
 }
 
 // close releases the --record file's lock.
@@ -85,7 +86,7 @@ func (f *folded) writeRecord() error {
 	if f.record == nil || f.records == nil {
 		return nil
 	}
-	return f.record.write(f.records)
+	return f.record.write(f.ledger, f.records)
 }
 
 // fold reads the repository and folds every iteration. With --record the
@@ -157,6 +158,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	out.notes = append(out.notes, res.Notes...)
 	out.policy = res.Policy
 	if out.record != nil && res.Records != nil {
+		out.ledger = cfg.Ledger
 		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
 		out.notes = append(out.notes, more...)

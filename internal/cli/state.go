@@ -249,11 +249,11 @@ func lockRecordFile(path string) (*recordFile, error) {
 	return &recordFile{path: path, target: target, unlock: unlock}, nil
 }
 
-// read returns the records the file holds: none when it is missing or
-// blank. A file that is not a regular file, is larger than a ledger file
-// may be, or holds anything but valid records is an error, and is never
-// overwritten.
-func (rf *recordFile) read() ([]ledger.Record, error) {
+// read returns the records the file holds: none (a nil ledger) when it
+// is missing or blank. A file that is not a regular file, is larger than
+// a ledger file may be, or holds anything but valid records is an error,
+// and is never overwritten.
+func (rf *recordFile) read() (*ledger.Ledger, error) {
 	data, err := statefile.ReadRegular(rf.target, ledger.MaxFileBytes, "record file")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -269,7 +269,7 @@ func (rf *recordFile) read() ([]ledger.Record, error) {
 			return nil, fmt.Errorf("record file %s: %s; not overwritten", rf.path, p.Err)
 		}
 	}
-	return l.Records, nil
+	return l, nil
 }
 
 // keep keeps the last ledger.MaxRecords of ordered records, as a reader
@@ -284,13 +284,15 @@ func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []note.Note) 
 }
 
 // write replaces the file with the records, atomically (an existing file
-// keeps its mode; a new one is 0644, an artifact to upload).
-func (rf *recordFile) write(recs []ledger.Record) error {
-	var buf bytes.Buffer
-	if err := ledger.Encode(&buf, recs); err != nil {
+// keeps its mode; a new one is 0644, an artifact to upload). The leading
+// records that are from's, unchanged, are copied from the file they were
+// read from (from may be nil).
+func (rf *recordFile) write(from *ledger.Ledger, recs []ledger.Record) error {
+	copied, encoded, err := from.EncodeParts(recs)
+	if err != nil {
 		return err
 	}
-	return statefile.WriteAtomic(rf.target, buf.Bytes(), 0o644)
+	return statefile.WriteAtomicParts(rf.target, 0o644, copied, encoded)
 }
 
 // appendRecord adds a record to a ledger file under its lock, atomically.
@@ -301,12 +303,16 @@ func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 		return nil, err
 	}
 	defer rf.unlock()
-	recs, err := rf.read()
+	l, err := rf.read()
 	if err != nil {
 		return nil, err
 	}
+	var recs []ledger.Record
+	if l != nil {
+		recs = l.Records
+	}
 	recs, notes := rf.keep(append(recs, r))
-	return notes, rf.write(recs)
+	return notes, rf.write(l, recs)
 }
 
 func runStatus(args []string, env Env) (int, error) {
