@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
@@ -102,6 +103,40 @@ func LabelRemoval(events []github.LabelEvent, label string, openedAt time.Time) 
 		}
 	}
 	return github.LabelEvent{}, false
+}
+
+// LabelRemovals returns the removals of label (compared without case)
+// among a pull request's label events, oldest first as the events are.
+// Which of them reset the breaker is the caller's to decide (OpenAt, and
+// whether the actor may control it).
+func LabelRemovals(events []github.LabelEvent, label string) []github.LabelEvent {
+	var out []github.LabelEvent
+	for _, e := range events {
+		if e.Event == "unlabeled" && strings.EqualFold(e.Label, label) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// OpenAt reports whether a breaker whose transitions are history (oldest
+// first, as a decision carries them) was OPEN when a control made at t
+// applies: after its transitions before t (the fold applies a control
+// before an iteration at the same time). A time before the oldest
+// transition of a history cut to breaker.MaxHistory events is taken as
+// OPEN: the transitions that would say otherwise are gone.
+func OpenAt(history []breaker.Event, t time.Time) bool {
+	if len(history) >= breaker.MaxHistory && t.Before(history[0].At) {
+		return true
+	}
+	state := breaker.Closed
+	for _, e := range history {
+		if !e.At.Before(t) {
+			break
+		}
+		state = e.To
+	}
+	return state == breaker.Open
 }
 
 // LabelAdded returns the newest addition of label (compared without case)

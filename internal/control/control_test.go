@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
@@ -137,6 +138,60 @@ func TestLabelRemoval(t *testing.T) {
 	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("LabelReset (-want +got):\n%s", diff)
+	}
+}
+
+func TestLabelRemovals(t *testing.T) {
+	t.Parallel()
+	events := []github.LabelEvent{
+		{Event: "unlabeled", Label: "loopbreaker:open", Actor: "alice", At: t0},
+		{Event: "labeled", Label: "loopbreaker:open", Actor: "github-actions[bot]", At: t0.Add(time.Hour)},
+		{Event: "unlabeled", Label: "other", Actor: "carol", At: t0.Add(2 * time.Hour)},
+		{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "bob", At: t0.Add(3 * time.Hour)},
+	}
+	var got []string
+	for _, e := range LabelRemovals(events, "loopbreaker:open") {
+		got = append(got, e.Actor)
+	}
+	if diff := cmp.Diff([]string{"alice", "bob"}, got); diff != "" {
+		t.Errorf("removals (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenAt(t *testing.T) {
+	t.Parallel()
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	history := []breaker.Event{
+		{At: at(1), From: breaker.Closed, To: breaker.HalfOpen},
+		{At: at(2), From: breaker.HalfOpen, To: breaker.Open},
+		{At: at(4), From: breaker.Open, To: breaker.Closed, Trigger: "reset"},
+		{At: at(6), From: breaker.Closed, To: breaker.Open},
+	}
+	tests := []struct {
+		at   time.Time
+		want bool
+	}{
+		{at(0), false},
+		{at(2), false}, // before the iteration that opens it, at the same time
+		{at(2).Add(time.Minute), true},
+		{at(4), true},
+		{at(5), false},
+		{at(7), true},
+	}
+	for _, tt := range tests {
+		if got := OpenAt(history, tt.at); got != tt.want {
+			t.Errorf("OpenAt(%s) = %v, want %v", tt.at.Format(time.RFC3339), got, tt.want)
+		}
+	}
+	if OpenAt(nil, at(1)) {
+		t.Error("OpenAt with no transition: got OPEN")
+	}
+	full := make([]breaker.Event, breaker.MaxHistory)
+	for i := range full {
+		full[i] = breaker.Event{At: at(10 + i), From: breaker.Open, To: breaker.Closed}
+	}
+	if !OpenAt(full, at(9)) || OpenAt(full, at(11).Add(time.Minute)) {
+		t.Error("a cut history: want OPEN before its oldest transition, what it says after")
 	}
 }
 
