@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
@@ -94,21 +95,38 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 	}
 }
 
-// labelReset looks for the removal of the open label by a trusted person
-// after the breaker opened. Removal by the workflow's own token (a bot) or
-// by someone without write access is not a reset.
-func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control, bool) {
+// labelResets applies every reset a person made by taking the open label
+// off: each removal, oldest first, by someone who may control the breaker
+// (trusted), made while the breaker — folded with the resets before it —
+// was OPEN; the fold is run again after each. Removal by the workflow's
+// own token (a bot), by someone without write access, or while the
+// breaker was not OPEN is no reset. It returns the result, the resets
+// applied (the newest ledger.MaxLabelResets) and whether the label events
+// could be read.
+func (r *run) labelResets(ctx context.Context, cfg *loop.Config, res *loop.Result) (*loop.Result, []ledger.LabelReset, bool, error) {
 	events, read := r.labelEvents(ctx)
 	if !read {
-		return loop.Control{}, false
+		return res, nil, false, nil
 	}
-	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
-	if !ok {
-		return loop.Control{}, false
+	var applied []ledger.LabelReset
+	for _, e := range control.LabelRemovals(events, present.LabelOpen) {
+		if !control.OpenAt(res.Final().History, e.At) {
+			continue
+		}
+		if !r.trusted(ctx, e.Actor, e.ActorType) {
+			r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker: no reset", present.LabelOpen, e.Actor))
+			continue
+		}
+		cfg.Controls = append(cfg.Controls, control.LabelReset(e, present.LabelOpen))
+		next, err := loop.Run(*cfg)
+		if err != nil {
+			return nil, nil, true, err
+		}
+		res = next
+		applied = append(applied, ledger.LabelReset{At: e.At.UTC(), By: e.Actor})
 	}
-	if r.trusted(ctx, e.Actor, e.ActorType) {
-		return control.LabelReset(e, present.LabelOpen), true
+	if n := len(applied); n > ledger.MaxLabelResets {
+		applied = applied[n-ledger.MaxLabelResets:]
 	}
-	r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
-	return loop.Control{}, false
+	return res, applied, true, nil
 }
