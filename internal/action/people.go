@@ -114,7 +114,7 @@ func (r *run) labelResets(ctx context.Context, cfg *loop.Config, res *loop.Resul
 			continue
 		}
 		if !r.trusted(ctx, e.Actor, e.ActorType) {
-			r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker: no reset", present.LabelOpen, e.Actor))
+			r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
 			continue
 		}
 		cfg.Controls = append(cfg.Controls, control.LabelReset(e, present.LabelOpen))
