@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -96,33 +97,35 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 }
 
 // labelResets applies every reset a person made by taking the open label
-// off: each removal, oldest first, by someone who may control the breaker
-// (trusted), made while the breaker — folded with the resets before it —
-// was OPEN; the fold is run again after each. Removal by the workflow's
-// own token (a bot), by someone without write access, or while the
-// breaker was not OPEN is no reset. It returns the result, the resets
-// applied (the newest ledger.MaxLabelResets) and whether the label events
-// could be read.
+// off, by control.LabelResets (the audit's rule too): each removal, oldest
+// first, by someone who may control the breaker (trusted), made while the
+// breaker — folded with the resets before it — was OPEN; the fold is run
+// again after each. Removal by the workflow's own token (a bot), by
+// someone without write access, or while the breaker was not OPEN is no
+// reset. It returns the result, the resets applied (the newest
+// ledger.MaxLabelResets) and whether the label events could be read.
 func (r *run) labelResets(ctx context.Context, cfg *loop.Config, res *loop.Result) (*loop.Result, []ledger.LabelReset, bool, error) {
 	events, read := r.labelEvents(ctx)
 	if !read {
 		return res, nil, false, nil
 	}
-	var applied []ledger.LabelReset
-	for _, e := range control.LabelRemovals(events, present.LabelOpen) {
-		if !control.OpenAt(res.Final().History, e.At) {
-			continue
-		}
-		if !r.trusted(ctx, e.Actor, e.ActorType) {
-			r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
-			continue
-		}
-		cfg.Controls = append(cfg.Controls, control.LabelReset(e, present.LabelOpen))
+	done, refused, err := control.LabelResets(events, present.LabelOpen, res.Final().History, r.trustedFunc(ctx), func(c loop.Control) ([]breaker.Event, error) {
+		cfg.Controls = append(cfg.Controls, c)
 		next, err := loop.Run(*cfg)
 		if err != nil {
-			return nil, nil, true, err
+			return nil, err
 		}
 		res = next
+		return res.Final().History, nil
+	})
+	if err != nil {
+		return nil, nil, true, err
+	}
+	for _, e := range refused {
+		r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
+	}
+	var applied []ledger.LabelReset
+	for _, e := range done {
 		applied = append(applied, ledger.LabelReset{At: e.At.UTC(), By: e.Actor})
 	}
 	if n := len(applied); n > ledger.MaxLabelResets {

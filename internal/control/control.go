@@ -139,6 +139,60 @@ func OpenAt(history []breaker.Event, t time.Time) bool {
 	return state == breaker.Open
 }
 
+// ResetsSince is the earliest time a removal of the open label can reset
+// a breaker whose transitions are history (oldest first): its first
+// opening, or the zero time when the history was cut to
+// breaker.MaxHistory events (OpenAt takes the time before it as OPEN).
+// ok is false when the breaker was never OPEN: no removal is a reset, and
+// the label events need not be read. Resets only ever apply while the
+// breaker is OPEN, so a fold with them opens first where the fold without
+// them does.
+func ResetsSince(history []breaker.Event) (since time.Time, ok bool) {
+	if len(history) >= breaker.MaxHistory {
+		return time.Time{}, true
+	}
+	for _, e := range history {
+		if e.To == breaker.Open {
+			return e.At, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Refold folds the breaker again with one more control and returns the
+// transitions of its newest decision.
+type Refold func(loop.Control) ([]breaker.Event, error)
+
+// LabelResets applies every reset people made by taking label (the open
+// label) off, the one rule of the check run and the audit: each removal
+// among a pull request's label events (oldest first), made while the
+// breaker — folded with the resets before it — was OPEN (OpenAt on
+// history, then on what refold returns), by someone trusted says may
+// control the breaker, is a reset (LabelReset) handed to refold. A removal
+// while the breaker was not OPEN is no reset, and its actor is not looked
+// up. It returns the removals applied and, for the caller's notes, those
+// by someone who may not reset the breaker.
+func LabelResets(events []github.LabelEvent, label string, history []breaker.Event, trusted Trusted, refold Refold) (applied, refused []github.LabelEvent, err error) {
+	for _, e := range LabelRemovals(events, label) {
+		if !OpenAt(history, e.At) {
+			continue
+		}
+		ok, err := trusted(e.Actor, e.ActorType)
+		if err != nil {
+			return applied, refused, err
+		}
+		if !ok {
+			refused = append(refused, e)
+			continue
+		}
+		if history, err = refold(LabelReset(e, label)); err != nil {
+			return applied, refused, err
+		}
+		applied = append(applied, e)
+	}
+	return applied, refused, nil
+}
+
 // LabelAdded returns the newest addition of label (compared without case)
 // among a pull request's label events, oldest first; ok is false when
 // there is none. Whether its actor may control the breaker (the disabled

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -138,6 +139,108 @@ func TestLabelRemoval(t *testing.T) {
 	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("LabelReset (-want +got):\n%s", diff)
+	}
+}
+
+func TestLabelReset(t *testing.T) {
+	t.Parallel()
+	e := github.LabelEvent{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "alice", ActorType: "User", At: t0.Add(time.Hour)}
+	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
+	if diff := cmp.Diff(want, LabelReset(e, "loopbreaker:open")); diff != "" {
+		t.Errorf("LabelReset (-want +got):\n%s", diff)
+	}
+}
+
+func TestResetsSince(t *testing.T) {
+	t.Parallel()
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	history := []breaker.Event{
+		{At: at(1), From: breaker.Closed, To: breaker.HalfOpen},
+		{At: at(2), From: breaker.HalfOpen, To: breaker.Open},
+		{At: at(3), From: breaker.Open, To: breaker.Closed},
+		{At: at(5), From: breaker.Closed, To: breaker.Open},
+	}
+	if since, ok := ResetsSince(history); !ok || !since.Equal(at(2)) {
+		t.Errorf("got %s %v, want the first opening, %s", since, ok, at(2))
+	}
+	if _, ok := ResetsSince(history[:1]); ok {
+		t.Error("a breaker never OPEN: got a time to read the label events from")
+	}
+	if _, ok := ResetsSince(nil); ok {
+		t.Error("no transition: got a time to read the label events from")
+	}
+	full := make([]breaker.Event, breaker.MaxHistory)
+	for i := range full {
+		full[i] = breaker.Event{At: at(10 + i), From: breaker.HalfOpen, To: breaker.Closed}
+	}
+	if since, ok := ResetsSince(full); !ok || !since.IsZero() {
+		t.Errorf("a cut history: got %s %v, want every event (the zero time)", since, ok)
+	}
+}
+
+// TestLabelResets: a breaker opens at 2h; alice's removal before that is
+// no reset; mallory (no write access) removes the label at 3h, alice at
+// 4h (a reset: the fold closes it, and it opens again at 6h); bob's
+// removal at 5h finds it CLOSED; alice's removal at 7h resets it again.
+func TestLabelResets(t *testing.T) {
+	t.Parallel()
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	rm := func(actor string, h int) github.LabelEvent {
+		return github.LabelEvent{Event: "unlabeled", Label: "loopbreaker:open", Actor: actor, ActorType: "User", At: at(h)}
+	}
+	events := []github.LabelEvent{
+		rm("alice", 1),
+		{Event: "labeled", Label: "loopbreaker:open", Actor: "github-actions[bot]", ActorType: "Bot", At: at(2)},
+		rm("mallory", 3), rm("alice", 4), rm("bob", 5),
+		{Event: "unlabeled", Label: "other", Actor: "alice", ActorType: "User", At: at(6).Add(time.Minute)},
+		rm("alice", 7),
+	}
+	opened := []breaker.Event{{At: at(2), From: breaker.Closed, To: breaker.Open}}
+	// The fold after each reset: closed at it, OPEN again at 6h.
+	folds := [][]breaker.Event{
+		{opened[0], {At: at(4), From: breaker.Open, To: breaker.Closed, Trigger: "reset"}, {At: at(6), From: breaker.Closed, To: breaker.Open}},
+		{opened[0], {At: at(4), From: breaker.Open, To: breaker.Closed, Trigger: "reset"}, {At: at(6), From: breaker.Closed, To: breaker.Open},
+			{At: at(7), From: breaker.Open, To: breaker.Closed, Trigger: "reset"}},
+	}
+	var given []loop.Control
+	var asked []string
+	trusted := func(login, userType string) (bool, error) {
+		asked = append(asked, login)
+		return writers("alice", "bob")(login, userType)
+	}
+	refold := func(c loop.Control) ([]breaker.Event, error) {
+		given = append(given, c)
+		return folds[len(given)-1], nil
+	}
+	applied, refused, err := LabelResets(events, "loopbreaker:open", opened, trusted, refold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := func(es []github.LabelEvent) []time.Time {
+		var out []time.Time
+		for _, e := range es {
+			out = append(out, e.At)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]time.Time{at(4), at(7)}, times(applied)); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+	if len(refused) != 1 || refused[0].Actor != "mallory" {
+		t.Errorf("got refused %+v, want mallory's removal", refused)
+	}
+	want := []loop.Control{LabelReset(events[3], "loopbreaker:open"), LabelReset(events[6], "loopbreaker:open")}
+	if diff := cmp.Diff(want, given); diff != "" {
+		t.Errorf("controls folded (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"mallory", "alice", "alice"}, asked); diff != "" {
+		t.Errorf("actors looked up (-want +got): only removals while OPEN need it\n%s", diff)
+	}
+
+	broken := errors.New("permission lookup failed")
+	_, _, err = LabelResets(events, "loopbreaker:open", opened, func(string, string) (bool, error) { return false, broken }, refold)
+	if !errors.Is(err, broken) {
+		t.Errorf("a failed lookup: got %v, want it returned", err)
 	}
 }
 
