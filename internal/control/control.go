@@ -91,20 +91,6 @@ func FromCommand(verb, text, login string, at time.Time) (c loop.Control, ok boo
 	return c, true
 }
 
-// LabelRemoval returns the newest removal of label (compared without case,
-// as GitHub compares label names) at or after openedAt among a pull
-// request's label events, oldest first; ok is false when there is none.
-// Whether its actor may reset the breaker is the caller's to check.
-func LabelRemoval(events []github.LabelEvent, label string, openedAt time.Time) (e github.LabelEvent, ok bool) {
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Event == "unlabeled" && strings.EqualFold(e.Label, label) && !e.At.Before(openedAt) {
-			return e, true
-		}
-	}
-	return github.LabelEvent{}, false
-}
-
 // LabelRemovals returns the removals of label (compared without case)
 // among a pull request's label events, oldest first as the events are.
 // Which of them reset the breaker is the caller's to decide (OpenAt, and

@@ -112,36 +112,6 @@ func TestFromCommand(t *testing.T) {
 	}
 }
 
-func TestLabelRemoval(t *testing.T) {
-	t.Parallel()
-	ev := func(event, label, actor string, at time.Duration) github.LabelEvent {
-		return github.LabelEvent{Event: event, Label: label, Actor: actor, ActorType: "User", At: t0.Add(at)}
-	}
-	events := []github.LabelEvent{
-		ev("unlabeled", "loopbreaker:open", "early", -time.Hour),
-		ev("labeled", "loopbreaker:open", "github-actions[bot]", 0),
-		ev("unlabeled", "LoopBreaker:Open", "alice", time.Hour),
-		ev("unlabeled", "loopbreaker:open", "bob", 2*time.Hour),
-		ev("unlabeled", "other", "carol", 3*time.Hour),
-	}
-	got, ok := LabelRemoval(events, "loopbreaker:open", t0)
-	if !ok || got.Actor != "bob" {
-		t.Errorf("got %+v %v, want bob's removal, the newest after opening", got, ok)
-	}
-	if _, ok := LabelRemoval(events[:2], "loopbreaker:open", t0); ok {
-		t.Error("a removal before the breaker opened counted")
-	}
-	alice, ok := LabelRemoval(events[:3], "loopbreaker:open", t0)
-	if !ok || alice.Actor != "alice" {
-		t.Errorf("label names differing in case: got %+v %v", alice, ok)
-	}
-	c := LabelReset(alice, "loopbreaker:open")
-	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
-	if diff := cmp.Diff(want, c); diff != "" {
-		t.Errorf("LabelReset (-want +got):\n%s", diff)
-	}
-}
-
 func TestLabelReset(t *testing.T) {
 	t.Parallel()
 	e := github.LabelEvent{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "alice", ActorType: "User", At: t0.Add(time.Hour)}
