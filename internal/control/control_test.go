@@ -121,33 +121,6 @@ func TestLabelReset(t *testing.T) {
 	}
 }
 
-func TestResetsSince(t *testing.T) {
-	t.Parallel()
-	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
-	history := []breaker.Event{
-		{At: at(1), From: breaker.Closed, To: breaker.HalfOpen},
-		{At: at(2), From: breaker.HalfOpen, To: breaker.Open},
-		{At: at(3), From: breaker.Open, To: breaker.Closed},
-		{At: at(5), From: breaker.Closed, To: breaker.Open},
-	}
-	if since, ok := ResetsSince(history); !ok || !since.Equal(at(2)) {
-		t.Errorf("got %s %v, want the first opening, %s", since, ok, at(2))
-	}
-	if _, ok := ResetsSince(history[:1]); ok {
-		t.Error("a breaker never OPEN: got a time to read the label events from")
-	}
-	if _, ok := ResetsSince(nil); ok {
-		t.Error("no transition: got a time to read the label events from")
-	}
-	full := make([]breaker.Event, breaker.MaxHistory)
-	for i := range full {
-		full[i] = breaker.Event{At: at(10 + i), From: breaker.HalfOpen, To: breaker.Closed}
-	}
-	if since, ok := ResetsSince(full); !ok || !since.IsZero() {
-		t.Errorf("a cut history: got %s %v, want every event (the zero time)", since, ok)
-	}
-}
-
 // TestLabelResets: a breaker opens at 2h; alice's removal before that is
 // no reset; mallory (no write access) removes the label at 3h, alice at
 // 4h (a reset: the fold closes it, and it opens again at 6h); bob's
@@ -231,7 +204,7 @@ func TestLabelRemovals(t *testing.T) {
 	}
 }
 
-func TestOpenAt(t *testing.T) {
+func TestOpenAtAndResetsSince(t *testing.T) {
 	t.Parallel()
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
 	history := []breaker.Event{
@@ -265,6 +238,21 @@ func TestOpenAt(t *testing.T) {
 	}
 	if !OpenAt(full, at(9)) || OpenAt(full, at(11).Add(time.Minute)) {
 		t.Error("a cut history: want OPEN before its oldest transition, what it says after")
+	}
+
+	// ResetsSince: a removal can reset the breaker from its first opening
+	// on; from any time in a cut history (OPEN before its oldest
+	// transition); never in a breaker that was never OPEN.
+	if since, ok := ResetsSince(history); !ok || !since.Equal(at(2)) {
+		t.Errorf("ResetsSince: got %s %v, want the first opening, %s", since, ok, at(2))
+	}
+	if since, ok := ResetsSince(full); !ok || !since.IsZero() {
+		t.Errorf("ResetsSince of a cut history: got %s %v, want the zero time", since, ok)
+	}
+	for _, h := range [][]breaker.Event{nil, history[:1]} {
+		if since, ok := ResetsSince(h); ok {
+			t.Errorf("ResetsSince of a breaker never OPEN (%d transitions): got %s", len(h), since)
+		}
 	}
 }
 
