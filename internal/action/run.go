@@ -18,6 +18,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
+	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -221,7 +222,7 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 	if r.client == nil || r.ev.Number == 0 {
 		return res, nil
 	}
-	claimed := newestClaims(cfg.Ledger)
+	claimed := control.LabelResetClaims(cfg.Ledger)
 	d := res.Final()
 	// A breaker that opened at this run's own record never had the label:
 	// its absence says nothing.
@@ -241,15 +242,6 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 		res.Records[n-1].LabelResets = applied
 	}
 	return res, nil
-}
-
-// newestClaims are the label resets the ledger's newest record says its
-// run applied.
-func newestClaims(l *ledger.Ledger) []ledger.LabelReset {
-	if l == nil || len(l.Records) == 0 {
-		return nil
-	}
-	return l.Records[len(l.Records)-1].LabelResets
 }
 
 // openedBefore reports whether the breaker was already OPEN before the

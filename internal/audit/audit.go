@@ -617,7 +617,7 @@ func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *break
 		since = p.CreatedAt // no label event is older than its pull request
 	}
 	gone := d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, present.LabelOpen)
-	events, ok, err := a.labelEvents(ctx, p, since, gone || claimsLabelResets(led), pr)
+	events, ok, err := a.labelEvents(ctx, p, since, gone || len(control.LabelResetClaims(led)) > 0, pr)
 	if err != nil || !ok {
 		return err
 	}
@@ -626,12 +626,6 @@ func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *break
 		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", present.LabelOpen, e.Actor))
 	}
 	return err
-}
-
-// claimsLabelResets reports whether the ledger's newest record says its
-// run applied resets by the open label.
-func claimsLabelResets(led *ledger.Ledger) bool {
-	return led != nil && len(led.Records) > 0 && len(led.Records[len(led.Records)-1].LabelResets) > 0
 }
 
 // oneLine keeps an error on one line.

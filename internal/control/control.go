@@ -21,6 +21,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
 
@@ -177,6 +178,18 @@ func LabelResets(events []github.LabelEvent, label string, history []breaker.Eve
 		applied = append(applied, e)
 	}
 	return applied, refused, nil
+}
+
+// LabelResetClaims are the resets by the open label that a ledger's
+// newest record says its run applied (nil without a record). A claim
+// never resets anything: it only says that the label events hold resets
+// to apply (LabelResets), so that they are read even once the label is
+// back.
+func LabelResetClaims(l *ledger.Ledger) []ledger.LabelReset {
+	if l == nil || len(l.Records) == 0 {
+		return nil
+	}
+	return l.Records[len(l.Records)-1].LabelResets
 }
 
 // LabelAdded returns the newest addition of label (compared without case)

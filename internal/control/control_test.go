@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
 
@@ -252,6 +253,26 @@ func TestOpenAtAndResetsSince(t *testing.T) {
 	for _, h := range [][]breaker.Event{nil, history[:1]} {
 		if since, ok := ResetsSince(h); ok {
 			t.Errorf("ResetsSince of a breaker never OPEN (%d transitions): got %s", len(h), since)
+		}
+	}
+}
+
+func TestLabelResetClaims(t *testing.T) {
+	t.Parallel()
+	claim := []ledger.LabelReset{{At: t0, By: "alice"}}
+	tests := []struct {
+		name string
+		l    *ledger.Ledger
+		want int
+	}{
+		{"no ledger", nil, 0},
+		{"no record", &ledger.Ledger{}, 0},
+		{"the newest record claims", &ledger.Ledger{Records: []ledger.Record{{}, {LabelResets: claim}}}, 1},
+		{"only an older record claims", &ledger.Ledger{Records: []ledger.Record{{LabelResets: claim}, {}}}, 0},
+	}
+	for _, tt := range tests {
+		if got := LabelResetClaims(tt.l); len(got) != tt.want {
+			t.Errorf("%s: got %d claims, want %d", tt.name, len(got), tt.want)
 		}
 	}
 }
