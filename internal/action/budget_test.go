@@ -80,13 +80,13 @@ func progress(n int) map[string]string {
 // (once per repository), the label events read only when a control can
 // depend on them, the ledger read from the sticky comment's digest when
 // there is one, and GET /user never. Five calls at most, but for the three
-// runs whose six calls are each needed (maxCalls): the README's table is
-// this one, and the test fails when they differ.
+// runs whose six calls and the one whose seven are each needed: the
+// README's table is this one, and the test fails when they differ.
 func TestAPIBudgetPerRun(t *testing.T) {
 	t.Parallel()
 	b := newBudgetLife(t)
 	h := b.h
-	const six = 6 // the README says why each of these calls is needed
+	const six, seven = 6, 7 // the README says why each of these calls is needed
 	runs := []budgetRun{
 		{"first run", 5, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},
 		{"steady CLOSED", 5, "CLOSED", func(b *budgetLife) { b.push(progress(2)) }},
@@ -135,6 +135,14 @@ func TestAPIBudgetPerRun(t *testing.T) {
 		// run while the fold without it is OPEN: with the comments, the
 		// remover's permission, and the writes of a state change.
 		{"the next iteration, without progress (CLOSED to HALF_OPEN)", six, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		// The loop opens again: the trip's writes (the open label added,
+		// the half-open label removed, the comment and the status), the
+		// comments, and the label events with the remover's permission, as
+		// on every run after a reset by the label.
+		{"OPEN again after the label's reset (HALF_OPEN to OPEN)", seven, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		// The open label is back in the payload; the newest record says its
+		// run applied the label's reset, so the events are read again.
+		{"steady OPEN after the label's reset, the label back in the payload", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
 	}
 	var table []string
 	for _, r := range runs {

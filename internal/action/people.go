@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
@@ -94,21 +96,40 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 	}
 }
 
-// labelReset looks for the removal of the open label by a trusted person
-// after the breaker opened. Removal by the workflow's own token (a bot) or
-// by someone without write access is not a reset.
-func (r *run) labelReset(ctx context.Context, openedAt time.Time) (loop.Control, bool) {
+// labelResets applies every reset a person made by taking the open label
+// off, by control.LabelResets (the audit's rule too): each removal, oldest
+// first, by someone who may control the breaker (trusted), made while the
+// breaker — folded with the resets before it — was OPEN; the fold is run
+// again after each. Removal by the workflow's own token (a bot), by
+// someone without write access, or while the breaker was not OPEN is no
+// reset. It returns the result, the resets applied (the newest
+// ledger.MaxLabelResets) and whether the label events could be read.
+func (r *run) labelResets(ctx context.Context, cfg *loop.Config, res *loop.Result) (*loop.Result, []ledger.LabelReset, bool, error) {
 	events, read := r.labelEvents(ctx)
 	if !read {
-		return loop.Control{}, false
+		return res, nil, false, nil
 	}
-	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
-	if !ok {
-		return loop.Control{}, false
+	done, refused, err := control.LabelResets(events, present.LabelOpen, res.Final().History, r.trustedFunc(ctx), func(c loop.Control) ([]breaker.Event, error) {
+		cfg.Controls = append(cfg.Controls, c)
+		next, err := loop.Run(*cfg)
+		if err != nil {
+			return nil, err
+		}
+		res = next
+		return res.Final().History, nil
+	})
+	if err != nil {
+		return nil, nil, true, err
 	}
-	if r.trusted(ctx, e.Actor, e.ActorType) {
-		return control.LabelReset(e, present.LabelOpen), true
+	for _, e := range refused {
+		r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
 	}
-	r.note(fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker; it stays OPEN", present.LabelOpen, e.Actor))
-	return loop.Control{}, false
+	var applied []ledger.LabelReset
+	for _, e := range done {
+		applied = append(applied, ledger.LabelReset{At: e.At.UTC(), By: e.Actor})
+	}
+	if n := len(applied); n > ledger.MaxLabelResets {
+		applied = applied[n-ledger.MaxLabelResets:]
+	}
+	return res, applied, true, nil
 }

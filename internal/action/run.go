@@ -18,6 +18,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
+	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -199,20 +200,48 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if d := res.Final(); d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && r.client != nil && r.ev.Number > 0 && d.OpenedAt != nil &&
-		(cfg.Ledger == nil || cfg.StatusOnly || openedBefore(res)) {
-		// The open label is gone: a reset if a trusted person removed it.
-		// A breaker that opened at this run's own record never had the
-		// label: no events to read.
-		if c, ok := r.labelReset(ctx, *d.OpenedAt); ok {
-			cfg.Controls = append(cfg.Controls, c)
-			if res, err = loop.Run(cfg); err != nil {
-				return 0, err
-			}
-		}
+	if res, err = r.applyLabelResets(ctx, &cfg, res); err != nil {
+		return 0, err
 	}
 	r.notes = append(r.notes, res.Notes...)
 	return r.report(ctx, res, g)
+}
+
+// applyLabelResets folds the resets people made by taking the open label
+// off, which only the pull request's label events show (SPEC §7). The
+// events are read (one call) only when a reset may be missing from res,
+// the fold without them: the open label is gone from an OPEN pull
+// request, or the ledger's newest record says its run applied such
+// resets. A record is evidence, never authority, so what it says is not
+// applied: the events are, and a forged claim costs the one read. This
+// run's record says which resets it applied, so that a later run, whose
+// payload may carry the label again (the loop opened again), does not
+// forget them; when the events could not be read it passes on the claims
+// it read, for the next run to check.
+func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.Result) (*loop.Result, error) {
+	if r.client == nil || r.ev.Number == 0 {
+		return res, nil
+	}
+	claimed := control.LabelResetClaims(cfg.Ledger)
+	d := res.Final()
+	// A breaker that opened at this run's own record never had the label:
+	// its absence says nothing.
+	gone := d.State == breaker.Open && !r.ev.HasLabel(present.LabelOpen) && d.OpenedAt != nil &&
+		(cfg.Ledger == nil || cfg.StatusOnly || openedBefore(res))
+	if !gone && len(claimed) == 0 {
+		return res, nil
+	}
+	res, applied, read, err := r.labelResets(ctx, cfg, res)
+	if err != nil {
+		return nil, err
+	}
+	if !read {
+		applied = claimed
+	}
+	if n := len(res.Records); n > 0 && !cfg.StatusOnly {
+		res.Records[n-1].LabelResets = applied
+	}
+	return res, nil
 }
 
 // openedBefore reports whether the breaker was already OPEN before the

@@ -15,6 +15,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/present"
@@ -399,17 +400,16 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 			return nil, err
 		}
 	}
-	if d := &ds[len(ds)-1]; d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, present.LabelOpen) {
-		c, ok, err := a.labelReset(ctx, p, *d.OpenedAt, pr)
-		if err != nil {
+	refold := func(c loop.Control) ([]breaker.Event, error) {
+		controls = append(controls, c)
+		var err error
+		if ds, notes, err = decide(); err != nil {
 			return nil, err
 		}
-		if ok {
-			controls = append(controls, c)
-			if ds, notes, err = decide(); err != nil {
-				return nil, err
-			}
-		}
+		return ds[len(ds)-1].History, nil
+	}
+	if err := a.labelResets(ctx, p, &ds[len(ds)-1], led, refold, pr); err != nil {
+		return nil, err
 	}
 	pr.Notes = append(notes, pr.Notes...)
 	a.describe(pr, ds)
@@ -595,27 +595,37 @@ func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) contro
 	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
 }
 
-// labelReset finds the removal of the open label by a trusted person after
-// the breaker opened: a reset. Removal by a bot (loopbreaker's own token
-// included) or by someone without write access is not.
-func (a *auditor) labelReset(ctx context.Context, p *github.AuditPull, openedAt time.Time, pr *report.PullResult) (loop.Control, bool, error) {
-	events, ok, err := a.labelEvents(ctx, p, openedAt, pr)
+// labelResets folds the resets people made by taking the open label off,
+// which only the label events show (SPEC §7), by the check run's rule
+// (control.LabelResets): every removal by a person with write access made
+// while the breaker was OPEN, not only the newest; refold folds again with
+// each. d is the decision without them. The events are read (from the
+// repository's feed, else the pull request's own: budgeted) when a reset
+// may be missing from d: the open label is gone from an OPEN pull request,
+// or the ledger's newest record says its run applied such resets — once
+// the loop opened again the label is back, and only that claim remembers
+// them. A claim is never applied itself: a forged one costs the read and
+// changes nothing. Otherwise the events are used only when the run holds
+// them already (the feed's pages read for other pull requests, or this
+// one's own events), at no call.
+func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *report.PullResult) error {
+	since, ever := control.ResetsSince(d.History)
+	if !ever {
+		return nil
+	}
+	if since.Before(p.CreatedAt) {
+		since = p.CreatedAt // no label event is older than its pull request
+	}
+	gone := d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, present.LabelOpen)
+	events, ok, err := a.labelEvents(ctx, p, since, gone || len(control.LabelResetClaims(led)) > 0, pr)
 	if err != nil || !ok {
-		return loop.Control{}, false, err
+		return err
 	}
-	e, ok := control.LabelRemoval(events, present.LabelOpen, openedAt)
-	if !ok {
-		return loop.Control{}, false, nil
+	_, refused, err := control.LabelResets(events, present.LabelOpen, d.History, a.trustedFunc(ctx, pr), refold)
+	for _, e := range refused {
+		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", present.LabelOpen, e.Actor))
 	}
-	trusted, err := a.trusted(ctx, e.Actor, e.ActorType, pr)
-	if err != nil {
-		return loop.Control{}, false, err
-	}
-	if trusted {
-		return control.LabelReset(e, present.LabelOpen), true, nil
-	}
-	pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", present.LabelOpen, e.Actor))
-	return loop.Control{}, false, nil
+	return err
 }
 
 // oneLine keeps an error on one line.

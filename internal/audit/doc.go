@@ -19,10 +19,18 @@
 // Labels, comments and issue events are read for two things only: the
 // controls of people with write access (a /loopbreaker command, the removal
 // of the open label, the force-open label) and the digest in loopbreaker's
-// own sticky comment. The removals come from the repository's label events,
-// read a page at a time for the whole run (events.go), or from a pull
-// request's own events where those pages do not reach back far enough. Nothing loopbreaker writes — a label, a comment edit,
-// the updated_at it bumps — is ever an iteration or progress.
+// own sticky comment. Every removal of the open label by such a person
+// while the breaker was OPEN is a reset, by the check run's rule
+// (control.LabelResets). The removals are read when one may be missing from
+// the fold: the open label is gone from an OPEN pull request, or the
+// ledger's newest record says its run applied such resets (once the loop
+// opened again the label is back, and only that claim remembers them; the
+// claim itself is never applied). They come from the repository's label
+// events, read a page at a time for the whole run (events.go), or from a
+// pull request's own events where those pages do not reach back far
+// enough; pages already read serve every pull request at no call. Nothing
+// loopbreaker writes — a label, a comment edit, the updated_at it bumps —
+// is ever an iteration or progress.
 //
 // From the API (no clone) an iteration's diff is not known file by file:
 // listing a commit's files costs one call per commit. A commit whose tree

@@ -11,10 +11,13 @@ import (
 
 // labelFeed is the repository's label events (every issue's, newest
 // first), read one page at a time for all the pull requests of a run. A
-// pull request found OPEN without its open label needs the removals since
-// it opened, to tell a person's reset from a label never added; one page of
-// the feed usually answers that for every such pull request at once,
-// where asking each would cost a call each.
+// pull request found OPEN without its open label, or whose newest record
+// says its run applied resets by the label, needs the removals since its
+// breaker first opened, to tell a person's reset from a label never added
+// and to fold every reset, not only the newest; one page of the feed
+// usually answers that for every such pull request at once, where asking
+// each would cost a call each. Pages read for some are used for the others
+// too, at no call.
 //
 // The feed never reads more pages than pull requests have asked, and once
 // it fails to reach back far enough for one (a busy repository, a breaker
@@ -51,11 +54,23 @@ func (f *labelFeed) of(number int) []github.LabelEvent {
 	return out
 }
 
-// labelEvents returns the label events of pull request p from the feed
-// when it reaches back to since, else from a call of its own. ok is false
-// when they could not be read (noted on pr).
-func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, pr *report.PullResult) (events []github.LabelEvent, ok bool, err error) {
+// labelEvents returns the label events of pull request p: its own when
+// the run read them already, else the feed's when it reaches back to
+// since. With read, it reads what is missing (budgeted): more pages of the
+// feed while it may still reach back, else the pull request's own events.
+// ok is false when they are not at hand without read, or could not be read
+// (noted on pr).
+func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, read bool, pr *report.PullResult) (events []github.LabelEvent, ok bool, err error) {
+	if events, ok := a.prEvents[p.Number]; ok {
+		return events, true, nil
+	}
 	f := &a.feed
+	if !read {
+		if !f.abandoned && f.covers(since) {
+			return f.of(p.Number), true, nil
+		}
+		return nil, false, nil
+	}
 	f.asked++
 	for !f.abandoned && !f.covers(since) && f.pages < f.asked { // covers holds once every page is read
 		if err := a.afford(ctx, 1); err != nil {
@@ -90,5 +105,6 @@ func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since ti
 		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
 		return nil, false, nil
 	}
+	a.prEvents[p.Number] = events
 	return events, true, nil
 }

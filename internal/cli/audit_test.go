@@ -114,3 +114,66 @@ func TestAuditCommandUsage(t *testing.T) {
 		t.Errorf("bad usage made %d API calls", n)
 	}
 }
+
+// TestAuditCommandAppliesEveryLabelReset: `loopbreaker audit` against the
+// fake, on a stuck pull request a maintainer reset twice by taking the
+// open label off, after which it opened again and carries the label; the
+// check run's newest record says it applied both resets. The audit folds
+// both, as the check run does: the stagnation recurred after the second
+// reset, and only the two runs since the third opening ran while OPEN.
+func TestAuditCommandAppliesEveryLabelReset(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	hour := func(h float64) time.Time { return at.Add(time.Duration(h * float64(time.Hour))) }
+	head := fmt.Sprintf("%040x", 1)
+	fake := fakegithub.New()
+	t.Cleanup(fake.Close)
+	fake.AddPull("octo", "loop", fakegithub.Pull{Number: 1, User: "Copilot", UserType: "Bot", HeadSHA: head, HeadRef: "copilot/1",
+		CreatedAt: at, Commits: []string{head}, Files: []string{"a.go"}, Labels: []string{present.LabelOpen}})
+	fake.SetPermission("octo", "loop", "maintainer", "write")
+	var recs []ledger.Record
+	for i := 1; i <= 10; i++ {
+		recs = append(recs, ledger.Record{Version: 1, RunID: int64(i), RunAttempt: 1, Commit: head, At: hour(float64(i)), Errors: []ledger.Error{}})
+	}
+	// OPEN at the 4th run, reset at 4h30; OPEN at the 6th, reset at 6h30;
+	// OPEN again at the 8th.
+	recs[9].LabelResets = []ledger.LabelReset{{At: hour(4.5), By: "maintainer"}, {At: hour(6.5), By: "maintainer"}}
+	for _, h := range []float64{4, 6, 8} {
+		fake.AddLabelEvent("octo", "loop", 1, "labeled", present.LabelOpen, "github-actions[bot]", "Bot", hour(h))
+	}
+	for _, h := range []float64{4.5, 6.5} {
+		fake.AddLabelEvent("octo", "loop", 1, "unlabeled", present.LabelOpen, "maintainer", "User", hour(h))
+	}
+	digest, _ := present.EncodeDigest(recs)
+	fake.AddComment("octo", "loop", 1, fakegithub.DefaultLogin, "Bot", present.Marker+"\n"+digest, hour(11))
+
+	code, out, errOut := runAuditCmd(fake, map[string]string{"AUDIT_TOKEN": fakegithub.DefaultToken}, "--token-env", "AUDIT_TOKEN", "--format", "json")
+	if code != 0 {
+		t.Fatalf("got exit %d, want 0\n%s", code, errOut)
+	}
+	var res struct {
+		Pulls []struct {
+			State  string `json:"state"`
+			Reason string `json:"reason"`
+			Scores []int  `json:"scores"`
+		} `json:"pulls"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(res.Pulls) != 1 {
+		t.Fatalf("got %d pull requests evaluated, want 1\n%s", len(res.Pulls), out)
+	}
+	pr := res.Pulls[0]
+	// A run while OPEN is not scored (0); the runs between the resets are.
+	want := []int{1, -3, -3, -3, -3, -3, -3, -3, 0, 0}
+	if pr.State != "OPEN" || !strings.Contains(pr.Reason, "recurred after recovery") || fmt.Sprint(pr.Scores) != fmt.Sprint(want) {
+		t.Errorf("got %s (%s) with scores %v; want OPEN after the resets with scores %v", pr.State, pr.Reason, pr.Scores, want)
+	}
+	if n := fake.CallsTo("GET", "/repos/octo/loop/issues/events"); n != 1 {
+		t.Errorf("got %d reads of the repository's label events, want 1", n)
+	}
+	if l := fake.IssueLabels("octo", "loop", 1); len(l) != 1 || l[0] != present.LabelOpen {
+		t.Errorf("got labels %v, want %s kept", l, present.LabelOpen)
+	}
+}

@@ -19,7 +19,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
 
@@ -90,18 +92,104 @@ func FromCommand(verb, text, login string, at time.Time) (c loop.Control, ok boo
 	return c, true
 }
 
-// LabelRemoval returns the newest removal of label (compared without case,
-// as GitHub compares label names) at or after openedAt among a pull
-// request's label events, oldest first; ok is false when there is none.
-// Whether its actor may reset the breaker is the caller's to check.
-func LabelRemoval(events []github.LabelEvent, label string, openedAt time.Time) (e github.LabelEvent, ok bool) {
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Event == "unlabeled" && strings.EqualFold(e.Label, label) && !e.At.Before(openedAt) {
-			return e, true
+// LabelRemovals returns the removals of label (compared without case)
+// among a pull request's label events, oldest first as the events are.
+// Which of them reset the breaker is the caller's to decide (OpenAt, and
+// whether the actor may control it).
+func LabelRemovals(events []github.LabelEvent, label string) []github.LabelEvent {
+	var out []github.LabelEvent
+	for _, e := range events {
+		if e.Event == "unlabeled" && strings.EqualFold(e.Label, label) {
+			out = append(out, e)
 		}
 	}
-	return github.LabelEvent{}, false
+	return out
+}
+
+// OpenAt reports whether a breaker whose transitions are history (oldest
+// first, as a decision carries them) was OPEN when a control made at t
+// applies: after its transitions before t (the fold applies a control
+// before an iteration at the same time). A time before the oldest
+// transition of a history cut to breaker.MaxHistory events is taken as
+// OPEN: the transitions that would say otherwise are gone.
+func OpenAt(history []breaker.Event, t time.Time) bool {
+	if len(history) >= breaker.MaxHistory && t.Before(history[0].At) {
+		return true
+	}
+	state := breaker.Closed
+	for _, e := range history {
+		if !e.At.Before(t) {
+			break
+		}
+		state = e.To
+	}
+	return state == breaker.Open
+}
+
+// ResetsSince is the earliest time a removal of the open label can reset
+// a breaker whose transitions are history (oldest first): its first
+// opening, or the zero time when the history was cut to
+// breaker.MaxHistory events (OpenAt takes the time before it as OPEN).
+// ok is false when the breaker was never OPEN: no removal is a reset, and
+// the label events need not be read. Resets only ever apply while the
+// breaker is OPEN, so a fold with them opens first where the fold without
+// them does.
+func ResetsSince(history []breaker.Event) (since time.Time, ok bool) {
+	if len(history) >= breaker.MaxHistory {
+		return time.Time{}, true
+	}
+	for _, e := range history {
+		if e.To == breaker.Open {
+			return e.At, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Refold folds the breaker again with one more control and returns the
+// transitions of its newest decision.
+type Refold func(loop.Control) ([]breaker.Event, error)
+
+// LabelResets applies every reset people made by taking label (the open
+// label) off, the one rule of the check run and the audit: each removal
+// among a pull request's label events (oldest first), made while the
+// breaker — folded with the resets before it — was OPEN (OpenAt on
+// history, then on what refold returns), by someone trusted says may
+// control the breaker, is a reset (LabelReset) handed to refold. A removal
+// while the breaker was not OPEN is no reset, and its actor is not looked
+// up. It returns the removals applied and, for the caller's notes, those
+// by someone who may not reset the breaker.
+func LabelResets(events []github.LabelEvent, label string, history []breaker.Event, trusted Trusted, refold Refold) (applied, refused []github.LabelEvent, err error) {
+	for _, e := range LabelRemovals(events, label) {
+		if !OpenAt(history, e.At) {
+			continue
+		}
+		ok, err := trusted(e.Actor, e.ActorType)
+		if err != nil {
+			return applied, refused, err
+		}
+		if !ok {
+			refused = append(refused, e)
+			continue
+		}
+		if history, err = refold(LabelReset(e, label)); err != nil {
+			return applied, refused, err
+		}
+		applied = append(applied, e)
+	}
+	return applied, refused, nil
+}
+
+// LabelResetClaims are the resets by the open label that a ledger's
+// newest record says its run applied (nil without a record). A claim
+// never resets anything: it only says that the label events hold resets
+// to apply (LabelResets), so that they are read even once the label is
+// back.
+func LabelResetClaims(l *ledger.Ledger) []ledger.LabelReset {
+	if l == nil || len(l.Records) == 0 {
+		return nil
+	}
+	return l.Records[len(l.Records)-1].LabelResets
 }
 
 // LabelAdded returns the newest addition of label (compared without case)

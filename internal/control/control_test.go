@@ -1,11 +1,14 @@
 package control
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
 
@@ -110,33 +113,167 @@ func TestFromCommand(t *testing.T) {
 	}
 }
 
-func TestLabelRemoval(t *testing.T) {
+func TestLabelReset(t *testing.T) {
 	t.Parallel()
-	ev := func(event, label, actor string, at time.Duration) github.LabelEvent {
-		return github.LabelEvent{Event: event, Label: label, Actor: actor, ActorType: "User", At: t0.Add(at)}
+	e := github.LabelEvent{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "alice", ActorType: "User", At: t0.Add(time.Hour)}
+	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
+	if diff := cmp.Diff(want, LabelReset(e, "loopbreaker:open")); diff != "" {
+		t.Errorf("LabelReset (-want +got):\n%s", diff)
+	}
+}
+
+// TestLabelResets: a breaker opens at 2h; alice's removal before that is
+// no reset; mallory (no write access) removes the label at 3h, alice at
+// 4h (a reset: the fold closes it, and it opens again at 6h); bob's
+// removal at 5h finds it CLOSED; alice's removal at 7h resets it again.
+func TestLabelResets(t *testing.T) {
+	t.Parallel()
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	rm := func(actor string, h int) github.LabelEvent {
+		return github.LabelEvent{Event: "unlabeled", Label: "loopbreaker:open", Actor: actor, ActorType: "User", At: at(h)}
 	}
 	events := []github.LabelEvent{
-		ev("unlabeled", "loopbreaker:open", "early", -time.Hour),
-		ev("labeled", "loopbreaker:open", "github-actions[bot]", 0),
-		ev("unlabeled", "LoopBreaker:Open", "alice", time.Hour),
-		ev("unlabeled", "loopbreaker:open", "bob", 2*time.Hour),
-		ev("unlabeled", "other", "carol", 3*time.Hour),
+		rm("alice", 1),
+		{Event: "labeled", Label: "loopbreaker:open", Actor: "github-actions[bot]", ActorType: "Bot", At: at(2)},
+		rm("mallory", 3), rm("alice", 4), rm("bob", 5),
+		{Event: "unlabeled", Label: "other", Actor: "alice", ActorType: "User", At: at(6).Add(time.Minute)},
+		rm("alice", 7),
 	}
-	got, ok := LabelRemoval(events, "loopbreaker:open", t0)
-	if !ok || got.Actor != "bob" {
-		t.Errorf("got %+v %v, want bob's removal, the newest after opening", got, ok)
+	opened := []breaker.Event{{At: at(2), From: breaker.Closed, To: breaker.Open}}
+	// The fold after each reset: closed at it, OPEN again at 6h.
+	folds := [][]breaker.Event{
+		{opened[0], {At: at(4), From: breaker.Open, To: breaker.Closed, Trigger: "reset"}, {At: at(6), From: breaker.Closed, To: breaker.Open}},
+		{opened[0], {At: at(4), From: breaker.Open, To: breaker.Closed, Trigger: "reset"}, {At: at(6), From: breaker.Closed, To: breaker.Open},
+			{At: at(7), From: breaker.Open, To: breaker.Closed, Trigger: "reset"}},
 	}
-	if _, ok := LabelRemoval(events[:2], "loopbreaker:open", t0); ok {
-		t.Error("a removal before the breaker opened counted")
+	var given []loop.Control
+	var asked []string
+	trusted := func(login, userType string) (bool, error) {
+		asked = append(asked, login)
+		return writers("alice", "bob")(login, userType)
 	}
-	alice, ok := LabelRemoval(events[:3], "loopbreaker:open", t0)
-	if !ok || alice.Actor != "alice" {
-		t.Errorf("label names differing in case: got %+v %v", alice, ok)
+	refold := func(c loop.Control) ([]breaker.Event, error) {
+		given = append(given, c)
+		return folds[len(given)-1], nil
 	}
-	c := LabelReset(alice, "loopbreaker:open")
-	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
-	if diff := cmp.Diff(want, c); diff != "" {
-		t.Errorf("LabelReset (-want +got):\n%s", diff)
+	applied, refused, err := LabelResets(events, "loopbreaker:open", opened, trusted, refold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := func(es []github.LabelEvent) []time.Time {
+		var out []time.Time
+		for _, e := range es {
+			out = append(out, e.At)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]time.Time{at(4), at(7)}, times(applied)); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+	if len(refused) != 1 || refused[0].Actor != "mallory" {
+		t.Errorf("got refused %+v, want mallory's removal", refused)
+	}
+	want := []loop.Control{LabelReset(events[3], "loopbreaker:open"), LabelReset(events[6], "loopbreaker:open")}
+	if diff := cmp.Diff(want, given); diff != "" {
+		t.Errorf("controls folded (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"mallory", "alice", "alice"}, asked); diff != "" {
+		t.Errorf("actors looked up (-want +got): only removals while OPEN need it\n%s", diff)
+	}
+
+	broken := errors.New("permission lookup failed")
+	_, _, err = LabelResets(events, "loopbreaker:open", opened, func(string, string) (bool, error) { return false, broken }, refold)
+	if !errors.Is(err, broken) {
+		t.Errorf("a failed lookup: got %v, want it returned", err)
+	}
+}
+
+func TestLabelRemovals(t *testing.T) {
+	t.Parallel()
+	events := []github.LabelEvent{
+		{Event: "unlabeled", Label: "loopbreaker:open", Actor: "alice", At: t0},
+		{Event: "labeled", Label: "loopbreaker:open", Actor: "github-actions[bot]", At: t0.Add(time.Hour)},
+		{Event: "unlabeled", Label: "other", Actor: "carol", At: t0.Add(2 * time.Hour)},
+		{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "bob", At: t0.Add(3 * time.Hour)},
+	}
+	var got []string
+	for _, e := range LabelRemovals(events, "loopbreaker:open") {
+		got = append(got, e.Actor)
+	}
+	if diff := cmp.Diff([]string{"alice", "bob"}, got); diff != "" {
+		t.Errorf("removals (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenAtAndResetsSince(t *testing.T) {
+	t.Parallel()
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	history := []breaker.Event{
+		{At: at(1), From: breaker.Closed, To: breaker.HalfOpen},
+		{At: at(2), From: breaker.HalfOpen, To: breaker.Open},
+		{At: at(4), From: breaker.Open, To: breaker.Closed, Trigger: "reset"},
+		{At: at(6), From: breaker.Closed, To: breaker.Open},
+	}
+	tests := []struct {
+		at   time.Time
+		want bool
+	}{
+		{at(0), false},
+		{at(2), false}, // before the iteration that opens it, at the same time
+		{at(2).Add(time.Minute), true},
+		{at(4), true},
+		{at(5), false},
+		{at(7), true},
+	}
+	for _, tt := range tests {
+		if got := OpenAt(history, tt.at); got != tt.want {
+			t.Errorf("OpenAt(%s) = %v, want %v", tt.at.Format(time.RFC3339), got, tt.want)
+		}
+	}
+	if OpenAt(nil, at(1)) {
+		t.Error("OpenAt with no transition: got OPEN")
+	}
+	full := make([]breaker.Event, breaker.MaxHistory)
+	for i := range full {
+		full[i] = breaker.Event{At: at(10 + i), From: breaker.Open, To: breaker.Closed}
+	}
+	if !OpenAt(full, at(9)) || OpenAt(full, at(11).Add(time.Minute)) {
+		t.Error("a cut history: want OPEN before its oldest transition, what it says after")
+	}
+
+	// ResetsSince: a removal can reset the breaker from its first opening
+	// on; from any time in a cut history (OPEN before its oldest
+	// transition); never in a breaker that was never OPEN.
+	if since, ok := ResetsSince(history); !ok || !since.Equal(at(2)) {
+		t.Errorf("ResetsSince: got %s %v, want the first opening, %s", since, ok, at(2))
+	}
+	if since, ok := ResetsSince(full); !ok || !since.IsZero() {
+		t.Errorf("ResetsSince of a cut history: got %s %v, want the zero time", since, ok)
+	}
+	for _, h := range [][]breaker.Event{nil, history[:1]} {
+		if since, ok := ResetsSince(h); ok {
+			t.Errorf("ResetsSince of a breaker never OPEN (%d transitions): got %s", len(h), since)
+		}
+	}
+}
+
+func TestLabelResetClaims(t *testing.T) {
+	t.Parallel()
+	claim := []ledger.LabelReset{{At: t0, By: "alice"}}
+	tests := []struct {
+		name string
+		l    *ledger.Ledger
+		want int
+	}{
+		{"no ledger", nil, 0},
+		{"no record", &ledger.Ledger{}, 0},
+		{"the newest record claims", &ledger.Ledger{Records: []ledger.Record{{}, {LabelResets: claim}}}, 1},
+		{"only an older record claims", &ledger.Ledger{Records: []ledger.Record{{LabelResets: claim}, {}}}, 0},
+	}
+	for _, tt := range tests {
+		if got := LabelResetClaims(tt.l); len(got) != tt.want {
+			t.Errorf("%s: got %d claims, want %d", tt.name, len(got), tt.want)
+		}
 	}
 }
 

@@ -171,6 +171,27 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		b = append(b, in2...)
 		b = append(b, '}')
 	}
+	if len(r.LabelResets) > 0 {
+		b = appendKey(b, in2, "label_resets", false)
+		b = append(b, '[')
+		for i, x := range r.LabelResets {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in3...)
+			b = append(b, '{')
+			b = appendKey(b, in4, "at", true)
+			if b, err = appendTime(b, x.At); err != nil {
+				return nil, err
+			}
+			b = appendKey(b, in4, "by", false)
+			b = appendString(b, x.By)
+			b = append(b, in3...)
+			b = append(b, '}')
+		}
+		b = append(b, in2...)
+		b = append(b, ']')
+	}
 	b = append(b, in1...)
 	return append(b, '}'), nil
 }
@@ -510,6 +531,9 @@ func (p *fastReader) record(r *Record) bool {
 		case "checkpoint":
 			r.Checkpoint = nil
 			return p.null() || p.checkpoint(new(Checkpoint), &r.Checkpoint)
+		case "label_resets":
+			r.LabelResets = nil
+			return p.null() || p.labelResets(&r.LabelResets)
 		}
 		return false
 	})
@@ -570,21 +594,40 @@ func (p *fastReader) tasks(t *Tasks, to **Tasks) bool {
 	})
 }
 
-func (p *fastReader) errors(list *[]Error) bool {
-	*list = []Error{}
+// objects reads an array of objects into *list (empty, not nil, for an
+// empty array, as encoding/json does), field reading each member of an
+// element.
+func objects[T any](p *fastReader, list *[]T, field func(x *T, key []byte) bool) bool {
+	*list = []T{}
 	return p.array(func() bool {
-		var e Error
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
-			case "hash":
-				return p.readString(&e.Hash)
-			case "sample":
-				return p.readString(&e.Sample)
-			}
-			return false
-		})
-		*list = append(*list, e)
+		var x T
+		ok := p.object(func(key []byte) bool { return field(&x, key) })
+		*list = append(*list, x)
 		return ok
+	})
+}
+
+func (p *fastReader) errors(list *[]Error) bool {
+	return objects(p, list, func(e *Error, key []byte) bool {
+		switch string(key) {
+		case "hash":
+			return p.readString(&e.Hash)
+		case "sample":
+			return p.readString(&e.Sample)
+		}
+		return false
+	})
+}
+
+func (p *fastReader) labelResets(list *[]LabelReset) bool {
+	return objects(p, list, func(x *LabelReset, key []byte) bool {
+		switch string(key) {
+		case "at":
+			return p.readTime(&x.At)
+		case "by":
+			return p.readString(&x.By)
+		}
+		return false
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -82,6 +83,18 @@ func randomRecord(r *rand.Rand) Record {
 		rec.Checkpoint = &Checkpoint{Program: "fold/1 " + pick(), Policy: hex(64), Base: "rev " + hex(40), Digest: hex(64)}
 		if r.IntN(2) == 0 {
 			rec.Checkpoint.State = json.RawMessage(`{"breaker": {"state":"OPEN","n":[1, 2.5e3, -0],"s":"<\"x\">","e":{},"a":[]}, "ok": true, "no": null}`)
+		}
+	}
+	switch r.IntN(4) {
+	case 1:
+		rec.LabelResets = []LabelReset{}
+	case 2:
+		for range r.IntN(3) + 1 {
+			by := pick()
+			if by == "" || len(by) > MaxName || !utf8.ValidString(by) {
+				by = "maintainer"
+			}
+			rec.LabelResets = append(rec.LabelResets, LabelReset{At: rec.At.Add(-time.Duration(r.Int64N(1e12))), By: by})
 		}
 	}
 	return rec

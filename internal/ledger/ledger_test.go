@@ -80,6 +80,8 @@ func TestCorruptEntriesAreReportedAndSkipped(t *testing.T) {
 		"notzip.zip":     `PK not really`,
 		"nan.json":       `{"version":1,"run_id":7,"at":"2026-04-01T12:00:00Z","progress_percent":130}`,
 		"commit.json":    `{"version":1,"run_id":8,"at":"2026-04-01T12:00:00Z","commit":"../../etc"}`,
+		"resetby.json":   `{"version":1,"run_id":9,"at":"2026-04-01T12:00:00Z","label_resets":[{"at":"2026-04-01T11:00:00Z","by":""}]}`,
+		"resetat.json":   `{"version":1,"run_id":10,"at":"2026-04-01T12:00:00Z","label_resets":[{"by":"maintainer"}]}`,
 	}
 	for name, content := range bad {
 		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
@@ -170,9 +172,13 @@ func TestEncodeRoundTrip(t *testing.T) {
 	r.ProgressPercent = &p
 	r.Tasks = &Tasks{Done: 2, Total: 5}
 	r.CurrentTask = "Wire the parser"
+	r.LabelResets = []LabelReset{{At: base.Add(-time.Hour), By: "maintainer"}, {At: base.Add(-time.Minute), By: "octo-admin"}}
 	var buf bytes.Buffer
 	if err := Encode(&buf, []Record{r}); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := decodeFast(buf.Bytes()); !ok {
+		t.Errorf("the hand-written reader does not read what Encode wrote:\n%s", buf.Bytes())
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "record.json"), buf.Bytes(), 0o644)

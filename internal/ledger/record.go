@@ -51,7 +51,23 @@ type Record struct {
 	// (SPEC §11): a later run may go on from it instead of folding every
 	// earlier record again, once it has checked it.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// LabelResets are the removals of the open label by people that the
+	// run writing the record applied as resets, every one it found. They
+	// are a claim, never authority: they tell a later run that the label
+	// events hold resets to apply, and that run applies only what the
+	// events show.
+	LabelResets []LabelReset `json:"label_resets,omitempty"`
 }
+
+// LabelReset is a removal of the open label that a run applied as a
+// reset: when, and by whom.
+type LabelReset struct {
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+}
+
+// MaxLabelResets bounds a record's label resets.
+const MaxLabelResets = 64
 
 // Checkpoint is the fold after a record's iteration. It is evidence, never
 // authority: a run uses it only after finding its commit on HEAD's
@@ -181,6 +197,15 @@ func (r *Record) Validate() error {
 			bad("checkpoint.digest is not a lowercase 64-hex SHA-256")
 		case len(c.State) > MaxCheckpointState:
 			bad("checkpoint.state is larger than %d bytes", MaxCheckpointState)
+		}
+	}
+	if len(r.LabelResets) > MaxLabelResets {
+		bad("label_resets has %d entries (at most %d)", len(r.LabelResets), MaxLabelResets)
+	}
+	for i, x := range r.LabelResets {
+		if x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By) {
+			bad("label_resets[%d] needs a time (at) and a login (by) of at most %d bytes of UTF-8", i, MaxName)
+			break
 		}
 	}
 	return errors.Join(errs...)

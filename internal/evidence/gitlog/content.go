@@ -56,23 +56,13 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// equalIgnoringSpace reports whether a and b are equal once all whitespace
-// is removed from both.
-func equalIgnoringSpace(a, b []byte) bool {
-	// Bytes both share at the start or at the end drop out of the
-	// comparison (removing whitespace from a concatenation removes it from
-	// each part): only the edited middle is scanned.
-	a, b = editedMiddle(a, b)
-	return equalSkipping(a, b, isSpace)
-}
-
 // DigitsOnly reports whether new differs from old only in ASCII digits: a
 // rewritten timestamp, counter or version. Equal contents are not a change.
 func DigitsOnly(old, new []byte) bool {
 	if bytes.Equal(old, new) {
 		return false
 	}
-	// As in equalIgnoringSpace, the bytes both share at the start and at
+	// As for whitespace-only changes, the bytes both share at the start and at
 	// the end drop out: only the edited middle is scanned.
 	old, new = editedMiddle(old, new)
 	return equalSkipping(old, new, isDigit)

@@ -51,17 +51,12 @@ type openTask struct {
 	display string
 }
 
-// readTaskList reads markdown checkboxes: list items ("-", "*", "+" or
-// "1." / "1)") whose text starts with "[ ]" (open) or "[x]" / "[X]"
-// (done). Lines inside fenced code blocks are not counted. The input is
-// streamed through a buffer of at most 64 KiB (size, when known, fits a
-// smaller file's buffer to it); very long lines are looked at by their
-// first 4 KiB.
-func readTaskList(r io.Reader, size int64) (taskList, error) {
-	return readTaskListWith(r, size, nil)
-}
-
-// readTaskListWith is readTaskList hashing task texts through texts.
+// readTaskListWith reads markdown checkboxes, hashing task texts through
+// texts: list items ("-", "*", "+" or "1." / "1)") whose text starts with
+// "[ ]" (open) or "[x]" / "[X]" (done). Lines inside fenced code blocks are
+// not counted. The input is streamed through a buffer of at most 64 KiB
+// (size, when known, fits a smaller file's buffer to it); very long lines
+// are looked at by their first 4 KiB.
 func readTaskListWith(r io.Reader, size int64, texts taskTexts) (taskList, error) {
 	var tl taskList
 	buf := 64 << 10
