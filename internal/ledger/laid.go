@@ -50,6 +50,7 @@ var (
 	kTasks       = laidKey(in2, "tasks")
 	kCurrentTask = laidKey(in2, "current_task")
 	kCheckpoint  = laidKey(in2, "checkpoint")
+	kLabelResets = laidKey(in2, "label_resets")
 	kPassed      = laidKey(in3, "passed")[1:]
 	kFailed      = laidKey(in3, "failed")
 	kSkipped     = laidKey(in3, "skipped")
@@ -65,6 +66,8 @@ var (
 	kBase        = laidKey(in3, "base")
 	kDigest      = laidKey(in3, "digest")
 	kState       = laidKey(in3, "state")
+	kResetAt     = laidKey(in4, "at")[1:]
+	kResetBy     = laidKey(in4, "by")
 )
 
 // lit consumes s if it comes next.
@@ -108,6 +111,9 @@ func (p *fastReader) laidRecord(r *Record) bool {
 		return false // an empty one is not written
 	}
 	if p.lit(kCheckpoint) && !p.laidCheckpoint(&r.Checkpoint) {
+		return false
+	}
+	if p.lit(kLabelResets) && !p.laidLabelResets(&r.LabelResets) {
 		return false
 	}
 	return p.closes(in1)
@@ -176,6 +182,23 @@ func (p *fastReader) laidErrors(list *[]Error) bool {
 			return false
 		}
 		*list = append(*list, e)
+	}
+	return p.lit(in2) && p.lit("]")
+}
+
+// laidLabelResets reads a record's label resets, which are written only
+// when there is at least one.
+func (p *fastReader) laidLabelResets(list *[]LabelReset) bool {
+	if !p.lit("[") {
+		return false
+	}
+	for first := true; first || p.lit(","); first = false {
+		var x LabelReset
+		if !p.lit(in3) || !p.opens(kResetAt) || !p.laidTime(&x.At) ||
+			!p.lit(kResetBy) || !p.laidString(&x.By, true) || !p.closes(in3) {
+			return false
+		}
+		*list = append(*list, x)
 	}
 	return p.lit(in2) && p.lit("]")
 }

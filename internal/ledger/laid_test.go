@@ -156,7 +156,8 @@ func TestIdenticalSeesEveryField(t *testing.T) {
 			Tests: &Tests{Passed: 1, Failed: 2, Skipped: 3, Failing: []string{"f"}}, Errors: []Error{{Hash: "h", Sample: "s"}},
 			Output: &Output{Lines: 1, Bytes: 2}, PermissionDenials: 1, CompletionClaimed: true, QuestionsAsked: true,
 			ProgressPercent: &pct, Tasks: &Tasks{Done: 1, Total: 2}, CurrentTask: "t",
-			Checkpoint: &Checkpoint{Program: "a", Policy: "b", Base: "c", Digest: "d", State: json.RawMessage(`{}`)}}
+			Checkpoint:  &Checkpoint{Program: "a", Policy: "b", Base: "c", Digest: "d", State: json.RawMessage(`{}`)},
+			LabelResets: []LabelReset{{At: time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC), By: "maintainer"}}}
 	}
 	if !identical(build(), build()) {
 		t.Fatal("two records of the same values are not identical")

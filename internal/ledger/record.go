@@ -322,8 +322,13 @@ func identical(a, b *Record) bool {
 		a.At == b.At && a.Phase == b.Phase && identicalTests(a.Tests, b.Tests) && identicalErrors(a.Errors, b.Errors) &&
 		samePtr(a.Output, b.Output) && a.PermissionDenials == b.PermissionDenials && a.CompletionClaimed == b.CompletionClaimed &&
 		a.QuestionsAsked == b.QuestionsAsked && identicalFloat(a.ProgressPercent, b.ProgressPercent) && samePtr(a.Tasks, b.Tasks) &&
-		a.CurrentTask == b.CurrentTask && identicalCheckpoints(a.Checkpoint, b.Checkpoint)
+		a.CurrentTask == b.CurrentTask && identicalCheckpoints(a.Checkpoint, b.Checkpoint) &&
+		(a.LabelResets == nil) == (b.LabelResets == nil) && slices.EqualFunc(a.LabelResets, b.LabelResets, sameReset)
 }
+
+// sameReset compares two label resets; their times by instant and
+// location, as the text of each would differ otherwise.
+func sameReset(a, b LabelReset) bool { return a.At == b.At && a.By == b.By }
 
 // samePtr compares what two pointers to comparable values point to.
 func samePtr[T comparable](a, b *T) bool {
