@@ -587,11 +587,27 @@ func raiseTaskHigh(s *Snapshot, it *Iteration) {
 // iteration checked to the completed tasks, keeping the newest
 // MaxCompleted.
 func rememberTasks(s *Snapshot, it *Iteration) {
-	for _, list := range [][]string{it.TasksCheckedBefore, taskChecked(it)} {
+	lists := [2][]string{it.TasksCheckedBefore, taskChecked(it)}
+	// The tasks checked before the loop can be thousands: a set keeps
+	// adding them linear.
+	var known map[string]bool
+	if n := len(lists[0]) + len(lists[1]); n > 8 {
+		known = make(map[string]bool, len(s.Completed)+n)
+		for _, id := range s.Completed {
+			known[id] = true
+		}
+	}
+	for _, list := range lists {
 		for _, id := range list {
-			if !slices.Contains(s.Completed, id) {
-				s.Completed = append(s.Completed, id)
+			if known != nil {
+				if known[id] {
+					continue
+				}
+				known[id] = true
+			} else if slices.Contains(s.Completed, id) {
+				continue
 			}
+			s.Completed = append(s.Completed, id)
 		}
 	}
 	if len(s.Completed) > MaxCompleted {

@@ -2,6 +2,7 @@ package breaker_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,30 @@ func TestCompletedTasksBounded(t *testing.T) {
 	s := b.Snapshot()
 	if len(s.Completed) != breaker.MaxCompleted || s.Completed[len(s.Completed)-1] != ids[len(ids)-1] {
 		t.Errorf("got %d completed tasks ending %q, want the newest %d", len(s.Completed), s.Completed[len(s.Completed)-1], breaker.MaxCompleted)
+	}
+}
+
+// TestCompletedTasksOnce: each task is remembered once, in the order it
+// was first seen, whether an iteration brings a few identities or many
+// (a long plan checked before the loop).
+func TestCompletedTasksOnce(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{3, 40} {
+		b := newBreaker(t, pol(t, "default", func(p *policy.Policy) { p.Rules.Rate.Enabled = false }), breaker.Options{})
+		var before, want []string
+		for i := range n {
+			id := fmt.Sprintf("task-%03d", i)
+			before = append(before, id, id) // repeated
+			want = append(want, id)
+		}
+		first := ticks(0, before[0], "new-1", "new-1")
+		first.TasksCheckedBefore = before
+		observe(t, b, withAt(first, t0))
+		observe(t, b, withAt(ticks(0, "new-1", before[2], "new-2"), t0.Add(time.Minute)))
+		want = append(want, "new-1", "new-2")
+		if got := b.Snapshot().Completed; !slices.Equal(got, want) {
+			t.Errorf("%d before the loop: got completed %q, want %q", n, got, want)
+		}
 	}
 }
 
