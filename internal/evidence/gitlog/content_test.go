@@ -40,6 +40,9 @@ func TestCountTasks(t *testing.T) {
 					t.Errorf("countTasks(size %d): got %+v, want %+v", size, got.counts, tt.want)
 				}
 			}
+			if got := readTaskListBytes([]byte(tt.text), nil); got.counts != tt.want {
+				t.Errorf("readTaskListBytes: got %+v, want %+v", got.counts, tt.want)
+			}
 		})
 	}
 }

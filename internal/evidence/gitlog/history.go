@@ -239,7 +239,7 @@ func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Has
 		if tasks.counts != nil || prevTasks.counts != nil {
 			cm.TaskChange = &TaskChange{}
 			if tasks != prevTasks {
-				*cm.TaskChange = compareTasks(prevTasks.entries, tasks.entries)
+				*cm.TaskChange = compareStates(prevTasks, tasks)
 			}
 		}
 		prevTasks = tasks

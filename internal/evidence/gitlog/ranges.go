@@ -93,7 +93,7 @@ func (w *Ranges) Next(to string) (*Range, error) {
 		if after, err = tracker.state(); err != nil {
 			return nil, err
 		}
-		rg.TaskChange = compareTasks(w.tasks.entries, after.entries)
+		rg.TaskChange = compareStates(w.tasks, after)
 	}
 	rg.Notes = append(append(rg.Notes, w.taskNotes...), tracker.notes...)
 	rg.Tasks = cloneTasks(after.counts)

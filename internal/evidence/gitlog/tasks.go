@@ -2,6 +2,7 @@ package gitlog
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -58,14 +59,12 @@ type openTask struct {
 // (size, when known, fits a smaller file's buffer to it); very long lines
 // are looked at by their first 4 KiB.
 func readTaskListWith(r io.Reader, size int64, texts taskTexts) (taskList, error) {
-	var tl taskList
+	tr := taskReader{texts: texts}
 	buf := 64 << 10
 	if size >= 0 && size < int64(buf) {
 		buf = max(int(size)+1, 16)
 	}
 	br := bufio.NewReaderSize(r, buf)
-	var fence byte // '`' or '~' inside a fenced block
-	var fenceLen int
 	line := make([]byte, 0, 256)
 	for {
 		line = line[:0]
@@ -85,22 +84,50 @@ func readTaskListWith(r io.Reader, size int64, texts taskTexts) (taskList, error
 				eof = true
 				break
 			}
-			return tl, err
+			return tr.tl, err
 		}
-		if c, n := fenceMark(line); n > 0 {
-			switch {
-			case fence == 0:
-				fence, fenceLen = c, n
-			case c == fence && n >= fenceLen:
-				fence = 0
-			}
-		} else if fence == 0 {
-			if b, text := checkbox(line); b != boxNone {
-				tl.add(b == boxDone, text, texts)
-			}
-		}
+		tr.line(line)
 		if eof {
-			return tl, nil
+			return tr.tl, nil
+		}
+	}
+}
+
+// readTaskListBytes is readTaskListWith for content already in memory:
+// the lines are looked at where they are, never copied.
+func readTaskListBytes(data []byte, texts taskTexts) taskList {
+	tr := taskReader{texts: texts}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		data = data[len(line):]
+		tr.line(line[:min(len(line), maxTaskLine)])
+	}
+	return tr.tl
+}
+
+// taskReader reads a task list line by line.
+type taskReader struct {
+	tl       taskList
+	texts    taskTexts
+	fence    byte // '`' or '~' inside a fenced block
+	fenceLen int
+}
+
+// line reads one line (at most its first maxTaskLine bytes, with its end).
+func (tr *taskReader) line(line []byte) {
+	if c, n := fenceMark(line); n > 0 {
+		switch {
+		case tr.fence == 0:
+			tr.fence, tr.fenceLen = c, n
+		case c == tr.fence && n >= tr.fenceLen:
+			tr.fence = 0
+		}
+	} else if tr.fence == 0 {
+		if b, text := checkbox(line); b != boxNone {
+			tr.tl.add(b == boxDone, text, tr.texts)
 		}
 	}
 }
@@ -260,14 +287,19 @@ func (r *Repo) taskBlob(h plumbing.Hash) (*taskList, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, r.objectError("blob", h, err)
-	}
-	tl, err := readTaskListWith(rd, b.Size(), r.texts)
-	_ = rd.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
+	var tl taskList
+	if raw, ok := b.(*rawObject); ok {
+		tl = readTaskListBytes(raw.data, r.texts)
+	} else {
+		rd, err := b.Reader()
+		if err != nil {
+			return nil, r.objectError("blob", h, err)
+		}
+		tl, err = readTaskListWith(rd, b.Size(), r.texts)
+		_ = rd.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
+		}
 	}
 	if r.taskN+len(tl.items) > taskCacheItems {
 		clear(r.tasks)
@@ -297,17 +329,39 @@ type taskTracker struct {
 // taskState is the task lists of a tree: their counts and every task, in
 // path order.
 type taskState struct {
-	counts  *Tasks // nil when there is no task file
-	entries []taskEntry
+	counts *Tasks // nil when there is no task file
+	// files are the task files read, by path, each with its tasks.
+	files []stateFile
 	// current is the first unchecked task in plan order (the task files
 	// by path, then line by line); nil when every task is checked.
 	current *CurrentTask
+}
+
+// stateFile is one task file of a state.
+type stateFile struct {
+	path string
+	list *taskList
 }
 
 // taskEntry is one task of a state.
 type taskEntry struct {
 	path string
 	taskItem
+}
+
+// entries lists the tasks of a state, file by file.
+func (st *taskState) entries() []taskEntry {
+	n := 0
+	for _, f := range st.files {
+		n += len(f.list.items)
+	}
+	out := make([]taskEntry, 0, n)
+	for _, f := range st.files {
+		for _, it := range f.list.items {
+			out = append(out, taskEntry{f.path, it})
+		}
+	}
+	return out
 }
 
 // newTaskTracker finds the task files of tree (nil set: no tracking).
@@ -439,9 +493,7 @@ func (t *taskTracker) state() (*taskState, error) {
 			if o := tl.firstOpen; o != nil && st.current == nil {
 				st.current = &CurrentTask{ID: taskID(p, o.text), Text: o.display}
 			}
-			for _, it := range tl.items {
-				st.entries = append(st.entries, taskEntry{p, it})
-			}
+			st.files = append(st.files, stateFile{p, tl})
 		}
 		st.counts = &sum
 	}
@@ -452,12 +504,66 @@ func (t *taskTracker) state() (*taskState, error) {
 // checked lists the identities of the checked tasks of a state.
 func (st *taskState) checked() []string {
 	var out []string
-	for _, e := range st.entries {
-		if e.checked {
-			out = append(out, taskID(e.path, e.text))
+	for _, f := range st.files {
+		for _, it := range f.list.items {
+			if it.checked {
+				out = append(out, taskID(f.path, it.text))
+			}
 		}
 	}
 	return out
+}
+
+// compareStates is compareTasks for the tasks of two states. When both
+// have the same task files, each with the same tasks in the same order
+// (a box ticked or unticked, the common case), the tasks pair with
+// themselves file by file, and a file read from the same blob in both is
+// skipped: nothing in it changed.
+func compareStates(old, cur *taskState) TaskChange {
+	if !sameTaskTexts(old.files, cur.files) {
+		return compareTasks(old.entries(), cur.entries())
+	}
+	var tc TaskChange
+	for i, f := range cur.files {
+		if f.list == old.files[i].list {
+			continue
+		}
+		for j, n := range f.list.items {
+			switch o := old.files[i].list.items[j]; {
+			case !o.checked && n.checked:
+				tc.Checked = append(tc.Checked, taskID(f.path, n.text))
+			case o.checked && !n.checked:
+				tc.Unchecked++
+			}
+		}
+	}
+	return tc
+}
+
+// sameTaskTexts reports whether two states' files are the same paths with
+// the same task texts in the same order.
+func sameTaskTexts(a, b []stateFile) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].path != b[i].path {
+			return false
+		}
+		if a[i].list == b[i].list {
+			continue
+		}
+		x, y := a[i].list.items, b[i].list.items
+		if len(x) != len(y) {
+			return false
+		}
+		for j := range x {
+			if x[j].text != y[j].text {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // compareTasks says what happened to the tasks from one state to the next.

@@ -178,3 +178,94 @@ func TestHistoryCurrentTask(t *testing.T) {
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
 }
+
+// randomPlan writes a task list of random checkbox, fence and other lines,
+// some longer than the part of a line that is looked at, with or without
+// a last newline.
+func randomPlan(r *rand.Rand) string {
+	var b strings.Builder
+	for range r.IntN(40) {
+		switch r.IntN(8) {
+		case 0:
+			b.WriteString([]string{"```", "~~~", "````", " ```md"}[r.IntN(4)])
+		case 1:
+			b.WriteString("text [ ] not a task")
+		case 2:
+			fmt.Fprintf(&b, "- [x] %s", strings.Repeat("long ", r.IntN(2000)))
+		default:
+			fmt.Fprintf(&b, "%s [%s] task %d", []string{"-", "*", "  +", "1."}[r.IntN(4)], []string{" ", "x", "X"}[r.IntN(3)], r.IntN(10))
+		}
+		b.WriteString([]string{"\n", "\r\n"}[r.IntN(2)])
+	}
+	if r.IntN(2) == 0 {
+		b.WriteString("- [x] last, no newline")
+	}
+	return b.String()
+}
+
+// TestReadTaskListBytesIsStreamed: reading a task list in memory finds what
+// streaming it finds, task by task.
+func TestReadTaskListBytesIsStreamed(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		text := randomPlan(r)
+		want, err := readTaskList(strings.NewReader(text), int64(len(text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readTaskListBytes([]byte(text), taskTexts{})
+		if !cmp.Equal(got, want, cmp.AllowUnexported(taskList{}, taskItem{}, openTask{})) {
+			t.Fatalf("round %d: in memory %+v, streamed %+v", round, got.counts, want.counts)
+		}
+	}
+}
+
+// TestCompareStatesIsCompareTasks: comparing two task states file by file
+// finds what comparing their tasks as one list finds, whether the files
+// are the same or not, share blobs or not, and hold tasks or not.
+func TestCompareStatesIsCompareTasks(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	paths := []string{".ralph/fix_plan.md", "IMPLEMENTATION_PLAN.md", "fix_plan.md"}
+	list := func(n int) *taskList {
+		tl := &taskList{}
+		for range n {
+			tl.items = append(tl.items, taskItem{text: taskText([]byte(fmt.Sprintf("task %d", r.IntN(6)))), checked: r.IntN(2) == 0})
+		}
+		return tl
+	}
+	edit := func(tl *taskList) *taskList {
+		c := &taskList{items: append([]taskItem(nil), tl.items...)}
+		for i := range c.items {
+			if r.IntN(3) == 0 {
+				c.items[i].checked = !c.items[i].checked
+			}
+		}
+		if r.IntN(4) == 0 && len(c.items) > 0 {
+			c.items[r.IntN(len(c.items))].text = taskText([]byte("edited"))
+		}
+		return c
+	}
+	for round := range 500 {
+		old, cur := &taskState{}, &taskState{}
+		for _, p := range paths {
+			if r.IntN(4) == 0 {
+				continue
+			}
+			o := list(r.IntN(5))
+			old.files = append(old.files, stateFile{p, o})
+			switch r.IntN(4) {
+			case 0: // the same blob
+				cur.files = append(cur.files, stateFile{p, o})
+			case 1: // gone
+			default:
+				cur.files = append(cur.files, stateFile{p, edit(o)})
+			}
+		}
+		want := compareTasks(old.entries(), cur.entries())
+		if got := compareStates(old, cur); !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+			t.Fatalf("round %d: by file %+v, as one list %+v", round, got, want)
+		}
+	}
+}
