@@ -97,6 +97,8 @@ func readTaskListWith(r io.Reader, size int64, texts taskTexts) (taskList, error
 // the lines are looked at where they are, never copied.
 func readTaskListBytes(data []byte, texts taskTexts) taskList {
 	tr := taskReader{texts: texts}
+	// At most one task a line: sized once, the list is never copied.
+	tr.tl.items = make([]taskItem, 0, min(bytes.Count(data, []byte{'\n'})+1, maxTaskItems))
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
