@@ -173,11 +173,39 @@ func (c taskTexts) of(text []byte) [16]byte {
 // taskText hashes a task's text normalised as people read it: letters
 // lowercased, runs of whitespace one space, none at either end.
 func taskText(text []byte) [16]byte {
-	norm := strings.Join(strings.Fields(strings.ToLower(string(text))), " ")
-	sum := sha256.Sum256([]byte(norm))
+	var buf [256]byte
+	norm, ok := normASCII(text, buf[:0])
+	if !ok {
+		norm = []byte(strings.Join(strings.Fields(strings.ToLower(string(text))), " "))
+	}
+	sum := sha256.Sum256(norm)
 	var h [16]byte
 	copy(h[:], sum[:])
 	return h
+}
+
+// normASCII is taskText's normalisation of an ASCII text, appended to dst
+// (what strings.ToLower, strings.Fields and strings.Join give, without
+// their copies); ok is false for a text with other bytes.
+func normASCII(text, dst []byte) ([]byte, bool) {
+	space := false
+	for _, c := range text {
+		switch {
+		case c >= utf8.RuneSelf:
+			return nil, false
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = true
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space && len(dst) > 0 {
+			dst = append(dst, ' ')
+		}
+		space = false
+		dst = append(dst, c)
+	}
+	return dst, true
 }
 
 // displayText is a task's text for a person: spaces collapsed, at most
@@ -197,11 +225,10 @@ func displayText(text []byte) string {
 // TaskID is a task's identity: its file and its normalised text, as 16 hex
 // digits.
 func taskID(path string, text [16]byte) string {
-	hh := sha256.New()
-	hh.Write([]byte(path))
-	hh.Write([]byte{0})
-	hh.Write(text[:])
-	return hex.EncodeToString(hh.Sum(nil)[:8])
+	var buf [256]byte
+	b := append(append(append(buf[:0], path...), 0), text[:]...)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // fenceMark returns the fence character and run length when the line opens
@@ -430,7 +457,7 @@ func (r *Repo) findTaskFiles(set *pathmatch.Set, tree *object.Tree, prefix strin
 			}
 			complete = complete && len(*notes) == n
 			found = append(found, in...)
-		case isFileMode(e.Mode) && r.match(set, p):
+		case isFileMode(e.Mode) && set.Match(p): // each path once: not memoized
 			found = append(found, taskFile{p, e.Hash})
 		}
 	}

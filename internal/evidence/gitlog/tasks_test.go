@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -266,6 +268,45 @@ func TestCompareStatesIsCompareTasks(t *testing.T) {
 		want := compareTasks(old.entries(), cur.entries())
 		if got := compareStates(old, cur); !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
 			t.Fatalf("round %d: by file %+v, as one list %+v", round, got, want)
+		}
+	}
+}
+
+// TestTaskIdentityIsStable: a task's identity is the hash of its text
+// lowercased with its whitespace collapsed (strings.ToLower, Fields and
+// Join), then of its file and that hash, whatever the text's bytes.
+func TestTaskIdentityIsStable(t *testing.T) {
+	t.Parallel()
+	norm := func(text string) [16]byte {
+		sum := sha256.Sum256([]byte(strings.Join(strings.Fields(strings.ToLower(text)), " ")))
+		return [16]byte(sum[:16])
+	}
+	ident := func(path string, text [16]byte) string {
+		h := sha256.New()
+		h.Write([]byte(path))
+		h.Write([]byte{0})
+		h.Write(text[:])
+		return hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "Z", "Write", " ", "  ", "\t", "\r\n", "\v", "\f", "ß", "İ", "\u00a0", "\u2003", "\xff", "x1", "[", "É"}
+	texts := []string{"", " ", "Write  Docs\n", "  lead and trail \r\n", strings.Repeat("long text ", 60)}
+	for range 500 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, text := range texts {
+		want := norm(text)
+		if got := taskText([]byte(text)); got != want {
+			t.Fatalf("taskText(%q): got %x, want %x", text, got, want)
+		}
+		for _, path := range []string{"fix_plan.md", strings.Repeat("d/", 200) + "TODO.md"} {
+			if got, want := taskID(path, want), ident(path, want); got != want {
+				t.Fatalf("taskID(%q, %q): got %s, want %s", path, text, got, want)
+			}
 		}
 	}
 }
