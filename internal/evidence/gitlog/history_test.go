@@ -805,3 +805,35 @@ func TestDescribeAndTasksAt(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveAncestry: revisions that walk back through parents ("~n",
+// "^n", in any sequence) resolve to what go-git's resolver answers, and
+// those it cannot follow fail as they did.
+func TestResolveAncestry(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	c1 := r.write("a.txt", "1\n").commit("one\n")
+	c2 := r.write("a.txt", "2\n").commit("two\n")
+	r.detach(c1)
+	s1 := r.write("b.txt", "side\n").commit("side\n")
+	r.setHead("refs/heads/loop")
+	r.head = c2
+	r.write("a.txt", "3\n").commitWithParents("merge\n", c2, s1)
+	r.write("a.txt", "4\n").commit("four\n")
+	repo := r.open()
+	revs := []string{"HEAD~", "HEAD~1", "HEAD^", "HEAD^^", "HEAD~2", "HEAD~1^2", "HEAD^1^2", "HEAD~1^2~1", "HEAD^0", "HEAD~0",
+		"loop~2~1", "HEAD~1^1", "HEAD~3", "HEAD~1^3", "HEAD~9", "HEAD^2", c2.String()[:10] + "~1", "nope~1", "HEAD~1^{commit}"}
+	for _, rev := range revs {
+		got, err := repo.Resolve(rev)
+		want, werr := repo.git.ResolveRevision(plumbing.Revision(rev))
+		switch {
+		case werr != nil && err == nil:
+			t.Errorf("Resolve(%q): got %s, want an error as go-git's (%v)", rev, got, werr)
+		case werr == nil && (err != nil || got != want.String()):
+			t.Errorf("Resolve(%q): got %q, %v, want %s", rev, got, err, want)
+		}
+	}
+	if got, _ := repo.Resolve("HEAD~1^2"); got != s1.String() {
+		t.Errorf("Resolve(HEAD~1^2): got %s, want the merged side %s", got, s1)
+	}
+}

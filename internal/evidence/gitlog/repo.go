@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -187,6 +188,13 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 			return h, nil
 		}
 	}
+	if start, steps, ok := ancestry(rev); ok {
+		if h, ok := r.walkAncestry(start, steps); ok {
+			return h, nil
+		}
+		// Whatever the walk could not follow (a tag to peel, a parent
+		// not in the clone), go-git answers, and names the fault.
+	}
 	defer func() {
 		// go-git is not ours: a malformed revision must not crash the run.
 		if p := recover(); p != nil {
@@ -198,6 +206,70 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
 	}
 	return *ph, nil
+}
+
+// ancestryStep is one "~n" (n first parents back) or "^n" (the n-th
+// parent; ^0 is the commit itself) of a revision.
+type ancestryStep struct {
+	first bool // "~"
+	n     int
+}
+
+// ancestry splits a revision that ends in ancestry steps ("HEAD~3",
+// "main^2~", "v1^^") into its start and the steps, so that they are
+// walked through the commit cache instead of go-git's reader; ok is false
+// when rev has no steps, an empty start, or any other suffix (^{...}).
+func ancestry(rev string) (start string, steps []ancestryStep, ok bool) {
+	i := strings.IndexAny(rev, "~^")
+	if i <= 0 {
+		return "", nil, false
+	}
+	start, rest := rev[:i], rev[i:]
+	for rest != "" {
+		st := ancestryStep{first: rest[0] == '~', n: 1}
+		rest = rest[1:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j > 0 {
+			n, err := strconv.Atoi(rest[:j])
+			if err != nil || n > 1<<20 {
+				return "", nil, false
+			}
+			st.n = n
+		}
+		if j < len(rest) && rest[j] != '~' && rest[j] != '^' {
+			return "", nil, false
+		}
+		rest = rest[j:]
+		steps = append(steps, st)
+	}
+	return start, steps, true
+}
+
+// walkAncestry resolves start and walks steps back from it to a commit;
+// ok is false when any of them cannot be followed.
+func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, bool) {
+	h, err := r.resolve(start)
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	for _, st := range steps {
+		moves, parent := st.n, 1
+		if !st.first {
+			moves, parent = min(st.n, 1), st.n
+		}
+		for range moves {
+			c, err := r.commit(h)
+			if err != nil || len(c.ParentHashes) < parent {
+				return plumbing.ZeroHash, false
+			}
+			h = c.ParentHashes[parent-1]
+		}
+	}
+	_, err = r.commit(h)
+	return h, err == nil
 }
 
 // resolveCommit resolves a revision and reads its commit.
