@@ -281,18 +281,13 @@ func appendRaw(b []byte, raw json.RawMessage, prefix string) ([]byte, error) {
 	return append(b, buf.Bytes()...), nil
 }
 
-// decodeFast reads a blob that is one JSON array of records as this
+// readRecords reads a blob that is one JSON array of records as this
 // program writes them. ok is false when the blob is anything else, or any
 // of its records is not valid or not read here (see above): the caller
-// then reads it with encoding/json.
-func decodeFast(data []byte) (recs []Record, ok bool) {
-	recs, _, ok = readRecords(data)
-	return recs, ok
-}
-
-// readRecords is decodeFast, and says where each of the leading records
-// laid out exactly as appendRecords writes them ends in data (laid.go):
-// data[:ends[k-1]] is what appendRecords writes before a (k+1)-th record.
+// then reads it with encoding/json. ends says where each of the leading
+// records laid out exactly as appendRecords writes them ends in data
+// (laid.go): data[:ends[k-1]] is what appendRecords writes before a
+// (k+1)-th record.
 func readRecords(data []byte) (recs []Record, ends []int, ok bool) {
 	p := &fastReader{b: data}
 	laid := p.eat('[') // from the first byte

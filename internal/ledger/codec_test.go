@@ -201,8 +201,8 @@ func TestFastDecodeLeavesTheOddToEncodingJSON(t *testing.T) {
 		`[{"version":1,` + at + `,"checkpoint":{"digest":"` + strings.Repeat("0", 64) + `","state":null}}]`,
 		`[{"version":1,"at":"2026-04-01T12:00:00Z","progress_percent":1e999}]`,
 	} {
-		if recs, ok := decodeFast([]byte(in)); ok {
-			t.Errorf("decodeFast(%s) took it apart: %+v", in, recs)
+		if recs, _, ok := readRecords([]byte(in)); ok {
+			t.Errorf("readRecords(%s) took it apart: %+v", in, recs)
 		}
 		slow := &Ledger{}
 		want := slow.decodeFrom(strings.NewReader(in), "x")
@@ -236,7 +236,7 @@ func FuzzFastDecode(f *testing.F) {
 		l := &Ledger{}
 		slow := l.decodeFrom(bytes.NewReader(data), "fuzz")
 		if len(l.Problems) > 0 {
-			t.Fatalf("encoding/json found problems in what decodeFast took: %v", l.Problems)
+			t.Fatalf("encoding/json found problems in what readRecords took: %v", l.Problems)
 		}
 		if diff := cmp.Diff(slow, fast); diff != "" {
 			t.Fatalf("the readers differ (-encoding/json +fast):\n%s", diff)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -157,43 +158,11 @@ func (rn *runner) fromRecords() (*Result, string) {
 		recs = recs[:n-1]
 	}
 	same := rn.sameKey(base, prefix)
-	r, why := findRestore(recs, same, rn.reach)
-	if r < 0 {
+	r, st, w, why := rn.verifiedRecord(recs, same, base, prefix)
+	if st == nil {
 		return nil, why
 	}
-	cp := recs[r].Checkpoint
-	key := rn.key
-	key.Base = cp.Base
-	_, barrier := sameBase(base, prefix, cp.Base)
-	st, err := decodeState(cp.State, cp.Digest)
-	if err != nil {
-		return nil, fmt.Sprintf("the checkpoint of iteration %d was not used: %v", r+1, err)
-	}
-	k, err := pastOfRecords(recs[:r+1], cfg)
-	if err == nil {
-		err = verify(st, rn.pols, k)
-	}
-	if err != nil {
-		return nil, fmt.Sprintf("the checkpoint of iteration %d does not agree with the ledger: %v", r+1, err)
-	}
-	w, why := rn.walkTo(recs[r].Commit, barrier, prefix)
-	if w == nil {
-		return nil, fmt.Sprintf("the checkpoint of iteration %d was not used: %s", r+1, why)
-	}
-	_, start, _, _ := k.applied(st.Breaker.LastAt)
-	from := barrier
-	for j := start - 1; j >= 0; j-- {
-		if recs[j].Commit != "" {
-			from = recs[j].Commit
-			break
-		}
-	}
-	if err := rn.verifyDeletions(st, from, recs[r].Commit); err != nil {
-		return nil, fmt.Sprintf("the checkpoint of iteration %d does not agree with git: %v", r+1, err)
-	}
-	res := &Result{Policy: rn.eff, Notes: slices.Clone(rn.res.Notes)}
-	res.Notes = append(res.Notes, st.History...)
-	files, err := readFiles(cfg, res)
+	res, files, err := rn.begin(st)
 	if err != nil {
 		return nil, ""
 	}
@@ -208,26 +177,90 @@ func (rn *runner) fromRecords() (*Result, string) {
 	}
 	res.Notes = append(append(res.Notes, st.Evidence...), gitNotes(ev.Notes)...)
 	its := ev.Iterations
-	newest := applyFiles(its, files, res)
-	folded, err := Fold(FoldInput{Policy: cfg.Policy, Profile: cfg.Profile, Phase: cfg.Phase, Iterations: its, Controls: cfg.Controls,
-		Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress, From: st, Keep: len(its)})
+	cps, err := rn.goOn(res, st, files, its, r+1)
 	if err != nil {
 		return nil, ""
 	}
-	cps := &checkpoints{rn: rn, its: its, offset: r + 1, prior: st, states: folded.States, newest: newest,
-		history: st.History, evidence: st.Evidence, ev: evidenceNotesOf(ev)}
+	cps.evidence, cps.ev = st.Evidence, evidenceNotesOf(ev)
 	for j := r + 1; j < len(recs) && !cfg.anyDigest; j++ {
 		if why := matches(cps, same, recs[j].Checkpoint, j+1); why != "" {
 			return nil, why
 		}
 	}
-	res.Decisions = folded.Decisions
-	res.Notes = append(res.Notes, folded.Notes...)
 	res.Visible, res.Skipped = len(recs)+1, r+1
 	res.Records = records(cfg, its, recs)
+	key := rn.key
+	key.Base = recs[r].Checkpoint.Base
 	rn.res, rn.key = res, key
 	rn.keep(cps, nil)
 	return res, ""
+}
+
+// verifiedRecord finds the newest checkpoint of the records written with
+// this run's key (same) that agrees with the records up to it and with
+// git: its record's index, its state, and the walk from HEAD back to its
+// commit. The state is nil, and why says why when a checkpoint was there,
+// when none does.
+func (rn *runner) verifiedRecord(recs []ledger.Record, same func(*ledger.Checkpoint) string, base string, prefix bool) (int, *State, *gitlog.Walk, string) {
+	r, why := findRestore(recs, same, rn.reach)
+	if r < 0 {
+		return 0, nil, nil, why
+	}
+	cp := recs[r].Checkpoint
+	_, barrier := sameBase(base, prefix, cp.Base)
+	st, err := decodeState(cp.State, cp.Digest)
+	if err != nil {
+		return 0, nil, nil, fmt.Sprintf("the checkpoint of iteration %d was not used: %v", r+1, err)
+	}
+	k, err := pastOfRecords(recs[:r+1], rn.cfg)
+	if err == nil {
+		err = verify(st, rn.pols, k)
+	}
+	if err != nil {
+		return 0, nil, nil, fmt.Sprintf("the checkpoint of iteration %d does not agree with the ledger: %v", r+1, err)
+	}
+	w, why := rn.walkTo(recs[r].Commit, barrier, prefix)
+	if w == nil {
+		return 0, nil, nil, fmt.Sprintf("the checkpoint of iteration %d was not used: %s", r+1, why)
+	}
+	_, start, _, _ := k.applied(st.Breaker.LastAt)
+	from := barrier
+	for j := start - 1; j >= 0; j-- {
+		if recs[j].Commit != "" {
+			from = recs[j].Commit
+			break
+		}
+	}
+	if err := rn.verifyDeletions(st, from, recs[r].Commit); err != nil {
+		return 0, nil, nil, fmt.Sprintf("the checkpoint of iteration %d does not agree with git: %v", r+1, err)
+	}
+	return r, st, w, ""
+}
+
+// begin starts the result of a fold that goes on from the verified state
+// st: this run's notes so far and the state's history notes, and the
+// run's reports and log read.
+func (rn *runner) begin(st *State) (*Result, *evidence.Files, error) {
+	res := &Result{Policy: rn.eff, Notes: slices.Clone(rn.res.Notes)}
+	res.Notes = append(res.Notes, st.History...)
+	files, err := readFiles(rn.cfg, res)
+	return res, files, err
+}
+
+// goOn folds its, the iterations after the first offset, on from st, the
+// state after those, into res with the run's files applied to the newest,
+// and returns the checkpoints of the iterations it folded.
+func (rn *runner) goOn(res *Result, st *State, files *evidence.Files, its []breaker.Iteration, offset int) (*checkpoints, error) {
+	cfg := rn.cfg
+	newest := applyFiles(its, files, res)
+	folded, err := Fold(FoldInput{Policy: cfg.Policy, Profile: cfg.Profile, Phase: cfg.Phase, Iterations: its, Controls: cfg.Controls,
+		Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress, From: st, Keep: len(its)})
+	if err != nil {
+		return nil, err
+	}
+	res.Decisions = folded.Decisions
+	res.Notes = append(res.Notes, folded.Notes...)
+	return &checkpoints{rn: rn, its: its, offset: offset, prior: st, states: folded.States, newest: newest, history: st.History}, nil
 }
 
 // matches compares the digest a checkpoint says for iteration g with the
@@ -307,7 +340,6 @@ func (rn *runner) walkTo(commit, barrier string, prefix bool) (*gitlog.Walk, str
 // fromCache goes on from the local fold cache's newest state far enough
 // back on HEAD's first-parent chain.
 func (rn *runner) fromCache() (*Result, string) {
-	cfg := rn.cfg
 	c, raw, err := readCache(rn.repo.GitDir())
 	if err != nil {
 		rn.res.Notes = append(rn.res.Notes, note.New(note.FoldCacheIgnored, "%v; it was ignored", err))
@@ -317,6 +349,63 @@ func (rn *runner) fromCache() (*Result, string) {
 	if c == nil {
 		return nil, ""
 	}
+	s, why := rn.verifiedCache(c)
+	if s == nil {
+		return nil, why
+	}
+	h, err := rn.repo.After(s.w, rn.opts)
+	if err != nil || len(h.Notes) > 0 {
+		return nil, ""
+	}
+	e, st := s.entry, s.st
+	if h.BaseTasks != nil && (st.TasksBefore == nil || *st.TasksBefore != h.BaseTasks.Done) {
+		return nil, fmt.Sprintf("the fold cache's checkpoint of commit %s does not agree with git: its task count is not the commit's", short(s.w.At))
+	}
+	res, files, err := rn.begin(st)
+	if err != nil {
+		return nil, ""
+	}
+	its := evidence.ContinueHistory(h, st.TasksBefore, rn.opts.TaskFiles)
+	cps, err := rn.goOn(res, st, files, its, e.Iteration)
+	if err != nil {
+		return nil, ""
+	}
+	for i := range its[:len(its)-1] {
+		g := e.Iteration + i + 1
+		if x := s.entries[its[i].Commit]; x != nil {
+			if x.Iteration != g {
+				return nil, fmt.Sprintf("the fold cache numbers commit %s %d, the walk %d", short(its[i].Commit), x.Iteration, g)
+			}
+			if why := matches(cps, func(*ledger.Checkpoint) string { return "" }, &ledger.Checkpoint{Digest: x.Digest}, g); why != "" {
+				return nil, why
+			}
+		}
+	}
+	res.Visible, res.Skipped = e.Iteration+len(its), e.Iteration
+	rn.res, rn.key = res, s.key
+	rn.keep(cps, func(g int) string {
+		if g == e.Iteration {
+			return s.w.At
+		}
+		return its[g-e.Iteration-1].Commit
+	})
+	return res, ""
+}
+
+// cacheStart is the fold cache's entry a run goes on from, verified.
+type cacheStart struct {
+	entries map[string]*cacheEntry // the cache's entries by commit
+	entry   *cacheEntry
+	st      *State
+	w       *gitlog.Walk // from HEAD back to the entry's commit
+	key     Key          // the run's key, with the cache's base when it is the same
+}
+
+// verifiedCache finds the cache's newest entry on HEAD's first-parent
+// chain with at least the run's reach of commits after it, and checks its
+// state against git. It returns nil, and why when there is a reason to
+// tell, when there is none to go on from.
+func (rn *runner) verifiedCache(c *cache) (*cacheStart, string) {
 	base, prefix, err := rn.baseNow()
 	if err != nil {
 		return nil, ""
@@ -356,7 +445,7 @@ func (rn *runner) fromCache() (*Result, string) {
 	if err != nil {
 		return nil, ""
 	}
-	k := &past{iteration: e.Iteration, commit: w.At, commitAt: at.At.UTC(), controls: sortedControls(cfg.Controls), now: cfg.Now.UTC()}
+	k := &past{iteration: e.Iteration, commit: w.At, commitAt: at.At.UTC(), controls: sortedControls(rn.cfg.Controls), now: rn.cfg.Now.UTC()}
 	err = verify(st, rn.pols, k)
 	if err == nil {
 		err = rn.verifyDeletions(st, barrier, w.At)
@@ -364,47 +453,5 @@ func (rn *runner) fromCache() (*Result, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("the fold cache's checkpoint of commit %s does not agree: %v", short(w.At), err)
 	}
-	h, err := rn.repo.After(w, rn.opts)
-	if err != nil || len(h.Notes) > 0 {
-		return nil, ""
-	}
-	if h.BaseTasks != nil && (st.TasksBefore == nil || *st.TasksBefore != h.BaseTasks.Done) {
-		return nil, fmt.Sprintf("the fold cache's checkpoint of commit %s does not agree with git: its task count is not the commit's", short(w.At))
-	}
-	res := &Result{Policy: rn.eff, Notes: slices.Clone(rn.res.Notes)}
-	res.Notes = append(res.Notes, st.History...)
-	files, err := readFiles(cfg, res)
-	if err != nil {
-		return nil, ""
-	}
-	its := evidence.ContinueHistory(h, st.TasksBefore, rn.opts.TaskFiles)
-	newest := applyFiles(its, files, res)
-	folded, err := Fold(FoldInput{Policy: cfg.Policy, Profile: cfg.Profile, Phase: cfg.Phase, Iterations: its, Controls: cfg.Controls,
-		Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress, From: st, Keep: len(its)})
-	if err != nil {
-		return nil, ""
-	}
-	cps := &checkpoints{rn: rn, its: its, offset: e.Iteration, prior: st, states: folded.States, newest: newest, history: st.History}
-	for i := range its[:len(its)-1] {
-		g := e.Iteration + i + 1
-		if x := entries[its[i].Commit]; x != nil {
-			if x.Iteration != g {
-				return nil, fmt.Sprintf("the fold cache numbers commit %s %d, the walk %d", short(its[i].Commit), x.Iteration, g)
-			}
-			if why := matches(cps, func(*ledger.Checkpoint) string { return "" }, &ledger.Checkpoint{Digest: x.Digest}, g); why != "" {
-				return nil, why
-			}
-		}
-	}
-	res.Decisions = folded.Decisions
-	res.Notes = append(res.Notes, folded.Notes...)
-	res.Visible, res.Skipped = e.Iteration+len(its), e.Iteration
-	rn.res, rn.key = res, key
-	rn.keep(cps, func(g int) string {
-		if g == e.Iteration {
-			return w.At
-		}
-		return its[g-e.Iteration-1].Commit
-	})
-	return res, ""
+	return &cacheStart{entries: entries, entry: e, st: st, w: w, key: key}, ""
 }

@@ -91,68 +91,56 @@ func (r *Repo) pairRenames(changes []rawChange, maxFileBytes int64) ([]rawChange
 	if len(adds) == 0 || len(dels) == 0 || len(adds) > renameLimit || len(dels) > renameLimit {
 		return changes, nil
 	}
-	sizeLimit := min(int64(renameMaxBytes), maxFileBytes)
-	sizes := map[plumbing.Hash]int64{}
-	size := func(h plumbing.Hash) (int64, error) {
-		if n, ok := sizes[h]; ok {
-			return n, nil
-		}
-		n, err := r.blobSize(h)
-		if isMissing(err) {
-			n, err = 0, nil // not paired: the change counts as unreadable
-		}
-		sizes[h] = n
-		return n, err
+	rn := &renamer{r: r, sizeLimit: min(int64(renameMaxBytes), maxFileBytes), budget: renameBytesTotal,
+		sizes: map[plumbing.Hash]int64{}, index: map[plumbing.Hash]*similarity{}}
+	pairs, err := rn.pairs(changes, dels, adds)
+	if err != nil || len(pairs) == 0 {
+		return changes, err
 	}
-	budget := int64(renameBytesTotal)
-	index := map[plumbing.Hash]*similarity{}
-	sim := func(h plumbing.Hash, n int64) (*similarity, error) {
-		if s, ok := index[h]; ok {
-			return s, nil
-		}
-		if n > budget {
-			index[h] = nil
-			return nil, nil
-		}
-		budget -= n
-		obj, err := r.blob(h)
-		if err != nil {
-			return nil, err
-		}
-		data, err := r.readBlob(obj, n)
-		if err != nil {
-			return nil, err
-		}
-		s := newSimilarity(data)
-		index[h] = s
-		return s, nil
-	}
+	return applyRenames(changes, dels, adds, pairs), nil
+}
 
-	type pair struct{ del, add, score, name int }
-	var pairs []pair
+// renamer compares the contents of one commit pair's deleted and added
+// files, reading each blob at most once and at most renameBytesTotal in
+// all.
+type renamer struct {
+	r         *Repo
+	sizeLimit int64
+	budget    int64
+	sizes     map[plumbing.Hash]int64
+	index     map[plumbing.Hash]*similarity // nil: over the budget
+}
+
+// renamePair is a deleted and an added file alike enough to be a rename:
+// their indexes in dels and adds, their similarity, and their names'.
+type renamePair struct{ del, add, score, name int }
+
+// pairs returns every pair of a deleted and an added file alike enough.
+func (rn *renamer) pairs(changes []rawChange, dels, adds []int) ([]renamePair, error) {
+	var pairs []renamePair
 	for di, d := range dels {
 		dh := changes[d].from.hash
-		dn, err := size(dh)
+		dn, err := rn.size(dh)
 		if err != nil {
 			return nil, err
 		}
-		if dn == 0 || dn > sizeLimit {
+		if dn == 0 || dn > rn.sizeLimit {
 			continue
 		}
 		for ai, a := range adds {
 			ah := changes[a].to.hash
-			an, err := size(ah)
+			an, err := rn.size(ah)
 			if err != nil {
 				return nil, err
 			}
-			if an == 0 || an > sizeLimit || min(an, dn)*100 < int64(renameScore)*max(an, dn) {
+			if an == 0 || an > rn.sizeLimit || min(an, dn)*100 < int64(renameScore)*max(an, dn) {
 				continue
 			}
-			ds, err := sim(dh, dn)
+			ds, err := rn.similarity(dh, dn)
 			if err != nil {
 				return nil, err
 			}
-			as, err := sim(ah, an)
+			as, err := rn.similarity(ah, an)
 			if err != nil {
 				return nil, err
 			}
@@ -160,13 +148,55 @@ func (r *Repo) pairRenames(changes []rawChange, maxFileBytes int64) ([]rawChange
 				continue
 			}
 			if sc := ds.score(as); sc >= renameScore {
-				pairs = append(pairs, pair{di, ai, sc, nameScore(changes[d].from.path, changes[a].to.path)})
+				pairs = append(pairs, renamePair{di, ai, sc, nameScore(changes[d].from.path, changes[a].to.path)})
 			}
 		}
 	}
-	if len(pairs) == 0 {
-		return changes, nil
+	return pairs, nil
+}
+
+// size is a blob's size; 0 for one that is missing (not paired: the
+// change counts as unreadable).
+func (rn *renamer) size(h plumbing.Hash) (int64, error) {
+	if n, ok := rn.sizes[h]; ok {
+		return n, nil
 	}
+	n, err := rn.r.blobSize(h)
+	if isMissing(err) {
+		n, err = 0, nil
+	}
+	rn.sizes[h] = n
+	return n, err
+}
+
+// similarity is a blob's similarity index, nil once the bytes read for
+// renames would pass their budget.
+func (rn *renamer) similarity(h plumbing.Hash, n int64) (*similarity, error) {
+	if s, ok := rn.index[h]; ok {
+		return s, nil
+	}
+	if n > rn.budget {
+		rn.index[h] = nil
+		return nil, nil
+	}
+	rn.budget -= n
+	obj, err := rn.r.blob(h)
+	if err != nil {
+		return nil, err
+	}
+	data, err := rn.r.readBlob(obj, n)
+	if err != nil {
+		return nil, err
+	}
+	s := newSimilarity(data)
+	rn.index[h] = s
+	return s, nil
+}
+
+// applyRenames turns the best pairs into renames, best score first (then
+// the closer names, then the order of the changes), each file in one pair
+// at most: the add becomes the rename and the delete is dropped.
+func applyRenames(changes []rawChange, dels, adds []int, pairs []renamePair) []rawChange {
 	sort.Slice(pairs, func(i, j int) bool {
 		p, q := pairs[i], pairs[j]
 		if p.score != q.score {
@@ -189,7 +219,7 @@ func (r *Repo) pairRenames(changes []rawChange, maxFileBytes int64) ([]rawChange
 		}
 		usedDel[p.del], usedAdd[p.add] = true, true
 		d, a := dels[p.del], adds[p.add]
-		changes[a].from = changes[d].from // the add becomes the rename
+		changes[a].from = changes[d].from
 		drop[d] = true
 	}
 	out := changes[:0]
@@ -198,7 +228,7 @@ func (r *Repo) pairRenames(changes []rawChange, maxFileBytes int64) ([]rawChange
 			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // nameScore breaks ties between equally similar candidates: the length of
