@@ -193,17 +193,24 @@ func TestHistoryDefaultBranch(t *testing.T) {
 	}
 }
 
-func TestHistoryMergeFirstParent(t *testing.T) {
-	t.Parallel()
-	r := newTestRepo(t)
-	c1 := r.write("a.txt", "a\n").commit("init\n")
-	c2 := r.write("a.txt", "a\nb\n").commit("loop 1\n")
+// sideMerge builds c1, c2 on the loop branch, s1 on a side branch from c1,
+// and m merging s1 into c2 (the loop branch's tip).
+func sideMerge(t *testing.T) (r *testRepo, c1, c2, s1, m plumbing.Hash) {
+	r = newTestRepo(t)
+	c1 = r.write("a.txt", "a\n").commit("init\n")
+	c2 = r.write("a.txt", "a\nb\n").commit("loop 1\n")
 	r.reset(c1)
-	s1 := r.write("side.txt", "x\ny\n").commit("side\n")
+	s1 = r.write("side.txt", "x\ny\n").commit("side\n")
 	r.reset(c2)
 	r.write("side.txt", "x\ny\n")
-	m := r.commitWithParents("Merge side\n", c2, s1)
+	m = r.commitWithParents("Merge side\n", c2, s1)
 	r.ref("refs/heads/loop", m)
+	return r, c1, c2, s1, m
+}
+
+func TestHistoryMergeFirstParent(t *testing.T) {
+	t.Parallel()
+	r, c1, c2, s1, m := sideMerge(t)
 
 	h := history(t, r, defaultOpts(t, c1.String()))
 	if diff := cmp.Diff(hs(c2, m), hashes(h.Commits)); diff != "" {
@@ -811,14 +818,7 @@ func TestDescribeAndTasksAt(t *testing.T) {
 // those it cannot follow fail as they did.
 func TestResolveAncestry(t *testing.T) {
 	t.Parallel()
-	r := newTestRepo(t)
-	c1 := r.write("a.txt", "1\n").commit("one\n")
-	c2 := r.write("a.txt", "2\n").commit("two\n")
-	r.detach(c1)
-	s1 := r.write("b.txt", "side\n").commit("side\n")
-	r.setHead("refs/heads/loop")
-	r.head = c2
-	r.write("a.txt", "3\n").commitWithParents("merge\n", c2, s1)
+	r, _, c2, s1, _ := sideMerge(t)
 	r.write("a.txt", "4\n").commit("four\n")
 	repo := r.open()
 	revs := []string{"HEAD~", "HEAD~1", "HEAD^", "HEAD^^", "HEAD~2", "HEAD~1^2", "HEAD^1^2", "HEAD~1^2~1", "HEAD^0", "HEAD~0",
