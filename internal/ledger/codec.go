@@ -306,24 +306,29 @@ func readRecords(data []byte) (recs []Record, ends []int, ok bool) {
 	p.i = first // a laid-out record starts with its line break
 	for {
 		start := p.i
-		var r Record
-		if laid && p.laidRecord(&r) {
-			ends = append(ends, p.i)
-		} else {
-			laid, p.i, r = false, start, Record{}
-			p.ws()
-			if !p.record(&r) {
-				return nil, nil, false
-			}
-		}
-		if p.i-start > MaxRecordLen || r.Validate() != nil || len(recs) == MaxRecords {
+		if len(recs) == MaxRecords {
 			return nil, nil, false
 		}
 		if recs == nil {
-			// As many more as the first one's length fits in the rest.
-			recs = make([]Record, 0, min(MaxRecords, 1+(len(p.b)-p.i)/max(p.i-start, 1)))
+			// Room for as many records as the shortest this program lays
+			// out fit in the blob: memory never written is not touched.
+			n := min(MaxRecords, 1+len(p.b)/minLaidLen)
+			recs, ends = make([]Record, 0, n), make([]int, 0, n)
 		}
-		recs = append(recs, r)
+		recs = append(recs, Record{})
+		r := &recs[len(recs)-1]
+		if laid && p.laidRecord(r) {
+			ends = append(ends, p.i)
+		} else {
+			laid, p.i, *r = false, start, Record{}
+			p.ws()
+			if !p.record(r) {
+				return nil, nil, false
+			}
+		}
+		if p.i-start > MaxRecordLen || r.Validate() != nil {
+			return nil, nil, false
+		}
 		end := p.i
 		p.ws()
 		if p.eat(']') {
@@ -352,6 +357,10 @@ type fastReader struct {
 	testSlab   slab[Tests]
 	outputSlab slab[Output]
 	taskSlab   slab[Tasks]
+	names      lists[string]
+	errs       lists[Error]
+	texts      texts
+	day        day
 }
 
 func (p *fastReader) ws() {
@@ -784,7 +793,10 @@ func (p *fastReader) readString(v *string) bool {
 // intern returns b as a string, one copy for every occurrence of a short
 // text: samples and test names come back record after record.
 func (p *fastReader) intern(b []byte) string {
-	if len(b) > maxInterned {
+	switch {
+	case len(b) == 0:
+		return ""
+	case len(b) > maxInterned:
 		return string(b)
 	}
 	if s, seen := p.interned[string(b)]; seen {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // A cumulative ledger this program wrote is laid out exactly as
@@ -70,6 +71,13 @@ var (
 	kResetBy     = laidKey(in4, "by")
 )
 
+// minLaidLen is the length of the shortest record appendRecord writes:
+// every optional member left out, every value as short as it can be.
+var minLaidLen = func() int {
+	b, _ := appendRecord(nil, &Record{})
+	return len(b)
+}()
+
 // lit consumes s if it comes next.
 func (p *fastReader) lit(s string) bool {
 	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
@@ -131,6 +139,52 @@ func (s *slab[T]) next() *T {
 	return v
 }
 
+// lists hands out short lists of T from blocks, one allocation for many:
+// start begins a list at the end of the block, add appends to it, and end
+// returns it, its capacity cut so that appending to it copies it instead
+// of writing over the next list.
+type lists[T any] struct {
+	block []T
+	start int
+}
+
+func (l *lists[T]) begin() {
+	if cap(l.block)-len(l.block) < 8 {
+		l.block = make([]T, 0, 256)
+	}
+	l.start = len(l.block)
+}
+
+// add appends v to the list begun last; a block that fills up is copied
+// into a larger one, the lists already handed out keeping the old one.
+func (l *lists[T]) add(v T) { l.block = append(l.block, v) }
+
+func (l *lists[T]) end() []T { return l.block[l.start:len(l.block):len(l.block)] }
+
+// texts hands out strings from blocks, one allocation for many: the bytes
+// of a block are written once, for the string made of them, and never
+// again.
+type texts []byte
+
+// maxText is the longest text copied into a block; a longer one is a
+// string of its own.
+const maxText = 256
+
+func (t *texts) of(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > maxText {
+		return string(b)
+	}
+	if cap(*t)-len(*t) < len(b) {
+		*t = make([]byte, 0, 16<<10)
+	}
+	start := len(*t)
+	*t = append(*t, b...)
+	return unsafe.String(&(*t)[start], len(b))
+}
+
 func (p *fastReader) laidTests(to **Tests) bool {
 	if p.lit("null") {
 		return true
@@ -155,13 +209,15 @@ func (p *fastReader) laidStrings(list *[]string) bool {
 	case !p.lit("["):
 		return false
 	}
+	p.names.begin()
 	for first := true; first || p.lit(","); first = false {
 		var s string
 		if !p.lit(in4) || !p.laidString(&s, true) {
 			return false
 		}
-		*list = append(*list, s)
+		p.names.add(s)
 	}
+	*list = p.names.end()
 	return p.lit(in3) && p.lit("]")
 }
 
@@ -175,14 +231,16 @@ func (p *fastReader) laidErrors(list *[]Error) bool {
 	case !p.lit("["):
 		return false
 	}
+	p.errs.begin()
 	for first := true; first || p.lit(","); first = false {
 		var e Error
 		if !p.lit(in3) || !p.opens(kHash) || !p.laidString(&e.Hash, true) ||
 			!p.lit(kSample) || !p.laidString(&e.Sample, true) || !p.closes(in3) {
 			return false
 		}
-		*list = append(*list, e)
+		p.errs.add(e)
 	}
+	*list = p.errs.end()
 	return p.lit(in2) && p.lit("]")
 }
 
@@ -314,7 +372,7 @@ func (p *fastReader) laidString(v *string, intern bool) bool {
 		if s := p.b[start+1 : p.i-1]; intern {
 			*v = p.intern(s)
 		} else {
-			*v = string(s)
+			*v = p.texts.of(s)
 		}
 		return true
 	}
@@ -342,7 +400,7 @@ func (p *fastReader) laidTime(t *time.Time) bool {
 		return false
 	}
 	quoted := p.b[start:p.i]
-	if utc, ok := laidUTC(quoted[1 : len(quoted)-1]); ok {
+	if utc, ok := p.day.utc(quoted[1 : len(quoted)-1]); ok {
 		*t = utc
 		return true
 	}
@@ -358,6 +416,20 @@ func (p *fastReader) laidTime(t *time.Time) bool {
 // is false for any other text, and for a date or time that does not
 // exist.
 func laidUTC(s []byte) (time.Time, bool) {
+	var d day
+	return d.utc(s)
+}
+
+// day is the date of the time laidUTC read last, and its midnight: the
+// records of a loop come day after day, many on the same one.
+type day struct {
+	date     [10]byte
+	midnight time.Time
+}
+
+// utc is laidUTC, the date taken from d when it is d's; d is then the
+// date of s.
+func (d *day) utc(s []byte) (time.Time, bool) {
 	n := len(s)
 	if n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[n-1] != 'Z' {
 		return time.Time{}, false
@@ -373,7 +445,6 @@ func laidUTC(s []byte) (time.Time, bool) {
 		}
 		return v
 	}
-	year, month, day := num(s[0:4]), num(s[5:7]), num(s[8:10])
 	hour, minute, sec := num(s[11:13]), num(s[14:16]), num(s[17:19])
 	nsec := 0
 	if frac := s[19 : n-1]; len(frac) > 0 {
@@ -385,12 +456,22 @@ func laidUTC(s []byte) (time.Time, bool) {
 			nsec *= 10
 		}
 	}
-	if !ok || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
+	if !ok || hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	if t.Day() != day {
+	clock := time.Duration(hour)*time.Hour + time.Duration(minute)*time.Minute + time.Duration(sec)*time.Second + time.Duration(nsec)
+	if !d.midnight.IsZero() && string(s[:10]) == string(d.date[:]) {
+		return d.midnight.Add(clock), true
+	}
+	year, month, mday := num(s[0:4]), num(s[5:7]), num(s[8:10])
+	if !ok || month < 1 || month > 12 || mday < 1 {
+		return time.Time{}, false
+	}
+	midnight := time.Date(year, time.Month(month), mday, 0, 0, 0, 0, time.UTC)
+	if midnight.Day() != mday {
 		return time.Time{}, false // a day its month does not have
 	}
-	return t, true
+	copy(d.date[:], s[:10])
+	d.midnight = midnight
+	return midnight.Add(clock), true
 }

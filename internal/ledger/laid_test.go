@@ -225,3 +225,27 @@ func TestIdenticalSeesEveryField(t *testing.T) {
 		t.Errorf("%d values found in a record, want every one", len(leaves))
 	}
 }
+
+// TestLaidTimesOfOneDay: times read on a day the reader has seen (its
+// midnight kept) are the times read on their own, to the representation
+// (identical compares them with ==), and a day that does not exist is
+// not read as one.
+func TestLaidTimesOfOneDay(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"2026-01-31T00:00:00Z", "2026-01-31T23:59:59.999999999Z", "2026-01-31T12:30:00.5Z",
+		"2026-02-01T00:00:01Z", "2024-02-29T10:00:00.000000001Z", "2024-02-29T10:00:00Z",
+		"2023-02-29T10:00:00Z", "2023-02-29T11:00:00Z", "2026-01-31T24:00:00Z", "2026-01-31T09:60:00Z",
+	}
+	var d day
+	for _, s := range texts {
+		got, ok := d.utc([]byte(s))
+		want, wantOK := laidUTC([]byte(s))
+		if ok != wantOK || got != want {
+			t.Errorf("%s after the day before: got %v %v, want %v %v", s, got, ok, want, wantOK)
+		}
+		if parsed, err := time.Parse(time.RFC3339Nano, s); wantOK && (err != nil || !parsed.Equal(want)) {
+			t.Errorf("%s: read as %v, time.Parse reads %v (%v)", s, want, parsed, err)
+		}
+	}
+}
