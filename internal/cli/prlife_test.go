@@ -389,3 +389,70 @@ func TestActionEscalateAgainstTheFake(t *testing.T) {
 		t.Errorf("got labels %v, want %s alone: an escalation is no pause", got, present.LabelOpen)
 	}
 }
+
+// lastEvent is the reason of the newest history event of the last run's
+// decision.
+func (l *prLife) lastEvent() string {
+	l.t.Helper()
+	h, _ := decision(l.t, l.outputs["decision"])["history"].([]any)
+	if len(h) == 0 {
+		return ""
+	}
+	e, _ := h[len(h)-1].(map[string]any)
+	reason, _ := e["reason"].(string)
+	return reason
+}
+
+// TestActionPRCommandsByCommentAgainstTheFake: /loopbreaker skip-phase and
+// guide as the runs of their comments (issue_comment events, not
+// iterations), through the one trust rule: from someone who may only read
+// they change nothing; from a collaborator with write access skip-phase
+// moves a loop stuck in GREEN to REFACTOR and closes the breaker, and
+// guide's text, escaped in the sticky comment, goes into the
+// failure-context of the next iteration only.
+func TestActionPRCommandsByCommentAgainstTheFake(t *testing.T) {
+	t.Parallel()
+	l := newPRLife(t, stuckLoop(t), "HEAD~4", map[string]string{"INPUT_POLICY": "tdd", "INPUT_PHASE": "GREEN"})
+	l.fake.SetPermission("octo", "loop", "maintainer", "write")
+	l.fake.SetPermission("octo", "loop", "drive-by", "read")
+	phase := func() any { return decision(t, l.outputs["decision"])["phase"] }
+	if code := l.pullRequestRun(); code != 1 || l.outputs["state"] != "OPEN" || phase() != "GREEN" {
+		t.Fatalf("GREEN: got exit %d, %s in %v\n%s", code, l.state(), phase(), l.log)
+	}
+	opened := l.lastEvent()
+
+	if code := l.commentRun("drive-by", "/loopbreaker skip-phase"); code != 1 || l.outputs["state"] != "OPEN" || phase() != "GREEN" || l.lastEvent() != opened {
+		t.Errorf("skip-phase by a reader: got exit %d, %s in %v, last event %q", code, l.state(), phase(), l.lastEvent())
+	}
+	if got := l.labels(); !slices.Equal(got, []string{present.LabelOpen}) {
+		t.Errorf("skip-phase by a reader: got labels %v, want %s", got, present.LabelOpen)
+	}
+	code := l.commentRun("maintainer", "/loopbreaker skip-phase")
+	if code != 0 || l.outputs["state"] != "CLOSED" || phase() != "REFACTOR" || l.outputs["iteration"] != "4" ||
+		l.lastEvent() != "phase skipped by maintainer: GREEN skipped, REFACTOR next" {
+		t.Errorf("skip-phase: got exit %d, %s in %v at iteration %s, last event %q", code, l.state(), phase(), l.outputs["iteration"], l.lastEvent())
+	}
+	if got := l.labels(); len(got) != 0 {
+		t.Errorf("skip-phase: labels %v left on", got)
+	}
+	if st := l.lastStatus("HEAD"); st.State != "success" {
+		t.Errorf("skip-phase: the head's status is %+v, want success", st)
+	}
+
+	skipped := l.lastEvent()
+	if l.commentRun("drive-by", "/loopbreaker guide stop testing"); strings.Contains(l.outputs["failure-context"], "Guidance") || l.lastEvent() != skipped {
+		t.Errorf("guide by a reader: got failure-context %q, last event %q", l.outputs["failure-context"], l.lastEvent())
+	}
+	if l.commentRun("maintainer", "/loopbreaker guide use the <b>v2</b> API\x1b[31m"); !strings.HasSuffix(l.outputs["failure-context"], "Guidance from maintainer: use the <b>v2</b> API") {
+		t.Errorf("guide: got failure-context %q", l.outputs["failure-context"])
+	}
+	if body, _ := l.sticky(); !strings.Contains(body, "**Guidance from maintainer** (in the agent's next prompt): use the &lt;b&gt;v2&lt;/b&gt; API\n") {
+		t.Errorf("the sticky comment does not show the guidance escaped:\n%.1500s", body)
+	}
+	if l.pullRequestRun(); l.outputs["iteration"] != "5" || phase() != "REFACTOR" || !strings.HasSuffix(l.outputs["failure-context"], " Guidance from maintainer: use the <b>v2</b> API") {
+		t.Errorf("the next iteration: got %s in %v at iteration %s, failure-context %q", l.state(), phase(), l.outputs["iteration"], l.outputs["failure-context"])
+	}
+	if l.pullRequestRun(); strings.Contains(l.outputs["failure-context"], "Guidance") {
+		t.Errorf("the iteration after: got failure-context %q, want no guidance", l.outputs["failure-context"])
+	}
+}
