@@ -245,6 +245,9 @@ func TestActionAbortAgainstTheFake(t *testing.T) {
 	if code != 1 || l.state() != "OPEN allow-continue=false open-action=abort signal=circuit_open" {
 		t.Fatalf("got exit %d, %s\n%s", code, l.state(), l.log)
 	}
+	if !strings.Contains(l.log, "::error title=loopbreaker OPEN%3A stop the loop::iteration 4: ") {
+		t.Errorf("the log does not say stop:\n%s", l.log)
+	}
 	if !strings.Contains(l.outputs["failure-context"], "ACTION: abort: the loop stops\n") {
 		t.Errorf("failure-context:\n%s", l.outputs["failure-context"])
 	}
@@ -280,6 +283,9 @@ func TestActionPauseAgainstTheFake(t *testing.T) {
 	l.fake.SetPermission("octo", "loop", "drive-by", "read")
 	if code := l.pullRequestRun(); code != 0 || l.state() != "OPEN allow-continue=false open-action=pause signal=circuit_open" {
 		t.Fatalf("paused: got exit %d, %s\n%s", code, l.state(), l.log)
+	}
+	if !strings.Contains(l.log, "::error title=loopbreaker OPEN%3A the loop is paused until a person resumes it::iteration 4: ") || strings.Contains(l.log, "stop the loop") {
+		t.Errorf("the log does not say the loop is paused:\n%s", l.log)
 	}
 	if fc := l.outputs["failure-context"]; !strings.Contains(fc, "ACTION: pause: the loop waits until a person resumes it\n") {
 		t.Errorf("the agent is not told the loop is paused:\n%s", fc)
@@ -345,6 +351,9 @@ func TestActionAlertAgainstTheFake(t *testing.T) {
 		if posts := hook.Bodies(); len(posts) != 1 {
 			t.Fatalf("%s: got %d posts, want 1", r.name, len(posts))
 		}
+		if !strings.Contains(l.log, "::error title=loopbreaker OPEN%3A alert%2C the loop goes on::") || strings.Contains(l.log, "stop the loop") {
+			t.Errorf("%s: the log does not say the loop goes on:\n%s", r.name, l.log)
+		}
 		if strings.Contains(l.log, notifytest.Secret) {
 			t.Errorf("%s: the log shows the webhook's secret:\n%s", r.name, l.log)
 		}
@@ -378,6 +387,9 @@ func TestActionEscalateAgainstTheFake(t *testing.T) {
 	o := l.outputs
 	if code != 0 || l.state() != "OPEN allow-continue=true open-action=escalate signal=" || o["next-model"] != "sonnet" || o["escalate"] != "true" {
 		t.Fatalf("got exit %d, %s, next-model %q, escalate %s\n%s", code, l.state(), o["next-model"], o["escalate"], l.log)
+	}
+	if !strings.Contains(l.log, "::error title=loopbreaker OPEN%3A escalated%2C the loop goes on with the next model::") || strings.Contains(l.log, "stop the loop") {
+		t.Errorf("the log does not say the loop goes on:\n%s", l.log)
 	}
 	if d := decision(t, o["decision"]); d["next_model"] != "sonnet" {
 		t.Errorf("the decision output names next_model %v", d["next_model"])
