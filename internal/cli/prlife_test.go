@@ -186,6 +186,7 @@ func TestActionCompleteAgainstTheFake(t *testing.T) {
 		{"lexer.go": "package main\n\nfunc lex() {}\n", "fix_plan.md": "- [x] parser\n- [x] lexer\n"},
 	})
 	l := newPRLife(t, dir, "HEAD~4", map[string]string{"INPUT_AGENT-LOG": "agent.log", "INPUT_REPORTS": "report.xml"})
+	// The push before the last: two iterations without progress.
 	l.push("HEAD~1")
 	write(t, filepath.Join(dir, "agent.log"), "working on the lexer\n")
 	write(t, filepath.Join(dir, "report.xml"), `<testsuite name="app" tests="2" failures="0"><testcase name="TestParse"/><testcase name="TestRun"/></testsuite>`)
