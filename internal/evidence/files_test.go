@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 )
@@ -231,6 +232,32 @@ func TestReadFilesErrorsNameTheFile(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got error %q, want one naming %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// The status block decides completion even in a log built by hand, whose
+// reader did not already say so.
+func TestFilesApplyStatusClaimsCompletion(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	tests := []struct {
+		name   string
+		status agentlog.StatusBlock
+		want   bool
+	}{
+		{"complete", agentlog.StatusBlock{Status: "COMPLETE"}, true},
+		{"exit signal", agentlog.StatusBlock{Status: "IN_PROGRESS", ExitSignal: &yes}, true},
+		{"in progress", agentlog.StatusBlock{Status: "IN_PROGRESS", ExitSignal: &no}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &evidence.Files{Log: &agentlog.Log{Status: &tt.status}}
+			var it breaker.Iteration
+			f.Apply(&it)
+			if it.CompletionClaimed != tt.want {
+				t.Errorf("got completion claimed %v, want %v", it.CompletionClaimed, tt.want)
 			}
 		})
 	}

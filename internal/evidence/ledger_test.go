@@ -3,6 +3,8 @@ package evidence_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +105,8 @@ func summarise(its []breaker.Iteration) []iterSummary {
 func TestLedgerRecordsAreIterations(t *testing.T) {
 	t.Parallel()
 	l := newLedgerLoop(t)
-	recs := []ledger.Record{record(101, l.c2), record(102, ""), record(103, missing), record(104, l.c3), record(105, l.c3)}
+	gone := strings.Repeat("f", 40)
+	recs := []ledger.Record{record(101, l.c2), record(102, ""), record(103, missing), record(104, l.c3), record(105, l.c3), record(106, gone)}
 	ev, err := evidence.ContinueLedger(l.repo, evidence.LedgerStart{Commit: l.base, First: true}, recs, l.opts)
 	if err != nil {
 		t.Fatalf("ContinueLedger: %v", err)
@@ -122,15 +125,19 @@ func TestLedgerRecordsAreIterations(t *testing.T) {
 		{Run: 104, At: at(104), Commit: l.c3, CommitAt: l.c3At, Tree: l.c3Tree(t), Files: []string{"src/c.go"}, Tasks: "3/4", TasksBefore: "2", Checked: 1, Phase: "RED"},
 		// The same commit again: no change, its tasks.
 		{Run: 105, At: at(105), Commit: l.c3, Tree: l.c3Tree(t), Tasks: "3/4", TasksBefore: "3"},
+		{Run: 106, At: at(106), Commit: gone, Tree: l.c3Tree(t), Tasks: "nil", TasksBefore: "3"},
 	}
 	if diff := cmp.Diff(want, summarise(ev.Iterations)); diff != "" {
 		t.Errorf("iterations (-want +got):\n%s", diff)
 	}
-	wantNotes := []string{"run 103: commit 0123456789ab is not in the repository (force-pushed or not fetched); counted as an iteration without change"}
+	wantNotes := []string{
+		"run 103: commit 0123456789ab is not in the repository (force-pushed or not fetched); counted as an iteration without change",
+		"run 106: commit ffffffffffff is not in the repository (force-pushed or not fetched); counted as an iteration without change",
+	}
 	if diff := cmp.Diff(wantNotes, ev.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{0, 0, 1, 1, 1}, ev.NotesAfter); diff != "" {
+	if diff := cmp.Diff([]int{0, 0, 1, 1, 1, 2}, ev.NotesAfter); diff != "" {
 		t.Errorf("notes after each iteration (-want +got):\n%s", diff)
 	}
 	if got := ev.StartTasks; got == nil || *got != (gitlog.Tasks{Done: 1, Total: 4}) {
@@ -289,5 +296,36 @@ func TestLedgerStartNotInTheRepository(t *testing.T) {
 	_, err = evidence.ContinueLedger(l.repo, start, []ledger.Record{record(1, ""), record(2, l.c1)}, l.opts)
 	if !errors.Is(err, gitlog.ErrUnknownRevision) || !strings.Contains(err.Error(), missing) {
 		t.Errorf("got error %v, want one naming %s as an unknown revision", err, missing)
+	}
+}
+
+// An object the repository does not hold (a partial clone) makes its file
+// a change of unknown content, with a note; the reading goes on.
+func TestLedgerUnreadableObjectIsAChangeWithANote(t *testing.T) {
+	t.Parallel()
+	r := newLoopRepo(t)
+	r.write("main.go", "package main\n")
+	base := r.commit("start")
+	r.write("src/big.go", "package src\n\nvar Big = 1\n")
+	c1 := r.commit("add big")
+	r.write("src/small.go", "package src\n")
+	c2 := r.commit("add small")
+	blob := r.blob("src/big.go")
+	if err := os.Remove(filepath.Join(r.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatalf("remove the blob of src/big.go: %v", err)
+	}
+	ev, err := evidence.ContinueLedger(r.open(), evidence.LedgerStart{Commit: base, First: true}, []ledger.Record{record(1, c1), record(2, c2)}, options(t, base))
+	if err != nil {
+		t.Fatalf("ContinueLedger: %v", err)
+	}
+	got := summarise(ev.Iterations)
+	if len(got) != 2 || !cmp.Equal(got[0].Files, []string{"src/big.go"}) || !cmp.Equal(got[1].Files, []string{"src/small.go"}) {
+		t.Errorf("got %+v, want src/big.go then src/small.go changed", got)
+	}
+	if len(ev.Notes) == 0 || !strings.Contains(ev.Notes[0], "src/big.go") || !strings.Contains(ev.Notes[0], blob) {
+		t.Errorf("got notes %q, want one naming src/big.go and blob %s", ev.Notes, blob)
+	}
+	if len(ev.NotesAfter) != 2 || ev.NotesAfter[0] != len(ev.Notes) {
+		t.Errorf("got notes after %v of %d notes, want all of them with the first iteration", ev.NotesAfter, len(ev.Notes))
 	}
 }

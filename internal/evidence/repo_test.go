@@ -29,6 +29,7 @@ const missing = "0123456789abcdef0123456789abcdef01234567"
 type loopRepo struct {
 	t   *testing.T
 	dir string
+	g   *git.Repository
 	wt  *git.Worktree
 	at  time.Time
 }
@@ -44,7 +45,7 @@ func newLoopRepo(t *testing.T) *loopRepo {
 	if err != nil {
 		t.Fatalf("worktree of %s: %v", dir, err)
 	}
-	return &loopRepo{t: t, dir: dir, wt: wt, at: t0}
+	return &loopRepo{t: t, dir: dir, g: g, wt: wt, at: t0}
 }
 
 // write stages a file with the content.
@@ -106,6 +107,20 @@ func (r *loopRepo) rewind(h string) {
 	if err := r.wt.Reset(&git.ResetOptions{Commit: plumbing.NewHash(h), Mode: git.HardReset}); err != nil {
 		r.t.Fatalf("reset to %s: %v", h, err)
 	}
+}
+
+// blob returns the hash of the staged content of path.
+func (r *loopRepo) blob(path string) string {
+	r.t.Helper()
+	idx, err := r.g.Storer.Index()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	e, err := idx.Entry(path)
+	if err != nil {
+		r.t.Fatalf("index entry %s: %v", path, err)
+	}
+	return e.Hash.String()
 }
 
 // open opens the repository for reading.
