@@ -311,7 +311,11 @@ func TestLedgerUnreadableObjectIsAChangeWithANote(t *testing.T) {
 	r.write("src/small.go", "package src\n")
 	c2 := r.commit("add small")
 	blob := r.blob("src/big.go")
-	if err := os.Remove(filepath.Join(r.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+	obj := filepath.Join(r.dir, ".git", "objects", blob[:2], blob[2:])
+	if err := os.Chmod(obj, 0o644); err != nil { // a read-only file cannot be removed everywhere
+		t.Fatalf("the blob of src/big.go is not a loose object: %v", err)
+	}
+	if err := os.Remove(obj); err != nil {
 		t.Fatalf("remove the blob of src/big.go: %v", err)
 	}
 	ev, err := evidence.ContinueLedger(r.open(), evidence.LedgerStart{Commit: base, First: true}, []ledger.Record{record(1, c1), record(2, c2)}, options(t, base))
