@@ -8,8 +8,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
-// OnOpen is what an OPEN breaker does to the loop (key on_open, seed
-// 002's actions on stagnation).
+// OnOpen is what an OPEN breaker does to the loop on stagnation (key
+// on_open).
 type OnOpen string
 
 // The values of on_open.

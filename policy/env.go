@@ -7,14 +7,14 @@ import (
 )
 
 // The environment variables that stand for a setting its flag or input
-// does not give: loopbreaker's own, and seed 001's names for the same
-// settings. A flag or input that is given always wins; the callers pass
-// their environment's lookup (getenv).
+// does not give: loopbreaker's own, and the names some shell loops use for
+// the same settings. A flag or input that is given always wins; the callers
+// pass their environment's lookup (getenv).
 const (
 	EnvProfile     = "LOOPBREAKER_PROFILE"
-	EnvProjectType = "PROJECT_TYPE"             // seed 001: the profile, after LOOPBREAKER_PROFILE
-	EnvConfig      = "CIRCUIT_CONFIG"           // seed 001: the policy file
-	EnvDisabled    = "CIRCUIT_BREAKER_DISABLED" // seed 001: true turns the breaker off
+	EnvProjectType = "PROJECT_TYPE"             // the profile, after LOOPBREAKER_PROFILE
+	EnvConfig      = "CIRCUIT_CONFIG"           // the policy file (or a built-in name)
+	EnvDisabled    = "CIRCUIT_BREAKER_DISABLED" // true turns the breaker off
 )
 
 // ProfileFrom returns the profile given, else $LOOPBREAKER_PROFILE, else

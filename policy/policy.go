@@ -20,10 +20,9 @@ type Policy struct {
 	// OnShallow says what to do when git history is cut by a shallow clone:
 	// decide on what is visible, or fail.
 	OnShallow OnShallow `toml:"on_shallow"`
-	// OnOpen is what an OPEN breaker does to the loop (seed 002): abort
-	// it, pause it until a person resumes it, alert people and let it go
-	// on, or escalate it to the next model. Phases and profiles may
-	// override it.
+	// OnOpen is what an OPEN breaker does to the loop: abort it, pause it
+	// until a person resumes it, alert people and let it go on, or
+	// escalate it to the next model. Phases and profiles may override it.
 	OnOpen OnOpen `toml:"on_open"`
 	// Advice is what the agent-facing block tells the agent to try when
 	// the breaker opens; each phase may give its own.
@@ -40,10 +39,10 @@ type Policy struct {
 	Alert      Alert      `toml:"alert"`
 
 	// Phases are named overrides applied when an iteration carries that
-	// phase (seed 004: RED, GREEN, REFACTOR, DOCUMENT, or any name).
+	// phase (the test-driven RED, GREEN, REFACTOR, DOCUMENT, or any name).
 	Phases map[string]Override `toml:"phases,omitempty"`
-	// Profiles are named overrides chosen once per run (seed 001's project
-	// types), by flag, input or LOOPBREAKER_PROFILE.
+	// Profiles are named overrides chosen once per run (project types), by
+	// flag, input, LOOPBREAKER_PROFILE or PROJECT_TYPE.
 	Profiles map[string]Override `toml:"profiles,omitempty"`
 }
 
@@ -64,7 +63,7 @@ type Breaker struct {
 	// progress before a cooled-down breaker closes.
 	ProbeIterations int `toml:"probe_iterations"`
 	// WatchIterations is how many iterations after a reset or a recovery
-	// (HALF_OPEN to CLOSED) are watched closely (seed 003): one without
+	// (HALF_OPEN to CLOSED) are watched closely: one without
 	// progress moves CLOSED to HALF_OPEN, and stagnation that recurs in
 	// them opens at once. 0 turns the watch off.
 	WatchIterations int `toml:"watch_iterations"`
@@ -133,8 +132,7 @@ type NoProgress struct {
 
 // TaskStuck watches or opens when the current task (the first unchecked
 // task in plan order, or the status block's current task) stays current
-// for TaskTimeoutIterations iterations in which no task is completed (seed
-// 002's task_timeout_iterations).
+// for TaskTimeoutIterations iterations in which no task is completed.
 type TaskStuck struct {
 	Enabled               bool        `toml:"enabled"`
 	TaskTimeoutIterations int         `toml:"task_timeout_iterations"`
@@ -163,7 +161,7 @@ type MaxIterations struct {
 	CriticalIterations int  `toml:"critical_iterations"`
 }
 
-// Score is seed 003's progress score over a window.
+// Score is the progress score summed over a window of iterations.
 type Score struct {
 	Enabled     bool        `toml:"enabled"`
 	ScoreWindow int         `toml:"score_window"`
@@ -224,19 +222,19 @@ type Rate struct {
 	Enabled              bool `toml:"enabled"`
 	MaxIterationsPerHour int  `toml:"max_iterations_per_hour"`
 	// RateWarningPercent warns when the iterations in the last hour reach
-	// this share of MaxIterationsPerHour (seed 003); 0 turns it off.
+	// this share of MaxIterationsPerHour; 0 turns it off.
 	RateWarningPercent float64 `toml:"rate_warning_percent"`
 }
 
 // Trends warn when the passing tests fall, or the distinct errors rise,
-// in TrendIterations iterations in a row (seed 003's monitoring). They
-// only warn.
+// in TrendIterations iterations in a row. They only warn.
 type Trends struct {
 	Enabled         bool `toml:"enabled"`
 	TrendIterations int  `toml:"trend_iterations"`
 }
 
-// Escalation is seed 002's escalate action.
+// Escalation is the escalate action's list of models: on OPEN the
+// decision names the next one.
 type Escalation struct {
 	ModelProgression []string `toml:"model_progression"`
 }

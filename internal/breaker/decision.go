@@ -16,7 +16,7 @@ type Event struct {
 	Reason    string    `json:"reason"`
 }
 
-// Step is one line of the per-iteration status log (seed 003).
+// Step is one line of the per-iteration status log.
 type Step struct {
 	Iteration      int       `json:"iteration"`
 	At             time.Time `json:"at"`
@@ -99,8 +99,8 @@ type Decision struct {
 	// empty when not OPEN.
 	OpenAction policy.OnOpen `json:"open_action,omitempty"`
 	// Signal is SignalCircuitOpen when the decision stops the loop on an
-	// OPEN breaker (abort or pause, not a dry run): seed 000's exit signal
-	// for scripts that look for it.
+	// OPEN breaker (abort or pause, not a dry run): the exit signal for
+	// coordinating scripts that look for that word.
 	Signal string `json:"signal,omitempty"`
 	// Advice is the policy's advice for the decision's phase, when the
 	// breaker is not CLOSED.

@@ -57,7 +57,7 @@ func (c *Completion) clone() *Completion {
 	return &v
 }
 
-// trendWarnings are seed 003's trend warnings for the iteration: the
+// trendWarnings are the trend warnings for the iteration: the
 // passing tests fell, or the number of distinct error signatures rose, in
 // trend_iterations iterations in a row, the iteration's own the newest.
 // Iterations without a test report (for the tests), or without errors

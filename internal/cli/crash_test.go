@@ -76,16 +76,16 @@ func killWindow(t *testing.T, cmd func(i int) *exec.Cmd) time.Duration {
 }
 
 // runKilled runs cmd and, three calls in four (by i), kills it with
-// SIGKILL at a random point within span. It reports whether the kill
-// ended the call; an exit other than 0 or 1 fails the test.
-func runKilled(t *testing.T, cmd *exec.Cmd, i int, span time.Duration, rng *rand.Rand) bool {
+// SIGKILL at a random point between from and span. It reports whether
+// the kill ended the call; an exit other than 0 or 1 fails the test.
+func runKilled(t *testing.T, cmd *exec.Cmd, i int, from, span time.Duration, rng *rand.Rand) bool {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	var timer *time.Timer
 	if i%4 != 0 {
-		timer = time.AfterFunc(time.Duration(rng.Int64N(int64(span))), func() { cmd.Process.Signal(syscall.SIGKILL) })
+		timer = time.AfterFunc(from+time.Duration(rng.Int64N(int64(span-from))), func() { cmd.Process.Signal(syscall.SIGKILL) })
 	}
 	err := cmd.Wait()
 	if timer != nil {
@@ -133,7 +133,7 @@ func TestKilledRecordLeavesOldOrNewState(t *testing.T) {
 	var finished, killedOld, killedNew int
 	for i := 5; i < n; i++ {
 		before := iterations(t, state)
-		killed := runKilled(t, recordCmd(state, i), i, span, rng)
+		killed := runKilled(t, recordCmd(state, i), i, 0, span, rng)
 		after := iterations(t, state)
 		switch {
 		case !killed && after != before+1:
@@ -212,9 +212,14 @@ func TestKilledCheckKeepsTheLedger(t *testing.T) {
 
 	before := ledgerRuns(t, records)
 	var finished, killedOld, killedNew int
-	for i := 5; i < n; i++ {
+	// Until n calls were killed (at most 4n calls), each at a random point
+	// within a call's usual time (span is one and a half of it), so that
+	// the kills fall in its reading, folding and writing alike; one call
+	// in four runs to its end.
+	i := 5
+	for ; killedOld+killedNew < n && i < 4*n; i++ {
 		run := int64(i + 1)
-		killed := runKilled(t, checkCmd(repo, led, i+1), i, span, rng)
+		killed := runKilled(t, checkCmd(repo, led, i+1), i, 0, span*2/3, rng)
 		after := ledgerRuns(t, records)
 		if !killed {
 			written[run] = true
@@ -240,11 +245,11 @@ func TestKilledCheckKeepsTheLedger(t *testing.T) {
 		before = after
 	}
 	t.Logf("%d checks: %d finished, %d killed before their record was written, %d after; kill window %s",
-		n, finished+5, killedOld, killedNew, span)
-	if killedOld == 0 {
-		t.Errorf("no check was killed before it wrote: the test did not exercise the kill")
+		i, finished+5, killedOld, killedNew, span*2/3)
+	if killedOld+killedNew < n || killedOld == 0 {
+		t.Errorf("%d checks killed, %d of them before they wrote: want %d kills, some before the write", killedOld+killedNew, killedOld, n)
 	}
-	if out, err := checkCmd(repo, led, n+1).CombinedOutput(); err != nil && !isExit1(err) {
+	if out, err := checkCmd(repo, led, i+1).CombinedOutput(); err != nil && !isExit1(err) {
 		t.Fatalf("check: %v\n%s", err, out)
 	}
 	noTemporaryFiles(t, led)

@@ -11,8 +11,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/note"
 )
 
-// measurementFlags are record's per-iteration measurements (the seed's
-// recordProgress and recordError), each optional.
+// measurementFlags are record's per-iteration measurements of progress
+// (files, tests, tasks, percentage, phase) and of errors, each optional.
 type measurementFlags struct {
 	filesChanged, testsPassing, testsFailing, outputLength  optInt
 	permissionDenials, filesModified, tasksDone, tasksTotal optInt

@@ -45,7 +45,9 @@ func Annotations(res *loop.Result, dryRun bool) []Annotation {
 			out = append(out, Annotation{Warning, "loopbreaker HALF_OPEN: watching", fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
 		}
 	case d.State == breaker.Open:
-		title := "loopbreaker OPEN: stop the loop"
+		// The verdict says what on_open does with the loop: a paused,
+		// alerted or escalated loop is not stopped.
+		title := "loopbreaker " + render.Verdict(d)
 		if dryRun {
 			title = "loopbreaker would be OPEN (dry run)"
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 func TestAuditSummaryEscapesAgentText(t *testing.T) {
@@ -71,6 +72,18 @@ func TestAnnotations(t *testing.T) {
 		{"open in a dry run", []breaker.Decision{open}, true, []Annotation{
 			{Error, "loopbreaker would be OPEN (dry run)", "iteration 4: no progress in 3 iterations ::error::x (no_progress)"},
 			{Warning, "loopbreaker warning", "iteration 4 of 10"}}},
+		{"paused", []breaker.Decision{withAction(open, policy.OnOpenPause)}, false, []Annotation{
+			{Error, "loopbreaker OPEN: the loop is paused until a person resumes it", "iteration 4: no progress in 3 iterations ::error::x (no_progress)"},
+			{Warning, "loopbreaker warning", "iteration 4 of 10"}}},
+		{"alert", []breaker.Decision{withAction(open, policy.OnOpenAlert)}, false, []Annotation{
+			{Error, "loopbreaker OPEN: alert, the loop goes on", "iteration 4: no progress in 3 iterations ::error::x (no_progress)"},
+			{Warning, "loopbreaker warning", "iteration 4 of 10"}}},
+		{"escalate", []breaker.Decision{withAction(open, policy.OnOpenEscalate)}, false, []Annotation{
+			{Error, "loopbreaker OPEN: escalated, the loop goes on with the next model", "iteration 4: no progress in 3 iterations ::error::x (no_progress)"},
+			{Warning, "loopbreaker warning", "iteration 4 of 10"}}},
+		{"paused in a dry run", []breaker.Decision{withAction(open, policy.OnOpenPause)}, true, []Annotation{
+			{Error, "loopbreaker would be OPEN (dry run)", "iteration 4: no progress in 3 iterations ::error::x (no_progress)"},
+			{Warning, "loopbreaker warning", "iteration 4 of 10"}}},
 		{"half open", []breaker.Decision{half}, false, []Annotation{
 			{Warning, "loopbreaker HALF_OPEN: watching", "iteration 3: no progress in 3 iterations ::error::x (no_progress)"}}},
 		{"recovered", []breaker.Decision{half, closed}, false, []Annotation{
@@ -83,6 +96,12 @@ func TestAnnotations(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
+}
+
+// withAction is d with on_open's action a.
+func withAction(d breaker.Decision, a policy.OnOpen) breaker.Decision {
+	d.OpenAction = a
+	return d
 }
 
 func TestAuditAnnotations(t *testing.T) {

@@ -8,8 +8,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// The markers of the agent-facing block (seed 004), each on a line of its
-// own.
+// The markers of the agent-facing block, each on a line of its own.
 const (
 	AgentBlockOpen  = "---CIRCUIT_BREAKER_OPEN---"
 	AgentBlockClose = "---END_CIRCUIT_BREAKER_OPEN---"
@@ -31,8 +30,8 @@ var agentFieldRunes = []int{MaxField, 120, 40}
 // FailureContext is the text for the agent's next prompt: the Action's
 // failure-context output, the JSON's failure_context and --format agent.
 // When the loop's work is done it is the completion block (CompleteBlock);
-// when the breaker is OPEN seed 004's block (AgentBlock); otherwise a line
-// with the state, the reason, the newest error, the warnings, the first
+// when the breaker is OPEN the agent-facing block (AgentBlock); otherwise a
+// line with the state, the reason, the newest error, the warnings, the first
 // two recovery strategies and a person's guidance, or "" when the breaker
 // is CLOSED with none of them. Agent and person text is cleaned and cannot
 // end a block; the whole stays within 4000 bytes.
@@ -76,7 +75,7 @@ func FailureContext(d *breaker.Decision) string {
 	return s
 }
 
-// AgentBlock is seed 004's block for an OPEN breaker, between
+// AgentBlock is the agent-facing block for an OPEN breaker, between
 // AgentBlockOpen and AgentBlockClose: PHASE, REASON, ITERATIONS,
 // TESTS_PASSING, LAST_ERROR, then what the loop does (ACTION), the
 // policy's advice for the phase (else the rule's first recovery strategy),

@@ -134,7 +134,10 @@ func Agent(w io.Writer, d *breaker.Decision) error {
 	return err
 }
 
-func verdict(d *breaker.Decision) string {
+// Verdict is what the decision tells the loop, as the text and markdown
+// reports head it: "OPEN: stop the loop", "OPEN: the loop is paused until
+// a person resumes it", "done: stop the loop", "CLOSED: continue" and so on.
+func Verdict(d *breaker.Decision) string {
 	switch {
 	case d.Complete:
 		return doneVerdict
@@ -178,7 +181,7 @@ const textIndent = "              "
 // chart of the last iterations and the three next steps.
 func Text(d *breaker.Decision, o Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "loopbreaker: %s\n", verdict(d))
+	fmt.Fprintf(&b, "loopbreaker: %s\n", Verdict(d))
 	if e := Evidence(d); e != "" {
 		fmt.Fprintf(&b, "  complete:   %s\n", e)
 	}
@@ -257,7 +260,7 @@ func icon(d *breaker.Decision) string {
 // per-iteration status log, the newest iteration first.
 func MarkdownReport(d *breaker.Decision, o Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", icon(d), verdict(d))
+	fmt.Fprintf(&b, "## %s loopbreaker: %s\n\n", icon(d), Verdict(d))
 	if e := Evidence(d); e != "" {
 		fmt.Fprintf(&b, "**Done:** %s.\n\n", e)
 	}

@@ -3,8 +3,8 @@ package render
 import "github.com/loopbreaker/loopbreaker/policy"
 
 // Strategies returns what a person (or the next prompt) can try after the
-// breaker opened on the given trigger: seed 003's recovery table where it
-// has a row, and the same shape of advice for the other triggers.
+// breaker opened on the given trigger: a few concrete recovery steps per
+// rule, the most direct first.
 func Strategies(trigger string) []string {
 	switch trigger {
 	case policy.RuleNoProgress, policy.RuleScore, "probe":
@@ -15,7 +15,7 @@ func Strategies(trigger string) []string {
 			"Escalate to a person",
 		}
 	case policy.RuleTaskStuck:
-		// Seed 003's "stuck on the same task" row, the task first.
+		// Stuck on the same task: change the task first.
 		return []string{
 			"Break the stuck task into 3 or more subtasks",
 			"Skip to the next task and return to this one later",

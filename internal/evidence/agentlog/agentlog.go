@@ -20,10 +20,10 @@ type StatusBlock struct {
 	TestsStatus     string   // TESTS_STATUS: PASSING | FAILING | NOT_RUN
 	WorkType        string   // WORK_TYPE: IMPLEMENTATION | TESTING | DOCUMENTATION | REFACTORING
 	ExitSignal      *bool    // EXIT_SIGNAL: true|false
-	ProgressPercent *float64 // PROGRESS: 45% or PROGRESS_PERCENT: 45 (optional, seed 001 model)
-	Phase           string   // PHASE: GREEN (optional, seed 004)
+	ProgressPercent *float64 // PROGRESS: 45% or PROGRESS_PERCENT: 45 (optional, the percentage model)
+	Phase           string   // PHASE: GREEN (optional, a test-driven phase)
 	Recommendation  string   // RECOMMENDATION: ...
-	CurrentTask     string   // CURRENT_TASK: the task the agent is on (optional, seed 002)
+	CurrentTask     string   // CURRENT_TASK: the task the agent is on (optional)
 }
 
 // ClaimsCompletion reports whether the block says the work is done:
