@@ -333,14 +333,14 @@ func Decode(data []byte, where string) *Ledger {
 // skipped. An array of valid records as this program writes them is read
 // by hand (codec.go).
 func (l *Ledger) decode(data []byte, where string) []Record {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	recs, ends, ok := readRecords(data)
+	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	recs, ends, ok := readRecords(body)
 	if !ok {
-		recs = l.decodeFrom(bytes.NewReader(data), where)
+		recs = l.decodeFrom(bytes.NewReader(data), where) // it skips the byte order mark itself, once
 	}
 	if len(recs) > 0 {
 		if l.sources++; l.sources == 1 && len(ends) > 0 {
-			l.laid = &laidFile{data: data, ends: ends}
+			l.laid = &laidFile{data: body, ends: ends}
 		}
 	}
 	return l.keep(nil, recs)
