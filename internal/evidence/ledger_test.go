@@ -22,12 +22,11 @@ import (
 // four checked at the base, one more at the first commit and one more at
 // the third; the third commit says its phase in a trailer.
 type ledgerLoop struct {
-	repo                 *gitlog.Repo
-	base, c1, c2, c3     string
-	baseTree, c2Tree     string
-	c2At, c3At           time.Time
-	opts                 gitlog.Options
-	firstTask, thirdTask string // the identities of checked tasks
+	repo             *gitlog.Repo
+	base, c1, c2, c3 string
+	baseTree, c2Tree string
+	c2At, c3At       time.Time
+	opts             gitlog.Options
 }
 
 func newLedgerLoop(t *testing.T) *ledgerLoop {

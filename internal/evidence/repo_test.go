@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
@@ -98,15 +97,6 @@ func (r *loopRepo) commit(msg string) string {
 	}
 	r.at = r.at.Add(10 * time.Minute)
 	return h.String()
-}
-
-// rewind moves the branch and the work tree back to commit h: the
-// commits after it stay in the repository, out of HEAD's history.
-func (r *loopRepo) rewind(h string) {
-	r.t.Helper()
-	if err := r.wt.Reset(&git.ResetOptions{Commit: plumbing.NewHash(h), Mode: git.HardReset}); err != nil {
-		r.t.Fatalf("reset to %s: %v", h, err)
-	}
 }
 
 // blob returns the hash of the staged content of path.
