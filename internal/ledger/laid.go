@@ -411,24 +411,17 @@ func (p *fastReader) laidTime(t *time.Time) bool {
 	return err == nil && bytes.Equal(b, quoted)
 }
 
-// laidUTC reads a time in UTC as time.RFC3339Nano writes it
-// (2006-01-02T15:04:05.999999999Z: a fraction without trailing zeros). ok
-// is false for any other text, and for a date or time that does not
-// exist.
-func laidUTC(s []byte) (time.Time, bool) {
-	var d day
-	return d.utc(s)
-}
-
-// day is the date of the time laidUTC read last, and its midnight: the
+// day is the date of the time utc read last, and its midnight: the
 // records of a loop come day after day, many on the same one.
 type day struct {
 	date     [10]byte
 	midnight time.Time
 }
 
-// utc is laidUTC, the date taken from d when it is d's; d is then the
-// date of s.
+// utc reads a time in UTC as time.RFC3339Nano writes it
+// (2006-01-02T15:04:05.999999999Z: a fraction without trailing zeros),
+// the date taken from d when it is d's; d is then the date of s. ok is
+// false for any other text, and for a date or time that does not exist.
 func (d *day) utc(s []byte) (time.Time, bool) {
 	n := len(s)
 	if n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[n-1] != 'Z' {

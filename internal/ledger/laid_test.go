@@ -249,3 +249,10 @@ func TestLaidTimesOfOneDay(t *testing.T) {
 		}
 	}
 }
+
+// laidUTC reads one time with a day of its own, as the first record of a
+// ledger is read.
+func laidUTC(s []byte) (time.Time, bool) {
+	var d day
+	return d.utc(s)
+}
