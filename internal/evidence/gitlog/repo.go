@@ -41,7 +41,7 @@ type Repo struct {
 	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
 	tasks   map[plumbing.Hash]*taskList      // checkboxes by blob, bounded by taskCacheItems
-	taskN   int                              // tasks held in the tasks cache
+	taskN   int                              // room for tasks held in the tasks cache
 	texts   taskTexts                        // task identities by text (tasks.go)
 	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
 

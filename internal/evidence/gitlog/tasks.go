@@ -97,8 +97,10 @@ func readTaskListWith(r io.Reader, size int64, texts taskTexts) (taskList, error
 // the lines are looked at where they are, never copied.
 func readTaskListBytes(data []byte, texts taskTexts) taskList {
 	tr := taskReader{texts: texts}
-	// At most one task a line: sized once, the list is never copied.
-	tr.tl.items = make([]taskItem, 0, min(bytes.Count(data, []byte{'\n'})+1, maxTaskItems))
+	// Every task's line holds a '[' (its box): sized once by them, the
+	// list is never copied, nor much larger than the tasks in it (a long
+	// file of prose and few tasks is cached too).
+	tr.tl.items = make([]taskItem, 0, min(bytes.Count(data, []byte{'['}), maxTaskItems))
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -330,12 +332,13 @@ func (r *Repo) taskBlob(h plumbing.Hash) (*taskList, error) {
 			return nil, fmt.Errorf("read blob %s in %s: %w", h, r.dir, err)
 		}
 	}
-	if r.taskN+len(tl.items) > taskCacheItems {
+	// The cache counts the room each list holds, not only its tasks.
+	if r.taskN+cap(tl.items) > taskCacheItems {
 		clear(r.tasks)
 		r.taskN = 0
 	}
 	r.tasks[h] = &tl
-	r.taskN += len(tl.items)
+	r.taskN += cap(tl.items)
 	return &tl, nil
 }
 

@@ -223,6 +223,22 @@ func TestReadTaskListBytesIsStreamed(t *testing.T) {
 	}
 }
 
+// TestTaskListHoldsRoomForItsBoxes: a long file of prose with one task is
+// read into a list with room for its boxes, not for its lines: every
+// version of it is cached, and the cache counts the room each holds.
+func TestTaskListHoldsRoomForItsBoxes(t *testing.T) {
+	t.Parallel()
+	text := "# Plan\n\n- [ ] write the parser\n" + strings.Repeat("Some prose about the plan, with a [link](x).\n", 20000)
+	tl := readTaskListBytes([]byte(text), taskTexts{})
+	if len(tl.items) != 1 || cap(tl.items) > 20001 || cap(tl.items) < 1 {
+		t.Fatalf("%d tasks in room for %d", len(tl.items), cap(tl.items))
+	}
+	prose := readTaskListBytes([]byte("- [ ] one\n"+strings.Repeat("no box here\n", 20000)), taskTexts{})
+	if len(prose.items) != 1 || cap(prose.items) != 1 {
+		t.Fatalf("%d tasks in room for %d, want room for 1", len(prose.items), cap(prose.items))
+	}
+}
+
 // TestCompareStatesIsCompareTasks: comparing two task states file by file
 // finds what comparing their tasks as one list finds, whether the files
 // are the same or not, share blobs or not, and hold tasks or not.
