@@ -200,48 +200,41 @@ func (p *fastReader) laidTests(to **Tests) bool {
 
 // laidStrings reads the list of failing tests as appendStrings writes it.
 func (p *fastReader) laidStrings(list *[]string) bool {
-	switch {
-	case p.lit("null"):
-		return true
-	case p.lit("[]"):
-		*list = []string{}
-		return true
-	case !p.lit("["):
-		return false
-	}
-	p.names.begin()
-	for first := true; first || p.lit(","); first = false {
-		var s string
-		if !p.lit(in4) || !p.laidString(&s, true) {
-			return false
-		}
-		p.names.add(s)
-	}
-	*list = p.names.end()
-	return p.lit(in3) && p.lit("]")
+	return laidList(p, list, &p.names, in3, func(p *fastReader, s *string) bool {
+		return p.lit(in4) && p.laidString(s, true)
+	})
 }
 
 func (p *fastReader) laidErrors(list *[]Error) bool {
+	return laidList(p, list, &p.errs, in2, func(p *fastReader, e *Error) bool {
+		return p.lit(in3) && p.opens(kHash) && p.laidString(&e.Hash, true) &&
+			p.lit(kSample) && p.laidString(&e.Sample, true) && p.closes(in3)
+	})
+}
+
+// laidList reads a list as appendRecord writes it, its closing bracket on
+// its line at indentation in: null, [] (an empty list, not none) or the
+// elements, each read by item, into a list handed out by from.
+func laidList[T any](p *fastReader, list *[]T, from *lists[T], in string, item func(*fastReader, *T) bool) bool {
 	switch {
 	case p.lit("null"):
 		return true
 	case p.lit("[]"):
-		*list = []Error{}
+		*list = []T{}
 		return true
 	case !p.lit("["):
 		return false
 	}
-	p.errs.begin()
+	from.begin()
 	for first := true; first || p.lit(","); first = false {
-		var e Error
-		if !p.lit(in3) || !p.opens(kHash) || !p.laidString(&e.Hash, true) ||
-			!p.lit(kSample) || !p.laidString(&e.Sample, true) || !p.closes(in3) {
+		var v T
+		if !item(p, &v) {
 			return false
 		}
-		p.errs.add(e)
+		from.add(v)
 	}
-	*list = p.errs.end()
-	return p.lit(in2) && p.lit("]")
+	*list = from.end()
+	return p.lit(in) && p.lit("]")
 }
 
 // laidLabelResets reads a record's label resets, which are written only

@@ -319,16 +319,12 @@ func (r *Record) Apply(it *breaker.Iteration) {
 // one, and 0 is not -0.
 func identical(a, b *Record) bool {
 	return a.Version == b.Version && a.RunID == b.RunID && a.RunAttempt == b.RunAttempt && a.Commit == b.Commit &&
-		a.At == b.At && a.Phase == b.Phase && identicalTests(a.Tests, b.Tests) && identicalErrors(a.Errors, b.Errors) &&
+		a.At == b.At && a.Phase == b.Phase && identicalTests(a.Tests, b.Tests) && sameList(a.Errors, b.Errors) &&
 		samePtr(a.Output, b.Output) && a.PermissionDenials == b.PermissionDenials && a.CompletionClaimed == b.CompletionClaimed &&
 		a.QuestionsAsked == b.QuestionsAsked && identicalFloat(a.ProgressPercent, b.ProgressPercent) && samePtr(a.Tasks, b.Tasks) &&
 		a.CurrentTask == b.CurrentTask && identicalCheckpoints(a.Checkpoint, b.Checkpoint) &&
-		(a.LabelResets == nil) == (b.LabelResets == nil) && slices.EqualFunc(a.LabelResets, b.LabelResets, sameReset)
+		sameList(a.LabelResets, b.LabelResets)
 }
-
-// sameReset compares two label resets; their times by instant and
-// location, as the text of each would differ otherwise.
-func sameReset(a, b LabelReset) bool { return a.At == b.At && a.By == b.By }
 
 // samePtr compares what two pointers to comparable values point to.
 func samePtr[T comparable](a, b *T) bool {
@@ -340,10 +336,13 @@ func identicalTests(a, b *Tests) bool {
 		return true
 	}
 	return a != nil && b != nil && a.Passed == b.Passed && a.Failed == b.Failed && a.Skipped == b.Skipped &&
-		(a.Failing == nil) == (b.Failing == nil) && slices.Equal(a.Failing, b.Failing)
+		sameList(a.Failing, b.Failing)
 }
 
-func identicalErrors(a, b []Error) bool {
+// sameList compares two lists element by element (times by instant and
+// location, as their text would differ otherwise), and an empty list with
+// none as different: each is written otherwise.
+func sameList[T comparable](a, b []T) bool {
 	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }
 
