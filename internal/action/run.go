@@ -44,6 +44,9 @@ type Env struct {
 	// REST client, github.New); tests of the action's logic pass an
 	// in-memory one.
 	Connect func(o github.Options) (github.API, error)
+	// ExitForError is the exit code of a failed run (nil: exitError): the
+	// command line tells internal and transient faults from bad input.
+	ExitForError func(error) int
 }
 
 // Exit codes of the action (the domain's, as for the CLI).
@@ -100,6 +103,9 @@ func Run(ctx context.Context, env Env) int {
 	code, err := r.main(ctx)
 	if err != nil {
 		gha.Errorf("loopbreaker: %s", render.Clean(err.Error()))
+		if env.ExitForError != nil {
+			return env.ExitForError(err)
+		}
 		return exitError
 	}
 	return code

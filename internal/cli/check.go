@@ -373,7 +373,7 @@ func runCheck(args []string, env Env) (int, error) {
 	}
 	err = f.writeRecord()
 	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
-	return d.ExitCode(), err
+	return exitFor(&d), err
 }
 
 // writeDisabled says that the breaker is off (why names the setting), or
@@ -412,7 +412,7 @@ func runReplay(args []string, env Env) (int, error) {
 		if err := render.Agent(env.Stdout, &last); err != nil {
 			return 0, err
 		}
-		return last.ExitCode(), f.writeRecord()
+		return exitFor(&last), f.writeRecord()
 	}
 	for i := range f.decisions {
 		var notes []note.Note
@@ -432,7 +432,7 @@ func runReplay(args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n.Text))
 	}
 	last := f.decisions[len(f.decisions)-1]
-	return last.ExitCode(), f.writeRecord()
+	return exitFor(&last), f.writeRecord()
 }
 
 // replayHeader heads replay's markdown table.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -71,7 +70,7 @@ func Main(args []string, env Env) int {
 	}
 	if len(args) == 0 {
 		usage(env.Stderr)
-		return breaker.ExitError
+		return ExitUsage
 	}
 	name, rest := args[0], args[1:]
 	switch name {
@@ -99,12 +98,12 @@ func Main(args []string, env Env) int {
 			} else {
 				fmt.Fprintf(env.Stderr, "loopbreaker: %s\n", oneLine(err.Error()))
 			}
-			return breaker.ExitError
+			return exitForError(err)
 		}
 		return code
 	}
 	fmt.Fprintf(env.Stderr, "loopbreaker: unknown command %q (run 'loopbreaker help')\n", render.Clean(name))
-	return breaker.ExitError
+	return ExitUsage
 }
 
 // oneLine keeps an error message on a single, clean line.
@@ -121,7 +120,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage, bad input or an internal error")
+	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage or bad input,")
+	fmt.Fprintln(w, "  3 an internal or transient error (run again), 4 done (stop: the work is complete), 5 paused (a person must resume)")
 	fmt.Fprintln(w, "run 'loopbreaker help COMMAND' for a command's flags")
 }
 

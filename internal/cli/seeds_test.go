@@ -55,7 +55,7 @@ func TestOnOpenThroughTheCommandLine(t *testing.T) {
 		verdict      string
 	}{
 		{"abort", "", 1, false, "circuit_open", nil, "loopbreaker: OPEN: stop the loop"},
-		{"pause", "on_open = \"pause\"\n", 0, false, "circuit_open", nil, "loopbreaker: OPEN: the loop is paused until a person resumes it"},
+		{"pause", "on_open = \"pause\"\n", 5, false, "circuit_open", nil, "loopbreaker: OPEN: the loop is paused until a person resumes it"},
 		{"alert", "on_open = \"alert\"\n", 0, true, nil, nil, "loopbreaker: OPEN: alert, the loop goes on"},
 		{"escalate", "on_open = \"escalate\"\n[escalation]\nmodel_progression = [\"haiku\", \"sonnet\"]\n", 0, true, nil, "sonnet", "loopbreaker: OPEN: escalated, the loop goes on with the next model"},
 	}

@@ -223,7 +223,7 @@ func runRecord(args []string, env Env) (int, error) {
 	}
 	err = s.print(env, sf.format, &d)
 	postAlert(env, &d, s.b.Policy(), notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
-	return d.ExitCode(), err
+	return exitFor(&d), err
 }
 
 // recordFile is a ledger file this program writes (record's and check's
@@ -350,7 +350,7 @@ func runStatus(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
-	return d.ExitCode(), s.print(env, sf.format, &d)
+	return exitFor(&d), s.print(env, sf.format, &d)
 }
 
 func runReset(args []string, env Env) (int, error) {
