@@ -79,7 +79,7 @@ func TestCompletionThroughCheck(t *testing.T) {
 		t.Errorf("markdown:\n%s", res.stdout)
 	}
 	replay := scnMain(nil, r.now, []string{"replay", "--repo", r.dir, "--base", "main", "--reports", report})
-	if lines := strings.Split(replay.stdout, "\n"); replay.code != 0 || !strings.Contains(lines[1], "done: stop the loop") || strings.Contains(lines[0], "done") {
+	if lines := strings.Split(replay.stdout, "\n"); replay.code != ExitDone || !strings.Contains(lines[1], "done: stop the loop") || strings.Contains(lines[0], "done") {
 		t.Errorf("replay: got exit %d\n%s", replay.code, replay.stdout)
 	}
 
