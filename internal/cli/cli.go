@@ -46,6 +46,7 @@ func commands() []command {
 		{"record", "record one iteration in a state file and decide", runRecord},
 		{"status", "show a state file's decision (applies a due cooldown)", runStatus},
 		{"reset", "close the circuit on a person's word", runReset},
+		{"hook", "the Claude Code (or Codex) Stop hook, and its install into .claude/settings.json", runHook},
 		{"audit", "evaluate every open agent pull request of a GitHub repository", runAudit},
 		{"policy", "validate and print the effective policy", runPolicy},
 		{"action", "run as a GitHub Action step (the default when GITHUB_ACTIONS=true)", runAction},
