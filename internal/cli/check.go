@@ -17,6 +17,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/localstate"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
@@ -33,6 +34,16 @@ type gitFlags struct {
 	// incremental lets the fold go on from a verified checkpoint (check:
 	// only the newest decision is needed; replay prints every one).
 	incremental bool
+	// stateDir moves the local state directory.
+	stateDir string
+	// controls are a person's local resets; statusOnly folds without
+	// taking the run as an iteration.
+	controls   []loop.Control
+	statusOnly bool
+	// auto is the repository's own loop state, when check keeps it.
+	auto *localstate.Repo
+	// notes are said with the decision.
+	notes []note.Note
 }
 
 func (g *gitFlags) register(fs *flag.FlagSet) {
@@ -104,7 +115,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &folded{notes: polNotes}
+	out := &folded{notes: append(append([]note.Note(nil), g.notes...), polNotes...)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -114,7 +125,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	// A ledger directory that does not exist holds no records yet; look
 	// before the record file's directory (perhaps the same) is made.
 	ledgerMissing := false
-	if g.ledger != "" {
+	if g.ledger != "" && g.auto == nil {
 		if _, err := os.Stat(g.ledger); errors.Is(err, fs.ErrNotExist) {
 			ledgerMissing = true
 			out.notes = append(out.notes, note.New(note.LedgerMissing, "ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
@@ -124,13 +135,13 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 		out.record, out.recordErr = lockRecordFile(g.record)
 	}
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
-		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC()}
+		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC(), Controls: g.controls, StatusOnly: g.statusOnly}
 	cfg.RunID, cfg.Attempt = runIdentity(env)
 	// Without a ledger the checkpoints live in the repository's git
 	// directory; a --record file needs every iteration's record, which a
 	// fold from the cache does not make.
-	cfg.Incremental = g.incremental
-	cfg.Cache = g.incremental && g.ledger == "" && g.record == ""
+	cfg.Incremental = g.incremental && len(g.controls) == 0
+	cfg.Cache = cfg.Incremental && g.ledger == "" && g.record == ""
 	if !isBuiltinName(g.policy) {
 		if rel, ok := within(g.repo, g.policy); ok {
 			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
@@ -139,6 +150,13 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if g.ledger != "" && !ledgerMissing {
 		if cfg.Ledger, err = ledger.ReadDir(g.ledger); err != nil {
 			return nil, err
+		}
+	}
+	if g.auto != nil {
+		// check's own loop: every check is an iteration, the first one too.
+		cfg.Runs = true
+		if cfg.Ledger == nil {
+			cfg.Ledger = &ledger.Ledger{}
 		}
 	}
 	if g.progress && isTerminal(env.Stderr) {
@@ -346,14 +364,26 @@ func within(dir, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-func resetHint(dir string) string {
-	return fmt.Sprintf("fix the cause, then continue from a new base: loopbreaker check --repo %s --base HEAD (or remove the loopbreaker:open label in GitHub)", dir)
+// isLocal reports whether the run is outside GitHub Actions: its output
+// offers local commands, never pull request commands.
+func isLocal(env Env) bool { return env.Getenv("GITHUB_ACTIONS") != "true" }
+
+// resetHint says how a person resets the breaker of a local loop.
+func (g *gitFlags) resetHint() string {
+	if g.auto != nil {
+		return fmt.Sprintf("fix the cause, then: loopbreaker reset --repo %s --reason \"...\"", g.repo)
+	}
+	if g.ledger != "" {
+		return fmt.Sprintf("fix the cause, then: loopbreaker reset --ledger %s --reason \"...\"", g.ledger)
+	}
+	return fmt.Sprintf("fix the cause, then continue from a new base: loopbreaker check --repo %s --base HEAD", g.repo)
 }
 
 func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
 	g := gitFlags{incremental: true}
 	g.register(fs)
+	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
@@ -362,13 +392,24 @@ func runCheck(args []string, env Env) (int, error) {
 	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
 		return writeDisabled(env, g.format, why, err)
 	}
+	if err := render.CheckFormat(g.format); err != nil {
+		return 0, usagef("%v", err)
+	}
+	if autoApplies(fs, env) {
+		if err := g.settleAuto(env, false); err != nil {
+			return 0, err
+		}
+	}
+	if err := g.ledgerResets(env); err != nil {
+		return 0, err
+	}
 	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
 	}
 	defer f.close()
 	d := f.decisions[len(f.decisions)-1]
-	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: resetHint(g.repo), Notes: f.notes}); err != nil {
+	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: isLocal(env)}); err != nil {
 		return 0, err
 	}
 	err = f.writeRecord()
@@ -409,7 +450,7 @@ func runReplay(args []string, env Env) (int, error) {
 	if g.format == "agent" {
 		// The block for the agent's next prompt is the final decision's.
 		last := f.decisions[len(f.decisions)-1]
-		if err := render.Agent(env.Stdout, &last); err != nil {
+		if err := render.Write(env.Stdout, "agent", &last, render.Options{ResetHint: g.resetHint(), Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
 		return exitFor(&last), f.writeRecord()
@@ -419,7 +460,7 @@ func runReplay(args []string, env Env) (int, error) {
 		if i == len(f.decisions)-1 {
 			notes = f.notes
 		}
-		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i], notes); err != nil {
+		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i], render.Options{ResetHint: g.resetHint(), Notes: notes, Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
 	}
@@ -457,11 +498,11 @@ func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) er
 // writeReplayLine prints one decision of the fold: a JSON object per line
 // (the last one with the run's notes), or one text or markdown table line
 // per iteration.
-func writeReplayLine(w io.Writer, format string, d *breaker.Decision, notes []note.Note) error {
+func writeReplayLine(w io.Writer, format string, d *breaker.Decision, o render.Options) error {
 	switch format {
 	case "json":
 		d.History = nil
-		return render.JSON(w, d, notes)
+		return render.Write(w, "json", d, o)
 	case "markdown":
 		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, true))
 		return err

@@ -37,7 +37,7 @@ type stateFlags struct {
 }
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.state, "state", "", "the breaker's JSON state file (required; a missing file is a fresh CLOSED breaker)")
+	fs.StringVar(&f.state, "state", "", "the breaker's JSON state file (a missing file is a fresh CLOSED breaker; status and reset without it use the repository's local loop state)")
 	fs.StringVar(&f.policy, "policy", "", "built-in policy name or TOML file (default: the one the state file was created with, else $"+policy.EnvConfig+", else default)")
 	fs.StringVar(&f.profile, "profile", "", "policy profile (default: the state file's, else $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json, markdown or agent (the block for the agent's next prompt)")
@@ -48,6 +48,12 @@ func (f *stateFlags) check(env Env) error {
 	if f.state == "" {
 		return usagef("--state FILE is required")
 	}
+	return f.checkLocal(env)
+}
+
+// checkLocal checks the flags but the state file, which status and reset
+// may find by themselves.
+func (f *stateFlags) checkLocal(env Env) error {
 	if err := render.CheckFormat(f.format); err != nil {
 		return err
 	}
@@ -165,6 +171,7 @@ func (s *session) save(at time.Time) error {
 
 func (s *session) print(env Env, format string, d *breaker.Decision) error {
 	return render.Write(env.Stdout, format, d, render.Options{
+		Local:     true,
 		ResetHint: fmt.Sprintf("loopbreaker reset --state %s --reason \"...\"", s.path),
 		Notes:     s.notes,
 	})
@@ -316,12 +323,24 @@ func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 }
 
 func runStatus(args []string, env Env) (int, error) {
-	fs := newFlagSet("status", "--state FILE", env)
+	fs := newFlagSet("status", "[--state FILE | --repo DIR]", env)
 	var sf stateFlags
 	sf.register(fs)
+	var lf localFlags
+	lf.register(fs, false)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
+	}
+	if sf.state == "" {
+		if err := sf.checkLocal(env); err != nil {
+			return 0, err
+		}
+		code, hookState, err := autoStatus(env, &sf, &lf)
+		if err != nil || hookState == "" {
+			return code, err
+		}
+		sf.state = hookState
 	}
 	if err := sf.check(env); err != nil {
 		return 0, err
@@ -354,18 +373,30 @@ func runStatus(args []string, env Env) (int, error) {
 }
 
 func runReset(args []string, env Env) (int, error) {
-	fs := newFlagSet("reset", "--state FILE --reason TEXT", env)
+	fs := newFlagSet("reset", "[--state FILE | --ledger DIR | --repo DIR] --reason TEXT", env)
 	var sf stateFlags
 	sf.register(fs)
+	var lf localFlags
+	lf.register(fs, true)
 	reason := fs.String("reason", "", fmt.Sprintf("why the loop may continue (required; recorded in the history; at most %d bytes are kept)", MaxReason))
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
+	if strings.TrimSpace(*reason) == "" {
+		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state's history)")
+	}
+	if sf.state == "" {
+		if err := sf.checkLocal(env); err != nil {
+			return 0, err
+		}
+		code, hookState, err := autoReset(env, &sf, &lf, *reason)
+		if err != nil || hookState == "" {
+			return code, err
+		}
+		sf.state = hookState
+	}
 	if err := sf.check(env); err != nil {
 		return 0, err
-	}
-	if strings.TrimSpace(*reason) == "" {
-		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state file's history)")
 	}
 	s, err := openState(&sf, env, false)
 	if err != nil {

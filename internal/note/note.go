@@ -95,6 +95,15 @@ const (
 	// directory could not be read (damaged, or not written by this
 	// program); it was ignored and will be written anew.
 	FoldCacheIgnored Code = "fold_cache_ignored"
+	// LoopStarted: a check with no flags kept the loop's start (HEAD) and
+	// its ledger in the local state directory; each check is an iteration.
+	LoopStarted Code = "loop_started"
+	// NoLocalState: there is no local state directory (no HOME), so a check
+	// with no flags folds the commits.
+	NoLocalState Code = "no_local_state"
+	// ReportMissing: a --reports glob matched no file: the iteration is
+	// taken as a build that produced no report.
+	ReportMissing Code = "report_missing"
 )
 
 // Codes lists every code, in the order above.
@@ -103,7 +112,7 @@ func Codes() []Code {
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
 		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped, CheckpointUnused,
-		FoldCacheIgnored}
+		FoldCacheIgnored, LoopStarted, NoLocalState, ReportMissing}
 }
 
 // Known reports whether c is one of the codes above.
