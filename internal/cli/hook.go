@@ -19,9 +19,6 @@ import (
 // hookAgents are the agents whose hook schema the breaker speaks.
 var hookAgents = map[string]bool{"claude-code": true, "codex": true}
 
-// maxHookFiles bounds the changed paths a hook iteration keeps for display.
-const maxHookFiles = 20
-
 // maxSettingsBytes bounds a settings file read.
 const maxSettingsBytes = 4 << 20
 
@@ -129,8 +126,7 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 	if err != nil {
 		return hook.Output{}, err
 	}
-	change := meaning.Compare(marks.Tree, tree)
-	it := breaker.Iteration{At: at, Change: &breaker.Change{MeaningfulFiles: len(change.Meaningful), Files: change.Meaningful[:min(len(change.Meaningful), maxHookFiles)]}}
+	it := breaker.Iteration{At: at, Change: changeOf(meaning.Compare(marks.Tree, tree))}
 	(&evidence.Files{Log: tr.Log}).Apply(&it)
 	tr.Apply(&it)
 	d, err := s.b.Observe(it)

@@ -184,6 +184,8 @@ func runRecord(args []string, env Env) (int, error) {
 	var m measurementFlags
 	m.register(fs)
 	recordPath := fs.String("record", "", "also append this iteration's record to FILE (a JSON array of records, the ledger format)")
+	repoDir := fs.String("repo", "", "measure the meaningful files changed in this git working tree since the previous record (committed or not), instead of --files-changed")
+	stateDir := fs.String("state-dir", "", stateDirUsage+"; with --repo, where the tree's snapshot is kept")
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
@@ -198,6 +200,9 @@ func runRecord(args []string, env Env) (int, error) {
 	if sf.at.set {
 		at = sf.at.t
 	}
+	if *repoDir != "" && m.filesChanged.set {
+		return 0, usagef("--repo measures the files changed: give it or --files-changed, not both")
+	}
 	it, notes, err := m.iteration(at)
 	if err != nil {
 		return 0, err
@@ -210,6 +215,12 @@ func runRecord(args []string, env Env) (int, error) {
 	at = s.now(&sf, env)
 	it.At = at
 	s.notes = append(s.notes, notes...)
+	var saveTree func() error
+	if *repoDir != "" {
+		if saveTree, err = s.measureTree(env, *repoDir, *stateDir, &it); err != nil {
+			return 0, err
+		}
+	}
 	d, err := s.b.Observe(it)
 	if err != nil {
 		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
@@ -227,6 +238,11 @@ func runRecord(args []string, env Env) (int, error) {
 	}
 	if err := s.save(at); err != nil {
 		return 0, err
+	}
+	if saveTree != nil {
+		if err := saveTree(); err != nil {
+			return 0, internal(err)
+		}
 	}
 	err = s.print(env, sf.format, &d)
 	postAlert(env, &d, s.b.Policy(), notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
