@@ -227,3 +227,30 @@ func TestRecordMeasuresTheWorkingTree(t *testing.T) {
 		t.Fatalf("--repo with --files-changed: exit %d %s", code, errOut)
 	}
 }
+
+// TestAMissingReportIsABuildFailureInTheLoop: a --reports glob that
+// matches nothing (the build broke before the tests ran) is an iteration
+// with a build failure and a note, not bad input.
+func TestAMissingReportIsABuildFailureInTheLoop(t *testing.T) {
+	t.Parallel()
+	dir := commitLoop(t, []map[string]string{{"main.go": "package main\n"}})
+	env := hookEnv(t)
+	glob := filepath.Join(t.TempDir(), "reports", "*.xml")
+	code, out, errOut := call(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), env, "check", "--repo", dir, "--reports", glob, "--format", "json")
+	var d struct {
+		Notes  []struct{ Code, Text string } `json:"notes"`
+		Recent []struct {
+			Errors []string `json:"errors"`
+		} `json:"recent"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || code != cli.ExitContinue {
+		t.Fatalf("exit %d %v\n%s%s", code, err, out, errOut)
+	}
+	found := false
+	for _, n := range d.Notes {
+		found = found || (n.Code == "report_missing" && strings.Contains(n.Text, glob))
+	}
+	if !found || len(d.Recent) != 1 || len(d.Recent[0].Errors) == 0 || !strings.Contains(d.Recent[0].Errors[0], "no test report") {
+		t.Fatalf("want a report_missing note and the build failure's error:\n%s", out)
+	}
+}

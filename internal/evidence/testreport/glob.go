@@ -49,7 +49,7 @@ func expandGlobs(globs []string) ([]string, error) {
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("testreport: glob %q matches no file", g)
+			return nil, &NoMatchError{Glob: g}
 		}
 	}
 	return out, nil
@@ -158,3 +158,12 @@ func matchSegs(pat, path []string) bool {
 	}
 	return len(path) == 0
 }
+
+// NoMatchError is a glob that matched no report file: for a loop, a build
+// that produced no report.
+type NoMatchError struct{ Glob string }
+
+func (e *NoMatchError) Error() string { return fmt.Sprintf("testreport: glob %q %v", e.Glob, ErrNoMatch) }
+
+// Unwrap is ErrNoMatch.
+func (e *NoMatchError) Unwrap() error { return ErrNoMatch }
