@@ -398,13 +398,13 @@ func runReset(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
+	if err := sf.checkLocal(env); err != nil {
+		return 0, err
+	}
 	if strings.TrimSpace(*reason) == "" {
 		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state's history)")
 	}
 	if sf.state == "" {
-		if err := sf.checkLocal(env); err != nil {
-			return 0, err
-		}
 		code, hookState, err := autoReset(env, &sf, &lf, *reason)
 		if err != nil || hookState == "" {
 			return code, err

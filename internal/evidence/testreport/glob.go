@@ -25,9 +25,13 @@ func expandGlobs(globs []string) ([]string, error) {
 		}
 		sort.Strings(matches)
 		n := 0
+		other := "" // a match that is not a regular file
 		for _, m := range matches {
 			fi, err := os.Stat(m)
 			if err != nil || !fi.Mode().IsRegular() {
+				if other == "" {
+					other = m
+				}
 				continue
 			}
 			n++
@@ -47,6 +51,9 @@ func expandGlobs(globs []string) ([]string, error) {
 			case total > MaxTotalSize:
 				return nil, fmt.Errorf("testreport: glob %q: %w (%d bytes in %d files so far): narrow the globs", g, ErrTooMuchReport, total, len(out))
 			}
+		}
+		if n == 0 && other != "" {
+			return nil, fmt.Errorf("testreport: glob %q matches %s, which is not a regular file", g, other)
 		}
 		if n == 0 {
 			return nil, &NoMatchError{Glob: g}
