@@ -170,7 +170,9 @@ func matchSegs(pat, path []string) bool {
 // that produced no report.
 type NoMatchError struct{ Glob string }
 
-func (e *NoMatchError) Error() string { return fmt.Sprintf("testreport: glob %q %v", e.Glob, ErrNoMatch) }
+func (e *NoMatchError) Error() string {
+	return fmt.Sprintf("testreport: glob %q %v", e.Glob, ErrNoMatch)
+}
 
 // Unwrap is ErrNoMatch.
 func (e *NoMatchError) Unwrap() error { return ErrNoMatch }
