@@ -455,12 +455,18 @@ func runReplay(args []string, env Env) (int, error) {
 		}
 		return exitFor(&last), f.writeRecord()
 	}
+	subjects := commitSubjects(g.repo, f.decisions, g.format)
 	for i := range f.decisions {
 		var notes []note.Note
 		if i == len(f.decisions)-1 {
 			notes = f.notes
 		}
-		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i], render.Options{ResetHint: g.resetHint(), Notes: notes, Local: isLocal(env)}); err != nil {
+		line := replayLine{d: &f.decisions[i], subject: subjects[f.decisions[i].Commit]}
+		if i < len(f.steps) {
+			line.ignored = f.steps[i].IgnoredOpen
+		}
+		line.opened = f.decisions[i].State == breaker.Open && (i == 0 || f.decisions[i-1].State != breaker.Open)
+		if err := line.write(env.Stdout, g.format, render.Options{ResetHint: g.resetHint(), Notes: notes, Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
 	}
@@ -477,7 +483,7 @@ func runReplay(args []string, env Env) (int, error) {
 }
 
 // replayHeader heads replay's markdown table.
-const replayHeader = "| iteration | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n"
+const replayHeader = "| iteration | commit | subject | state | score | no progress | why |\n|---|---|---|---|---|---|---|\n"
 
 // maxReplayChart is how many of the newest iterations replay's chart
 // draws.
@@ -495,20 +501,91 @@ func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) er
 	return err
 }
 
-// writeReplayLine prints one decision of the fold: a JSON object per line
-// (the last one with the run's notes), or one text or markdown table line
-// per iteration.
-func writeReplayLine(w io.Writer, format string, d *breaker.Decision, o render.Options) error {
+// replayLine is one decision of the fold as replay prints it.
+type replayLine struct {
+	d       *breaker.Decision
+	subject string // the commit's subject, agent text ("" unknown)
+	// ignored: the iteration ran while the breaker was OPEN; opened: the
+	// breaker opened at it.
+	ignored, opened bool
+}
+
+// maxSubject is how many characters of a commit subject replay shows.
+const maxSubject = 50
+
+// write prints the line: a JSON object (the last one with the run's
+// notes), or one text or markdown table line with the commit's short
+// subject (escaped) and a mark where the breaker opened and on the
+// iterations that ran while it was OPEN.
+func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
+	d := l.d
 	switch format {
 	case "json":
 		d.History = nil
 		return render.Write(w, "json", d, o)
 	case "markdown":
-		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, true))
+		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), render.Markdown(shortSubject(l.subject)),
+			d.State, d.ProgressScore, d.ConsecutiveNoProgress, l.why(true))
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, false))
+	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s%s\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore,
+		d.ConsecutiveNoProgress, l.why(false), quotedSubject(l.subject))
 	return err
+}
+
+// why is the line's reason: where the breaker opened, and a mark instead
+// of the reason repeated on the iterations that ran while it was OPEN.
+func (l *replayLine) why(md bool) string {
+	switch {
+	case l.ignored:
+		return "ran while OPEN (ignored)"
+	case l.opened:
+		return "OPENED here: " + reasonOf(l.d, md)
+	}
+	return reasonOf(l.d, md)
+}
+
+// shortSubject is a subject cut to maxSubject characters.
+func shortSubject(s string) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) > maxSubject {
+		return string(r[:maxSubject-1]) + "…"
+	}
+	return string(r)
+}
+
+// quotedSubject is the text line's subject, cleaned and quoted ("" none).
+func quotedSubject(s string) string {
+	if s = shortSubject(render.Clean(s)); s == "" {
+		return ""
+	}
+	return fmt.Sprintf("  %q", s)
+}
+
+// commitSubjects reads the subjects of the decisions' commits for text
+// and markdown; a commit that cannot be read has none.
+func commitSubjects(dir string, ds []breaker.Decision, format string) map[string]string {
+	out := map[string]string{}
+	if format != "text" && format != "markdown" {
+		return out
+	}
+	repo, err := gitlog.Open(dir)
+	if err != nil {
+		return out
+	}
+	defer repo.Close()
+	for i := range ds {
+		h := ds[i].Commit
+		if _, seen := out[h]; seen || h == "" {
+			continue
+		}
+		if c, err := repo.Describe(h); err == nil {
+			out[h] = c.Subject
+		} else {
+			out[h] = ""
+		}
+	}
+	return out
 }
 
 func reasonOf(d *breaker.Decision, md bool) string {
