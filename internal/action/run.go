@@ -182,7 +182,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	r.statusOnly = r.ev.Control()
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
-		StatusOnly: r.statusOnly, Incremental: true}
+		StatusOnly: r.statusOnly}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
 	}

@@ -177,8 +177,12 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err := Encode(&buf, []Record{r}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := readRecords(buf.Bytes()); !ok {
-		t.Errorf("the hand-written reader does not read what Encode wrote:\n%s", buf.Bytes())
+	want, err := json.MarshalIndent([]Record{r}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != string(want)+"\n" {
+		t.Errorf("Encode wrote\n%s\nwant the records indented by two spaces, as earlier ledgers are:\n%s", got, want)
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "record.json"), buf.Bytes(), 0o644)
