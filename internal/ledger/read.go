@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -416,6 +417,14 @@ func (w *wireRecord) check(n int64) error {
 		return fmt.Errorf("record larger than %d bytes", MaxRecordLen)
 	}
 	return w.Validate()
+}
+
+// Add adds records to the ledger, ordered and bounded as a reader of all
+// of them would have them.
+func (l *Ledger) Add(recs []Record) {
+	var dropped int
+	l.Records, dropped = newest(order(append(slices.Clip(l.Records), recs...)))
+	l.Dropped += dropped
 }
 
 // newest keeps the newest MaxRecords of ordered records and returns how
