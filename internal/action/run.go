@@ -209,7 +209,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 }
 
 // applyLabelResets folds the resets people made by taking the open label
-// off, which only the pull request's label events show (SPEC §7). The
+// off, which only the pull request's label events show. The
 // events are read (one call) only when a reset may be missing from res,
 // the fold without them: the open label is gone from an OPEN pull
 // request, or the ledger's newest record says its run applied such
