@@ -214,3 +214,14 @@ func TestCLIDocsListEveryNoteCode(t *testing.T) {
 	}
 	sameSet(t, "note code", p.name, codes, names(tableUnder(t, p, "Output", "Code")))
 }
+
+// TestExitCodesAgree: the README's exit codes are the command line's, in
+// the same order.
+func TestExitCodesAgree(t *testing.T) {
+	t.Parallel()
+	readme, cli := readPage(t, "README.md"), readPage(t, "docs/cli.md")
+	got, want := names(tableUnder(t, readme, "Exit codes", "Code")), names(tableUnder(t, cli, "Exit codes", "Code"))
+	if !slices.Equal(got, want) || len(want) < 6 {
+		t.Errorf("README.md lists the exit codes %q, docs/cli.md %q: want the same, 0 to 5 at least", got, want)
+	}
+}
