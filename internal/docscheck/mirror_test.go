@@ -225,3 +225,48 @@ func TestExitCodesAgree(t *testing.T) {
 		t.Errorf("README.md lists the exit codes %q, docs/cli.md %q: want the same, 0 to 5 at least", got, want)
 	}
 }
+
+var (
+	citedTest = regexp.MustCompile("`((?:Test|Fuzz|Benchmark)[A-Z][A-Za-z0-9_]*)")
+	testFunc  = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)[A-Z][A-Za-z0-9_]*)\(`)
+)
+
+// TestCitedTestsExist: a test a page names as keeping a claim true (a row
+// of docs/reliability.md, say) is a test of the repository, so that a claim
+// whose test is gone does not stay behind.
+func TestCitedTestsExist(t *testing.T) {
+	t.Parallel()
+	defined := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range testFunc.FindAllSubmatch(src, -1) {
+			defined[string(m[1])] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !defined["TestCitedTestsExist"] {
+		t.Fatal("the test functions were not found: the reader is broken")
+	}
+	for _, p := range pages(t) {
+		for _, m := range citedTest.FindAllSubmatch(p.src, -1) {
+			if name := string(m[1]); !defined[name] {
+				t.Errorf("%s names the test %s, which does not exist", p.name, name)
+			}
+		}
+	}
+}
