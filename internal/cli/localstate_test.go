@@ -175,3 +175,31 @@ func TestIterationsOfOneJobKeepTheirRecords(t *testing.T) {
 		t.Errorf("after a re-run got %d records (%+v), want iterations 2 to 6 of attempt 1, then iteration 1 of attempt 2", n, recs)
 	}
 }
+
+// TestCorruptStateIsLeftUntouched: a state file the agent damaged is an
+// error naming it for record, status and reset, and stays as it was, so
+// that a person can see what was done to it; the agent does not get a
+// fresh CLOSED breaker by corrupting the old one.
+func TestCorruptStateIsLeftUntouched(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	damaged := []byte(`{"version":1,"kind":"loopbreaker-state","breaker":{"state":"OP`)
+	if err := os.WriteFile(state, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+	for _, args := range [][]string{
+		{"record", "--state", state, "--files-changed", "1"},
+		{"status", "--state", state},
+		{"reset", "--state", state, "--reason", "start again"},
+	} {
+		code, _, stderr := call(now, nil, args...)
+		if code != 2 || !strings.Contains(stderr, state) {
+			t.Errorf("%s: got exit %d %q, want 2 naming the state file", args[0], code, stderr)
+		}
+		if after, err := os.ReadFile(state); err != nil || !bytes.Equal(after, damaged) {
+			t.Errorf("%s changed the damaged state file (%v)", args[0], err)
+		}
+	}
+}
