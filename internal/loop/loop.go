@@ -68,10 +68,9 @@ type Result struct {
 // Final is the newest decision.
 func (r *Result) Final() *breaker.Decision { return &r.Decisions[len(r.Decisions)-1] }
 
-// Run reads the evidence and folds every iteration. There is no cache and
-// no checkpoint to go on from: the agent can write its repository's git
-// directory and the records, and the whole fold of a long loop takes well
-// under a second.
+// Run reads the evidence and folds every iteration. Nothing stands in
+// for an earlier fold (a cache or a checkpoint): the agent can write its
+// repository's git directory and the records.
 func Run(cfg Config) (*Result, error) {
 	if cfg.Policy == nil {
 		return nil, fmt.Errorf("loop: no policy")
