@@ -34,8 +34,20 @@ const (
 	defaultMaxArtifactBytes = 64 << 20
 )
 
+// GitHub is the roles of the GitHub seam an audit uses: it lists pull
+// requests and their commits, reads comments, label events, permissions and
+// record artifacts, and writes labels and the sticky comment.
+type GitHub interface {
+	github.PullService
+	github.CommentService
+	github.LabelService
+	github.EventService
+	github.ArtifactService
+	github.Accounting
+}
+
 type auditor struct {
-	c     github.API
+	c     GitHub
 	o     Options
 	eff   *policy.Policy
 	paths gitlog.Options
@@ -67,7 +79,7 @@ type auditor struct {
 // requests refused for a reason other than the rate limit); every other
 // problem is in the Result: a pull request that fails is skipped with its
 // reason, and a run that stops early says why and what it did not reach.
-func Run(ctx context.Context, c github.API, o Options) (*report.Result, error) {
+func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -774,13 +775,24 @@ func (s *Server) Calls() int {
 // CallsTo counts the calls whose method is method ("" matches any) and
 // whose decoded path starts with pathPrefix.
 func (s *Server) CallsTo(method, pathPrefix string) int {
+	return s.countCalls(method, func(p string) bool { return strings.HasPrefix(p, pathPrefix) })
+}
+
+// CallsMatching counts the calls whose method is method ("" matches any)
+// and whose decoded path, without the query, path matches (anchor it to
+// match the whole path).
+func (s *Server) CallsMatching(method string, path *regexp.Regexp) int {
+	return s.countCalls(method, path.MatchString)
+}
+
+func (s *Server) countCalls(method string, match func(path string) bool) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for _, c := range s.callLog {
 		m, rest, _ := strings.Cut(c, " ")
 		p, _, _ := strings.Cut(rest, "?")
-		if (method == "" || strings.EqualFold(m, method)) && strings.HasPrefix(p, pathPrefix) {
+		if (method == "" || strings.EqualFold(m, method)) && match(p) {
 			n++
 		}
 	}
