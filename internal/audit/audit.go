@@ -52,7 +52,9 @@ type auditor struct {
 	eff   *policy.Policy
 	paths gitlog.Options
 	res   *report.Result
-	start int
+	// start and startCalls are the client's charged calls and calls
+	// before the run.
+	start, startCalls int
 
 	// cost of the pull requests evaluated so far, for the typical cost;
 	// shared counts the calls made once for many pull requests (the
@@ -100,7 +102,7 @@ func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Calls(),
+	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
 		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
 		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
 			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{}}}
@@ -121,7 +123,9 @@ func (a *auditor) cleanup() {
 	}
 }
 
-func (a *auditor) used() int { return a.c.Calls() - a.start }
+// used is the calls the run made that count against the rate limit: a
+// conditional request answered 304 Not Modified does not.
+func (a *auditor) used() int { return a.c.Charged() - a.start }
 
 // typical is the expected cost of the next pull request: the mean of
 // those evaluated so far, rounded up; before any, two calls from the API
@@ -188,6 +192,7 @@ func (a *auditor) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	queue = resume(queue, a.o.Resume)
 	if a.o.Clone != nil && len(queue) > 0 {
 		a.res.Notes = append(a.res.Notes, a.o.Clone.fetch(ctx, queue)...)
 	}
@@ -250,6 +255,33 @@ func (a *auditor) run(ctx context.Context) error {
 		a.stop(cut)
 	}
 	return nil
+}
+
+// resume puts the pull requests the previous run did not reach (cursor,
+// in its order) first, the others after them in listing order: a run cut
+// by the quota is followed by one that starts where it stopped.
+func resume(queue []*github.AuditPull, cursor []int) []*github.AuditPull {
+	if len(cursor) == 0 {
+		return queue
+	}
+	at := map[int]*github.AuditPull{}
+	for _, p := range queue {
+		at[p.Number] = p
+	}
+	out := make([]*github.AuditPull, 0, len(queue))
+	first := map[int]bool{}
+	for _, n := range cursor {
+		if p, ok := at[n]; ok && !first[n] {
+			first[n] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range queue {
+		if !first[p.Number] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // list reads the pages of open pull requests, least recently updated
@@ -331,6 +363,7 @@ func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
 func (a *auditor) finish() {
 	ops := &a.res.Operations
 	ops.Budget, ops.Used = a.o.Budget, a.used()
+	ops.NotModified = a.c.Calls() - a.startCalls - ops.Used
 	ops.Remaining = max(0, a.o.Budget-ops.Used)
 	if rem, lim, known := a.c.RateRemaining(); known {
 		floor := a.o.Reserve.Floor(lim)
@@ -341,6 +374,11 @@ func (a *auditor) finish() {
 	}
 	if a.refused != "" {
 		a.res.Notes = append(a.res.Notes, a.refused)
+	}
+	if n := len(a.res.NotReached); n > 0 {
+		done := len(a.res.Pulls) + len(a.res.Skipped)
+		a.res.Notes = append(a.res.Notes, fmt.Sprintf("stopped after %d of the %d pull requests selected: %d not reached; a run given this run's cursor (the audit state) starts with #%d",
+			done, done+n, n, a.res.NotReached[0]))
 	}
 	a.res.Planned = a.c.Planned()
 	sortByProgress(a.res.Pulls)

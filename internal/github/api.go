@@ -62,10 +62,12 @@ type ContentService interface {
 	FileAt(ctx context.Context, ref, path string) ([]byte, error)
 }
 
-// Accounting reports the calls made, the rate limit last reported, and the
-// writes a dry run skipped.
+// Accounting reports the calls made (Charged: those counted against the
+// primary rate limit, which a 304 Not Modified is not), the rate limit last
+// reported, and the writes a dry run skipped.
 type Accounting interface {
 	Calls() int
+	Charged() int
 	RateRemaining() (remaining, limit int, known bool)
 	Planned() []string
 }

@@ -75,6 +75,7 @@ type Server struct {
 	pageSize  int
 	faults    []*faultRule
 	calls     int
+	charged   int
 	callLog   []string
 	byRoute   map[string]int
 }
@@ -772,6 +773,15 @@ func (s *Server) Calls() int {
 	return s.calls
 }
 
+// Charged returns how many calls counted against the primary rate limit:
+// every call that reached an endpoint but those answered 304 Not Modified
+// (see conditional). Calls refused for the rate limit are not charged.
+func (s *Server) Charged() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.charged
+}
+
 // CallsTo counts the calls whose method is method ("" matches any) and
 // whose decoded path starts with pathPrefix.
 func (s *Server) CallsTo(method, pathPrefix string) int {
@@ -812,6 +822,7 @@ func (s *Server) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = 0
+	s.charged = 0
 	s.callLog = nil
 	s.byRoute = map[string]int{}
 }
