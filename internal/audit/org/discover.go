@@ -49,7 +49,11 @@ type DiscoverOptions struct {
 // Entry is one audit job of the matrix: the shard ShardIndex of
 // ShardCount of a repository's pull requests (audit.ShardOf).
 type Entry struct {
+	// Repository is "owner/name"; Owner and Name its parts (a GitHub App
+	// token is asked for by name).
 	Repository string `json:"repository"`
+	Owner      string `json:"owner"`
+	Name       string `json:"name"`
 	ShardIndex int    `json:"shard-index"`
 	ShardCount int    `json:"shard-count"`
 	// Pulls is how many of the repository's pull requests discovery found.
@@ -130,7 +134,8 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Discovery, error) {
 		n := len(found[r])
 		count := (n + per - 1) / per
 		for i := 0; i < count; i++ {
-			d.Matrix.Include = append(d.Matrix.Include, Entry{Repository: r, ShardIndex: i, ShardCount: count, Pulls: n})
+			owner, name, _ := strings.Cut(r, "/")
+			d.Matrix.Include = append(d.Matrix.Include, Entry{Repository: r, Owner: owner, Name: name, ShardIndex: i, ShardCount: count, Pulls: n})
 		}
 		d.Pulls += n
 	}
