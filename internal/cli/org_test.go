@@ -288,3 +288,64 @@ func TestAuditOrgExampleUsesDiscoveryAndTheReport(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverListedRepositories: with --repos, discovery lists each
+// repository's open pull requests and keeps those the audit's filters
+// take: a repository of people's pull requests makes no job.
+func TestDiscoverListedRepositories(t *testing.T) {
+	t.Parallel()
+	fake, _, _ := orgFake(t, 2, 3)
+	m := discover(t, fake, "--repos", "acme/repo-000,acme/people-only", "--repos", "acme/repo-001", "--pulls-per-shard", "2")
+	var got []string
+	for _, e := range m.Include {
+		got = append(got, fmt.Sprintf("%s %d/%d %d", e.Repository, e.ShardIndex, e.ShardCount, e.Pulls))
+	}
+	want := "acme/repo-000 0/2 3,acme/repo-000 1/2 3,acme/repo-001 0/2 3,acme/repo-001 1/2 3"
+	if strings.Join(got, ",") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, ","), want)
+	}
+	m = discover(t, fake, "--repos", "acme/people-only", "--authors", "*")
+	if len(m.Include) != 1 || m.Include[0].Pulls != 1 {
+		t.Errorf("anyone's pull requests: got %+v, want one job of one", m.Include)
+	}
+}
+
+// TestOrgCommandsRefuseBadInput: usage faults and unreadable results exit
+// 2 naming the fault; a state file that cannot be used is set aside with a
+// warning, the run pays full price and writes a good one.
+func TestOrgCommandsRefuseBadInput(t *testing.T) {
+	t.Parallel()
+	fake, _, _ := orgFake(t, 1, 2)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"version":1,"repository":"acme/x",`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"discover"}, "give --org or --repos"},
+		{[]string{"discover", "--org", "acme", "--repos", "acme/a"}, "give --org or --repos"},
+		{[]string{"discover", "--repos", "acme/../x"}, "not owner/name"},
+		{[]string{"discover", "--org", "acme", "--pulls-per-shard", "0"}, "--pulls-per-shard 0"},
+		{[]string{"org-report"}, "name the audit jobs' result files"},
+		{[]string{"org-report", bad}, "no audit job result could be read"},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(c.args, Env{Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+			return map[string]string{"GITHUB_API_URL": fake.URL}[k]
+		}})
+		if code != 2 || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("%v: got exit %d, %q; want 2 saying %q", c.args, code, errOut.String(), c.want)
+		}
+	}
+	state := filepath.Join(dir, "state", "acme_repo-000-0-of-1.json")
+	os.MkdirAll(filepath.Dir(state), 0o755)
+	os.WriteFile(state, []byte("{not json"), 0o644)
+	_, errOut := orgRun(t, fake, "audit", "--repo", "", "--owner", "acme", "--name", "repo-000", "--state", state)
+	if !strings.Contains(errOut, "not a state file") {
+		t.Errorf("a corrupt state: no warning in %q", errOut)
+	}
+	if st, problem, err := org.ReadState(state, "acme/repo-000", ""); st == nil || problem != "" || err != nil || len(st.Answers) == 0 {
+		t.Errorf("the state was not rewritten: %v %q %v", st, problem, err)
+	}
+}
