@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs the README's quick-start commands verbatim, as a new user would, in a scratch clone of
-# this repository's HEAD: the set-up commands (the README's first ```sh block) and the state-file
-# example (the ```sh block of `loopbreaker record --state`); then the two starts of
-# docs/integrations.md (and of the README, once it holds them): the Claude Code hook's install,
-# fed hook input as Claude Code sends it, and the shell loop against a fake `claude` that makes
-# no progress, which must end with OPEN within a bounded number of iterations. A loopbreaker command may exit 0
-# (continue) or 1 (OPEN), as the README documents; anything else, or any other command failing,
-# fails the check. The test command is recognised and not run again: .ci/run runs it already.
+# this repository's HEAD: the install from source (the README's ```sh block of `go install .`,
+# into a scratch GOBIN), the set-up commands (its first ```sh block) and the state-file example
+# of docs/cli.md (the ```sh block of `loopbreaker record --state`). A loopbreaker command may exit
+# 0 (continue) or 1 (OPEN), as the documentation says; anything else, or any other command
+# failing, fails the check. The test command is recognised and not run again: .ci/run runs it.
+# Then the two starts of docs/integrations.md (and of the README, once it holds them): the
+# Claude Code hook's install, fed hook input as Claude Code sends it, and the shell loop against
+# a fake `claude` that makes no progress, which must end with OPEN within a bounded number of
+# iterations; and the drop-in for ralph's breaker, in ralph's call order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 readme="$root/README.md"
@@ -17,8 +19,8 @@ trap 'rm -rf "$work"' EXIT
 # The local loop state of every command here stays in the scratch directory.
 export LOOPBREAKER_STATE_DIR="$work/state"
 
-# block PATTERN [FILE]: the commands of the first ```sh block of FILE (the README) that holds
-# PATTERN, one a line (a line ending in a backslash continues on the next).
+# block PATTERN [FILE]: the commands of the first ```sh block of FILE (the README unless given)
+# that holds PATTERN, one a line (a line ending in a backslash continues on the next).
 block() {
   awk -v pat="$1" '
     /^```sh$/ { inside = 1; buf = ""; next }
@@ -39,17 +41,20 @@ script() {
 }
 
 quick=$(block "go run . check")
-state=$(block "loopbreaker record --state")
-if [ -z "$quick" ] || [ -z "$state" ]; then
-  echo "README.md: the quick-start block (go run . check) or the state-file block (loopbreaker record --state) is missing" >&2
+install=$(block "go install .")
+state=$(block "loopbreaker record --state" "$root/docs/cli.md")
+if [ -z "$quick" ] || [ -z "$install" ] || [ -z "$state" ]; then
+  echo "README.md or docs/cli.md: the quick-start block (go run . check), the install block (go install .) or the state-file block (loopbreaker record --state) is missing" >&2
   exit 1
 fi
 
 git clone -q --no-checkout "$root" "$work/clone"
 git -C "$work/clone" checkout -q --detach "$(git -C "$root" rev-parse HEAD)"
-# `loopbreaker` in the README is the installed binary: build this commit's.
+# `loopbreaker` in the documentation is the installed binary: install this commit's, as the
+# README says, into a scratch GOBIN.
 mkdir -p "$work/bin"
-(cd "$work/clone" && go build -o "$work/bin/loopbreaker" .)
+(cd "$work/clone" && GOBIN="$work/bin" bash -c "$install")
+[ -x "$work/bin/loopbreaker" ] || { echo "README.md: the install block installed no loopbreaker" >&2; exit 1; }
 export PATH="$work/bin:$PATH"
 
 ran=0
