@@ -141,7 +141,17 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"I looked a
 FAKE
     chmod +x "$BATS_TEST_TMPDIR/bin/claude"
     printf 'CB_NO_PROGRESS_THRESHOLD=3\nCLAUDE_AUTO_UPDATE=false\n' > .ralphrc
-    PATH="$BATS_TEST_TMPDIR/bin:$PATH" run timeout 300 bash "$ralph/ralph_loop.sh"
+    # ralph's loop breaks when the breaker opens; it may linger after that,
+    # so it is watched until it says so (at most 5 minutes), then ended.
+    PATH="$BATS_TEST_TMPDIR/bin:$PATH" bash "$ralph/ralph_loop.sh" >"$BATS_TEST_TMPDIR/ralph.log" 2>&1 &
+    local pid=$! waited=0
+    until grep -q "Circuit breaker has opened - halting loop" "$BATS_TEST_TMPDIR/ralph.log" || ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 300 ]; do
+        sleep 1
+        waited=$((waited + 1))
+    done
+    pkill -P "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+    grep -q "Circuit breaker has opened - halting loop" "$BATS_TEST_TMPDIR/ralph.log"
     [ "$(jq -r .state .ralph/.circuit_breaker_state)" = "OPEN" ]
     [ "$(jq -r .current_loop .ralph/.circuit_breaker_state)" = "3" ]
 }
