@@ -366,7 +366,7 @@ func (g *gitFlags) resetHint() string {
 	if g.ledger != "" {
 		return fmt.Sprintf("fix the cause, then: loopbreaker reset --ledger %s --reason \"...\"", g.ledger)
 	}
-	return fmt.Sprintf("fix the cause, then continue from a new base: loopbreaker check --repo %s --base HEAD", g.repo)
+	return fmt.Sprintf("fix the cause, then continue from a new base: loopbreaker check --repo %s --base HEAD (or remove the loopbreaker:open label in GitHub)", g.repo)
 }
 
 func runCheck(args []string, env Env) (int, error) {
