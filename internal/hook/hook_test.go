@@ -75,4 +75,8 @@ func TestInstallShapes(t *testing.T) {
 	if again, changed, err := Install(out, "s.json", "lb"); err != nil || changed || string(again) != string(out) {
 		t.Errorf("again: changed %v %v", changed, err)
 	}
+	withPolicy := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lb --policy ralph"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"lb --policy ralph"}]}]}}`)
+	if _, changed, err := Install(withPolicy, "s.json", "lb"); err != nil || changed {
+		t.Errorf("the hook with a policy of its own: changed %v %v", changed, err)
+	}
 }

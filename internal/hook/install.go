@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Installed hook events: SessionStart takes the baseline of a session,
@@ -83,7 +84,8 @@ type hookEntry struct {
 	Command string `json:"command,omitempty"`
 }
 
-// hasCommand reports whether a group already runs command.
+// hasCommand reports whether a group already runs command (with flags or
+// not).
 func hasCommand(groups []json.RawMessage, command string) (bool, error) {
 	for i, raw := range groups {
 		var g hookGroup
@@ -91,7 +93,8 @@ func hasCommand(groups []json.RawMessage, command string) (bool, error) {
 			return false, fmt.Errorf("entry %d is not a hook group (an object with a list of hooks)", i+1)
 		}
 		for _, h := range g.Hooks {
-			if h.Type == "command" && h.Command == command {
+			// The same command with flags of its own (a --policy) is the hook too.
+			if h.Type == "command" && (h.Command == command || strings.HasPrefix(h.Command, command+" ")) {
 				return true, nil
 			}
 		}
