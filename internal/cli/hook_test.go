@@ -387,3 +387,32 @@ func TestHookFailsClosed(t *testing.T) {
 		t.Fatalf("outside a repository: exit %d %s", code, out)
 	}
 }
+
+// TestHookCodex: Codex CLI's Stop hook input (its documented fields, the
+// transcript path null) through `hook codex`: the first stop takes the
+// baseline, and stops that change nothing open the breaker with the same
+// answer as for Claude Code.
+func TestHookCodex(t *testing.T) {
+	t.Parallel()
+	dir := commitLoop(t, []map[string]string{{"main.go": "package main\n"}})
+	env := hookEnv(t)
+	quoted, _ := json.Marshal(dir)
+	input := `{"session_id":"019a","turn_id":"t1","transcript_path":null,"cwd":` + string(quoted) +
+		`,"hook_event_name":"Stop","model":"gpt-5-codex","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"Nothing to change."}`
+	now := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	var out string
+	for i := 0; i < 4; i++ {
+		now = now.Add(time.Minute)
+		var code int
+		var errOut string
+		if code, out, errOut = callIn(now, env, input, "hook", "codex"); code != 0 {
+			t.Fatalf("stop %d: exit %d %s", i+1, code, errOut)
+		}
+		if i == 0 && out != "" {
+			t.Fatalf("the first stop takes the baseline and answers nothing, got %s", out)
+		}
+	}
+	if !strings.Contains(out, `"continue":false`) || !strings.Contains(out, "OPEN: stop the loop (no_progress)") {
+		t.Fatalf("the fourth stop: got %s", out)
+	}
+}
