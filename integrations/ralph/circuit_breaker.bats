@@ -149,8 +149,9 @@ FAKE
         sleep 1
         waited=$((waited + 1))
     done
-    pkill -P "$pid" 2>/dev/null || true
-    kill "$pid" 2>/dev/null || true
+    # ralph traps SIGTERM and goes on: end it and what it started for good.
+    pkill -KILL -P "$pid" 2>/dev/null || true
+    kill -KILL "$pid" 2>/dev/null || true
     grep -q "Circuit breaker has opened - halting loop" "$BATS_TEST_TMPDIR/ralph.log"
     [ "$(jq -r .state .ralph/.circuit_breaker_state)" = "OPEN" ]
     [ "$(jq -r .current_loop .ralph/.circuit_breaker_state)" = "3" ]

@@ -158,9 +158,9 @@ record_loop_result() {
               "$(jq -r '.analysis.exit_signal // false' "$analysis" 2>/dev/null)" == "true" ]]; then
             args+=(--completion)
         fi
-        local modified
-        modified=$(jq -r '.analysis.files_modified // 0' "$analysis" 2>/dev/null)
-        [[ "$modified" =~ ^[0-9]+$ && "$modified" -gt 0 ]] && args+=(--files-modified "$modified")
+        # .analysis.files_modified is ralph's own count of changed files
+        # when the agent gave none: not read, the working tree is measured
+        # instead (the agent's FILES_MODIFIED comes with the log).
         [[ "$(jq -r '.analysis.has_permission_denials // false' "$analysis" 2>/dev/null)" == "true" ]] && args+=(--permission-denials 1)
         [[ "$(jq -r '.analysis.asking_questions // false' "$analysis" 2>/dev/null)" == "true" ]] && args+=(--asking-questions)
     fi
