@@ -12,7 +12,8 @@ import (
 )
 
 // Synthetic content. A text file is a sequence of lines, each unique in the
-// whole rebuilt repository: "l<letters> 0", where the letters spell a serial
+// whole rebuilt repository: "l<letters> 0" (or "l<letters>(0);" where the
+// change read as code in a file not named as source), where the letters spell a serial
 // number. A change that deletes N lines and adds M drops N lines at the top
 // and appends M new ones, so that a minimal line diff counts exactly N and
 // M. Whitespace-only changes re-indent or join lines (and add lines of only
@@ -93,11 +94,19 @@ func boxLine(t Task) string {
 }
 
 // lineMaker hands out unique synthetic lines.
-type lineMaker struct{ serial int }
+type lineMaker struct {
+	serial int
+	// code makes the lines read as code ("lab(0);") rather than prose
+	// ("lab 0"): see gitlog.Prose.
+	code bool
+}
 
 // next returns a new unique text line.
 func (m *lineMaker) next() string {
 	m.serial++
+	if m.code {
+		return "l" + letters(m.serial) + "(0);"
+	}
 	return "l" + letters(m.serial) + " 0"
 }
 

@@ -12,14 +12,15 @@ import (
 // not by its name.
 
 // sourceExts are the extensions of program source files: their changes
-// are code whatever their lines look like.
+// are code whatever their lines look like. Markup pages (.html) are not
+// among them: a site's loop rewrites their dates and counters.
 var sourceExts = map[string]bool{
 	".go": true, ".py": true, ".js": true, ".jsx": true, ".ts": true, ".tsx": true, ".mjs": true, ".cjs": true,
 	".rs": true, ".java": true, ".kt": true, ".kts": true, ".scala": true, ".c": true, ".h": true, ".cc": true,
 	".cpp": true, ".hpp": true, ".cs": true, ".fs": true, ".rb": true, ".php": true, ".swift": true, ".m": true,
 	".sh": true, ".bash": true, ".zsh": true, ".ps1": true, ".lua": true, ".ex": true, ".exs": true, ".erl": true,
 	".hs": true, ".ml": true, ".clj": true, ".dart": true, ".r": true, ".jl": true, ".zig": true, ".nim": true,
-	".vue": true, ".svelte": true, ".sql": true, ".css": true, ".scss": true, ".html": true, ".sol": true,
+	".vue": true, ".svelte": true, ".sql": true, ".css": true, ".scss": true, ".sol": true,
 	".pl": true, ".pm": true, ".groovy": true, ".elm": true, ".v": true, ".vhd": true, ".tf": true, ".proto": true,
 }
 
@@ -115,23 +116,25 @@ func isAlnum(c byte) bool {
 }
 
 // Prose reports whether the edited lines of a change read as prose (notes,
-// logs, boards, documentation) rather than code: the whole lines of new
-// around its edited middle (of old, for a change that only removes), with
-// few of the marks that code is made of. A file named as source code is
-// never prose.
+// logs, boards, documentation) rather than code: the lines new gained
+// within its edited middle (those old lost, for a change that only
+// removes), with few of the marks that code is made of. A file named as
+// source code is never prose.
 func Prose(p string, old, new []byte) bool {
 	if IsSource(p) {
 		return false
 	}
-	text := editedLines(old, new)
+	gained, lost := editedLines(old, new), editedLines(new, old)
+	text := linesNotIn(gained, lost)
 	if len(bytes.TrimSpace(text)) == 0 {
-		text = editedLines(new, old)
+		text = linesNotIn(lost, gained)
 	}
 	return looksProse(text)
 }
 
-// editedLines is the part of b that differs from a, widened to whole lines
-// and bounded to 64 KiB.
+// editedLines is the part of b that differs from a, widened to whole lines;
+// of a long part, its first and last 32 KiB (edits are at the ends: a
+// paragraph appended, a header rewritten).
 func editedLines(a, b []byte) []byte {
 	p := commonPrefix(a, b)
 	s := commonSuffix(a[p:], b[p:])
@@ -142,7 +145,35 @@ func editedLines(a, b []byte) []byte {
 	for end < len(b) && b[end] != '\n' {
 		end++
 	}
-	return b[start:min(end, start+64<<10)]
+	mid := b[start:end]
+	const half = 32 << 10
+	if len(mid) <= 2*half {
+		return mid
+	}
+	head, tail := mid[:half], mid[len(mid)-half:]
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	return append(append(make([]byte, 0, len(head)+len(tail)), head...), tail...)
+}
+
+// linesNotIn is the lines of b that are not lines of a: roughly what a
+// line diff adds.
+func linesNotIn(b, a []byte) []byte {
+	have := map[string]bool{}
+	for _, l := range bytes.Split(a, []byte("\n")) {
+		have[string(l)] = true
+	}
+	var out []byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if !have[string(l)] {
+			out = append(append(out, l...), '\n')
+		}
+	}
+	return out
 }
 
 // looksProse reports text with letters for at least half of its visible
