@@ -123,7 +123,8 @@ func workScenarios() []scenario {
 		{
 			name: "digits-in-code-and-docs",
 			about: "each commit changes one figure: a constant in Go code (an off-by-one fix), a count in the install guide, a " +
-				"version number in the README: real changes, not churn",
+				"version number in the README, then the constant three times in a row: real changes, not churn, and code is never " +
+				"the loop's journal",
 			base: withBase(map[string]string{
 				"internal/app/limits.go": "package app\n\nconst maxRetries = 3\n",
 				"docs/install.md":        "# Install\n\nIt needs 2 GB of memory.\n",
@@ -134,8 +135,10 @@ func workScenarios() []scenario {
 				edit("docs/install.md", "# Install\n\nIt needs 4 GB of memory.\n", "docs: memory figure (#12)"),
 				edit("README.md", "# App\n\nVersion 1.5.0\n", "docs: version (#13)"),
 				edit("internal/app/limits.go", "package app\n\nconst maxRetries = 5\n", "fix: one retry more (#14)"),
+				edit("internal/app/limits.go", "package app\n\nconst maxRetries = 6\n", "fix: one retry more (#15)"),
+				edit("internal/app/limits.go", "package app\n\nconst maxRetries = 7\n", "fix: one retry more (#16)"),
 			},
-			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC", progress: "yyyy"},
+			want: scnWant{exit: 0, iteration: 6, state: "CLOSED", states: "CCCCCC", progress: "yyyyyy"},
 		},
 		{
 			name:  "hex-churn-in-status",

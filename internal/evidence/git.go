@@ -126,7 +126,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			continue
 		}
 		lines := f.Added + f.Deleted
-		text := (f.Prose || f.Churn) && !f.Test && !f.TestData && !f.Binary && !f.Submodule
+		// Source code is never the loop's journal, whatever its lines hold.
+		text := (f.Prose || f.Churn) && !f.Test && !f.TestData && !f.Binary && !f.Submodule && !gitlog.IsSource(f.Path)
 		switch {
 		case f.Churn && (f.Notes || !(gitlog.IsSource(f.Path) || f.Doc)):
 			// A refreshed date, fingerprint or counter in notes, logs,
