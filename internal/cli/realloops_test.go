@@ -35,7 +35,7 @@ import (
 // the first only, and the table reports each part on its own.
 //
 // The table of results is logged, and written to the file -realloops.out
-// names (docs/evaluation.md comes from it).
+// names (docs/evaluation.md's results come from it).
 
 var realloopsOut = flag.String("realloops.out", "", "write the real-loop corpus table to this file")
 
