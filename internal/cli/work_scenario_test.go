@@ -103,6 +103,16 @@ func workScenarios() []scenario {
 			want:    scnWant{exit: 0, iteration: 3, state: "CLOSED", states: "CCC", progress: "yyn"},
 		},
 
+		{
+			name: "admission-in-log",
+			about: "two iterations of code, then code whose agent log says no changes were needed this iteration: the log's " +
+				"admission makes it no progress",
+			runs:    []scnRun{{commit: code(1), output: 20}, {commit: code(2), output: 20}},
+			head:    code(3),
+			headLog: "reading the plan\nNo changes needed this iteration; nothing to do until the API lands.\n",
+			want:    scnWant{exit: 0, iteration: 3, state: "CLOSED", states: "CCC", progress: "yyn"},
+		},
+
 		// --- ticks need work ----------------------------------------------
 		{
 			name: "ticks-need-work",
