@@ -269,7 +269,7 @@ func (s *Snapshot) check() error {
 		v    int
 	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
 		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
-		{"watch_left", s.WatchLeft}} {
+		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}} {
 		if n.v < 0 {
 			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
 		}
@@ -285,8 +285,13 @@ func (s *Snapshot) check() error {
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
 		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
-		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors {
+		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal {
 		return errors.New("a bounded list is longer than its bound")
+	}
+	for _, e := range s.Journal {
+		if len(e.Iterations) > journalSpan {
+			return errors.New("journal: a file's iterations are longer than their bound")
+		}
 	}
 	return nil
 }
@@ -338,6 +343,12 @@ func (s Snapshot) clone() Snapshot {
 		c.Window[i].TestPaths = cloneSlice(c.Window[i].TestPaths)
 	}
 	c.Trees = cloneSlice(s.Trees)
+	if s.Journal != nil {
+		c.Journal = make([]TextSeen, len(s.Journal))
+		for i, e := range s.Journal {
+			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations)}
+		}
+	}
 	c.Hour = cloneSlice(s.Hour)
 	c.LastWarnings = cloneSlice(s.LastWarnings)
 	c.History = cloneSlice(s.History)
