@@ -115,6 +115,11 @@ type Progress struct {
 	// the iteration, or those since the last credited tick, changed the
 	// work product (code, tests, documentation, assets).
 	TicksNeedWork bool `toml:"ticks_need_work"`
+	// Churn makes a change of only digits, hex strings and timestamps
+	// outside code and documentation no progress in any phase and with any
+	// tick. Without it (ralph) such a change reads as it always did: hex
+	// strings and timestamps as a change, digits as busywork.
+	Churn bool `toml:"churn"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
 	// TestDataPaths classify test data (fixtures, snapshots, testdata):

@@ -151,6 +151,11 @@ type Change struct {
 	// notes): never progress, in no phase.
 	ChurnFiles int `json:"churn_files,omitempty"`
 	ChurnLines int `json:"churn_lines,omitempty"`
+	// HexFiles and HexLines are the part of the churn that changed more
+	// than digits (hex strings, timestamps): a policy without the churn
+	// rule counts them as meaningful.
+	HexFiles int `json:"hex_files,omitempty"`
+	HexLines int `json:"hex_lines,omitempty"`
 	// Text lists the changed files that may be the loop's journal (bounded):
 	// files outside task lists, test files and code whose edited lines read
 	// as prose or changed only digits, hex strings and timestamps. nil

@@ -86,16 +86,25 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	jFiles, jLines, jDocs := measureJournal(pol, s, c)
 	m.journal, m.journalDocs = jFiles, jDocs
 	files, lines := c.MeaningfulFiles-jFiles, c.MeaningfulLines-jLines
+	busyFiles, busyLines := c.BusyFiles, c.BusyLines
+	if !pol.Progress.Churn {
+		// Without the churn rule churn reads as it always did: hex
+		// strings and timestamps as a change, digits as busywork.
+		files += c.HexFiles
+		lines += c.HexLines
+		busyFiles += c.ChurnFiles - c.HexFiles
+		busyLines += c.ChurnLines - c.HexLines
+	}
 	m.work = files > 0
 	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work && !s.WorkSinceTick {
 		// Ticking boxes with nothing else done since the last credited
 		// tick is bookkeeping, not progress.
 		m.tasksNew = 0
 	}
-	if c.BusyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
+	if busyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
 		m.busy = true
-		files += c.BusyFiles
-		lines += c.BusyLines
+		files += busyFiles
+		lines += busyLines
 	}
 	// Only a counted change can return to an earlier tree: a commit that
 	// changed nothing meaningful (such as unticking and re-ticking a task)

@@ -153,14 +153,19 @@ func workScenarios() []scenario {
 		{
 			name:  "hex-churn-in-status",
 			about: "after one code change the loop refreshes the timestamp and fingerprint of its state.json: churn, no progress",
-			base:  withBase(map[string]string{"state.json": "{\"updated\": \"2026-11-28T00:50:00Z\", \"fingerprint\": \"77aa01be9e04c3d2\"}\n"}),
-			loop: []*scnStep{
-				code(1),
-				edit("state.json", "{\"updated\": \"2026-11-28T01:00:00Z\", \"fingerprint\": \"9f86d081884c7d65\"}\n", "state: refresh"),
-				edit("state.json", "{\"updated\": \"2026-11-28T01:10:00Z\", \"fingerprint\": \"a3c1e0bf2d44e6f1\"}\n", "state: refresh"),
-				edit("state.json", "{\"updated\": \"2026-11-28T01:20:00Z\", \"fingerprint\": \"c0ffee12b7d9a845\"}\n", "state: refresh"),
-			},
-			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "no_progress", states: "CCHO", progress: "ynnn"},
+			base:  withBase(map[string]string{"state.json": stateJSON("2026-11-28T00:50:00Z", "77aa01be9e04c3d2")}),
+			loop:  hexRefreshes(),
+			want:  scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "no_progress", states: "CCHO", progress: "ynnn"},
+		},
+
+		{
+			name:   "hex-churn-in-status-ralph",
+			policy: "ralph",
+			about: "the same refreshes under ralph, whose breaker counts changed files and has no churn rule: progress, as " +
+				"ralph's own breaker says",
+			base: withBase(map[string]string{"state.json": stateJSON("2026-11-28T00:50:00Z", "77aa01be9e04c3d2")}),
+			loop: hexRefreshes(),
+			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC", progress: "yyyy"},
 		},
 
 		// --- new tests spread over packages --------------------------------
@@ -241,4 +246,20 @@ func dateRewrites(phase bool) []*scnStep {
 		s = append(s, edit("NOTES.md", fmt.Sprintf("Last updated: 2026-11-%02d\n", i), msg))
 	}
 	return s
+}
+
+// stateJSON is a loop's state file: a time and a fingerprint.
+func stateJSON(updated, fingerprint string) string {
+	return fmt.Sprintf("{\"updated\": %q, \"fingerprint\": %q}\n", updated, fingerprint)
+}
+
+// hexRefreshes is one code change, then three commits that only refresh
+// the time and fingerprint of state.json.
+func hexRefreshes() []*scnStep {
+	return []*scnStep{
+		code(1),
+		edit("state.json", stateJSON("2026-11-28T01:00:00Z", "9f86d081884c7d65"), "state: refresh"),
+		edit("state.json", stateJSON("2026-11-28T01:10:00Z", "a3c1e0bf2d44e6f1"), "state: refresh"),
+		edit("state.json", stateJSON("2026-11-28T01:20:00Z", "c0ffee12b7d9a845"), "state: refresh"),
+	}
 }

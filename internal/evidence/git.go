@@ -135,6 +135,10 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			// a real change (an off-by-one fix, a corrected figure).
 			out.ChurnFiles++
 			out.ChurnLines += lines
+			if !f.DigitsOnly {
+				out.HexFiles++
+				out.HexLines += lines
+			}
 			out.Text = appendText(out.Text, f, lines, false)
 			continue
 		case f.Notes:

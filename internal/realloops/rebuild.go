@@ -356,8 +356,10 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 	switch {
 	case ch.WhitespaceOnly:
 		st.body, _ = b.lines.whitespaceEdit(body, del, add)
-	case ch.DigitsOnly || ch.Churn:
+	case ch.DigitsOnly:
 		st.body, _ = b.lines.digitsEdit(body, del, add)
+	case ch.Churn:
+		st.body, _ = b.lines.hexEdit(body, del, add)
 	default:
 		st.body = b.lines.plainEdit(body, del, add)
 	}
