@@ -88,6 +88,12 @@ func (f *Files) Apply(it *breaker.Iteration) {
 		it.PermissionDenials = l.PermissionDenials
 		it.CompletionClaimed = it.CompletionClaimed || l.CompletionClaimed
 		it.QuestionsAsked = it.QuestionsAsked || l.QuestionsAsked
+		if l.Admitted {
+			it.Admitted = true
+			if l.Blocker != "" && it.Blocker == nil {
+				it.Blocker = blockerSignature(l.Blocker)
+			}
+		}
 		if st := l.Status; st != nil {
 			if st.FilesModified != nil {
 				v := *st.FilesModified
@@ -99,6 +105,7 @@ func (f *Files) Apply(it *breaker.Iteration) {
 			}
 			if st.Phase != "" && it.Phase == "" {
 				it.Phase = st.Phase
+				it.PhaseByAgent = true
 			}
 			if st.Status == "COMPLETE" || (st.ExitSignal != nil && *st.ExitSignal) {
 				it.CompletionClaimed = true
@@ -139,4 +146,11 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// blockerSignature is the signature of a blocker the agent reported, so
+// that the same blocker reported again counts like a repeated error.
+func blockerSignature(blocker string) *breaker.Signature {
+	s := signature.Of(blocker)
+	return &breaker.Signature{Hash: s.Hash, Sample: s.Sample}
 }

@@ -95,7 +95,7 @@ func TestFilesApply(t *testing.T) {
 			it:   breaker.Iteration{Commit: "c"},
 			want: breaker.Iteration{Commit: "c", ErrorsKnown: true, Errors: []breaker.Signature{logErr},
 				Output: &breaker.Output{Lines: 11, Bytes: int64(len(agentLog))}, PermissionDenials: 1,
-				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", CurrentTask: breaker.StatusTask("write the parser")},
+				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", PhaseByAgent: true, CurrentTask: breaker.StatusTask("write the parser")},
 		},
 		{
 			name: "agent log: the commit's phase and progress win over the status block's",
@@ -131,7 +131,7 @@ func TestFilesApply(t *testing.T) {
 				Tests:  &breaker.Tests{Passed: 1, Failed: 3, Skipped: 1, BuildFailed: true, Failing: []string{"s/a.TestA", "s/a.TestB"}},
 				Errors: []breaker.Signature{earlier, logErr, buildErr, sig("want 1, got 2", "s/a.TestA"), sig("want 1, got 2", "s/a.TestB")},
 				Output: &breaker.Output{Lines: 11, Bytes: int64(len(agentLog))}, PermissionDenials: 1,
-				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", CurrentTask: breaker.StatusTask("write the parser")},
+				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", PhaseByAgent: true, CurrentTask: breaker.StatusTask("write the parser")},
 		},
 	}
 	for _, tt := range tests {
