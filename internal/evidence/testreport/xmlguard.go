@@ -293,36 +293,11 @@ func (g *xmlGuard) lex(in []byte) {
 			}
 			g.state, g.dirDepth, g.dirQuote = gDirective, 0, 0
 			g.directive(b)
-		case gComment:
-			if b == '>' && g.tail == [2]byte{'-', '-'} {
+		case gComment, gCDATA, gPI:
+			end := valueEnd[g.state]
+			if b == '>' && string(g.tail[2-len(end.tail):]) == end.tail {
 				if g.dropping {
-					g.emit(' ', '-', '-', '>')
-				} else {
-					g.emit(b)
-				}
-				g.state = gText
-				g.startValue()
-				continue
-			}
-			g.tail = [2]byte{g.tail[1], b}
-			g.value(b, false)
-		case gCDATA:
-			if b == '>' && g.tail == [2]byte{']', ']'} {
-				if g.dropping {
-					g.emit(']', ']', '>')
-				} else {
-					g.emit(b)
-				}
-				g.state = gText
-				g.startValue()
-				continue
-			}
-			g.tail = [2]byte{g.tail[1], b}
-			g.value(b, false)
-		case gPI:
-			if b == '>' && g.tail[1] == '?' {
-				if g.dropping {
-					g.emit('?', '>')
+					g.emit([]byte(end.cut)...)
 				} else {
 					g.emit(b)
 				}
@@ -346,6 +321,15 @@ func (g *xmlGuard) lex(in []byte) {
 			g.value(b, true)
 		}
 	}
+}
+
+// valueEnd says how comments, CDATA sections and processing instructions
+// end: the bytes before their '>', and what to pass on in place of those
+// when the value was cut (a space keeps a cut comment from ending in "-").
+var valueEnd = [...]struct{ tail, cut string }{
+	gComment: {"--", " -->"},
+	gCDATA:   {"]]", "]]>"},
+	gPI:      {"?", "?>"},
 }
 
 func (g *xmlGuard) tag(b byte) {
