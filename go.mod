@@ -11,6 +11,7 @@ require (
 	github.com/joshdk/go-junit v1.0.0
 	github.com/sethvargo/go-githubactions v1.4.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/sys v0.50.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -32,6 +33,5 @@ require (
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
