@@ -13,6 +13,7 @@ require (
 	github.com/sethvargo/go-githubactions v1.4.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.44.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

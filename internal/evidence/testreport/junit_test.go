@@ -123,6 +123,11 @@ func TestJUnit(t *testing.T) {
 			in:   "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><testsuite><testcase name=\"caf\xe9\"><failure message=\"\xe9chec\"/></testcase></testsuite>",
 			want: counts{Failed: 1, Failing: []Failure{{Name: "café", Message: "échec", Kind: KindFailure}}},
 		},
+		{
+			name: "windows-1252 declared",
+			in:   "<?xml version=\"1.0\" encoding=\"windows-1252\"?><testsuite><testcase name=\"a\"><failure message=\"\x93quoted\x94 \x80\"/></testcase></testsuite>",
+			want: counts{Failed: 1, Failing: []Failure{{Name: "a", Message: "“quoted” €", Kind: KindFailure}}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
