@@ -15,11 +15,12 @@ type Set struct {
 	patterns []pattern
 }
 
-// pattern is one compiled pattern: a doublestar pattern that matches a path
-// when the gitignore-like pattern matches it or one of its directories.
+// pattern is one compiled pattern: a doublestar pattern for the path
+// itself (none for a directory pattern) and one for the paths below what it
+// names.
 type pattern struct {
-	negate bool
-	glob   string
+	negate      bool
+	self, below string
 }
 
 // Compile compiles patterns into a Set. The error names the first bad
@@ -58,17 +59,25 @@ func compileOne(raw string) (pattern, error) {
 		return p, errors.New("pattern names no path")
 	}
 	anchored := rooted || strings.Contains(text, "/")
+	var parts []string
 	for _, part := range strings.Split(text, "/") {
+		if part == "**" && len(parts) > 0 && parts[len(parts)-1] == "**" {
+			continue // "**/**" is "**"
+		}
+		if part != "**" {
+			part = segment(part)
+		}
+		parts = append(parts, part)
 		switch {
 		case part == "":
 			return p, errors.New("empty path segment (double slash)")
 		case part == "." || part == "..":
 			return p, fmt.Errorf("%q segment not allowed", part)
-		case part != "**" && !doublestar.ValidatePattern(literalBraces(part)):
+		case part != "**" && !doublestar.ValidatePattern(part):
 			return p, fmt.Errorf("bad glob %q", part)
 		}
 	}
-	text = literalBraces(text)
+	text = strings.Join(parts, "/")
 	switch {
 	case !anchored && text == "**":
 		// A lone "**" has no slash: it is a name glob like "*".
@@ -83,35 +92,42 @@ func compileOne(raw string) (pattern, error) {
 		text, dirOnly = "", true
 	}
 	// What a pattern matches, everything below it matches too; a directory
-	// pattern matches only what is below.
-	if dirOnly {
-		text = strings.TrimPrefix(text+"/*/**", "/")
-	} else {
-		text += "/**"
+	// pattern matches only what is below. ("P/**" would say both in one,
+	// but doublestar then misses "P" when P ends in a star matching
+	// nothing.)
+	if !dirOnly {
+		p.self = text
 	}
-	p.glob = text
+	p.below = text + "/*/**"
+	if text == "" {
+		p.below = "*/*/**" // "/**": whatever is in a directory
+	}
 	return p, nil
 }
 
-// literalBraces escapes the braces doublestar reads as alternatives, which
-// in these patterns are plain characters.
-func literalBraces(glob string) string {
-	if !strings.ContainsAny(glob, "{}") {
+// segment writes one segment of a pattern for doublestar: braces, which
+// doublestar reads as alternatives, are escaped as the plain characters
+// they are here, and a run of stars is one star, as in path.Match.
+func segment(glob string) string {
+	if !strings.ContainsAny(glob, "{}") && !strings.Contains(glob, "**") {
 		return glob
 	}
 	var b strings.Builder
+	star := false
 	for i := 0; i < len(glob); i++ {
-		switch c := glob[i]; {
+		c := glob[i]
+		switch {
 		case c == '\\' && i+1 < len(glob):
-			b.WriteByte(c)
 			i++
+			b.WriteByte(c)
 			b.WriteByte(glob[i])
 		case c == '{' || c == '}':
 			b.WriteByte('\\')
 			b.WriteByte(c)
-		default:
+		case c != '*' || !star:
 			b.WriteByte(c)
 		}
+		star = c == '*'
 	}
 	return b.String()
 }
@@ -130,11 +146,16 @@ func (s *Set) Match(p string) bool {
 		return false
 	}
 	for i := len(s.patterns) - 1; i >= 0; i-- {
-		if doublestar.MatchUnvalidated(s.patterns[i].glob, p) {
+		if s.patterns[i].match(p) {
 			return !s.patterns[i].negate
 		}
 	}
 	return false
+}
+
+func (p *pattern) match(path string) bool {
+	return p.self != "" && doublestar.MatchUnvalidated(p.self, path) ||
+		strings.IndexByte(path, '/') > 0 && doublestar.MatchUnvalidated(p.below, path)
 }
 
 // Patterns returns the patterns the Set was compiled from, in order.
