@@ -49,6 +49,7 @@ func TestGlob(t *testing.T) {
 		{"reports/**", []string{"reports/TEST-0.xml", "reports/other.txt", "reports/x/TEST-1.xml", "reports/x/y/TEST-2.xml"}},
 		{"reports/*/**/*.xml", []string{"reports/x/TEST-1.xml", "reports/x/y/TEST-2.xml"}},
 		{"nothing/**/*.xml", nil},
+		{"{a,dir,reports/x/y/TEST-2}.xml", []string{"a.xml", "reports/x/y/TEST-2.xml"}},
 	}
 	for _, tt := range tests {
 		got, err := glob(filepath.Join(dir, filepath.FromSlash(tt.pattern)), MaxFiles)
