@@ -21,7 +21,7 @@ func expandGlobs(globs []string) ([]string, error) {
 	var out []string
 	var total int64
 	for _, g := range globs {
-		matches, err := glob(g, MaxFiles)
+		matches, other, err := glob(g, MaxFiles)
 		if err != nil {
 			return nil, fmt.Errorf("testreport: glob %q: %w", g, err)
 		}
@@ -30,6 +30,9 @@ func expandGlobs(globs []string) ([]string, error) {
 		for _, m := range matches {
 			fi, err := os.Stat(m)
 			if err != nil || !fi.Mode().IsRegular() {
+				if other == "" {
+					other = m
+				}
 				continue
 			}
 			n++
@@ -50,8 +53,11 @@ func expandGlobs(globs []string) ([]string, error) {
 				return nil, fmt.Errorf("testreport: glob %q: %w (%d bytes in %d files so far): narrow the globs", g, ErrTooMuchReport, total, len(out))
 			}
 		}
+		if n == 0 && other != "" {
+			return nil, fmt.Errorf("testreport: glob %q matches %s, which is not a regular file", g, other)
+		}
 		if n == 0 {
-			return nil, fmt.Errorf("testreport: glob %q matches no file", g)
+			return nil, &NoMatchError{Glob: g}
 		}
 	}
 	return out, nil
@@ -59,34 +65,39 @@ func expandGlobs(globs []string) ([]string, error) {
 
 // glob is filepath.Glob plus "**", which as a whole path segment matches
 // any number of directories, none included. It keeps only regular files
-// (and links to them), and stops once it has more than limit of them.
-func glob(pattern string, limit int) ([]string, error) {
+// (and links to them), and stops once it has more than limit of them;
+// other is the first match that is not a regular file, for a glob without
+// "**".
+func glob(pattern string, limit int) (files []string, other string, err error) {
 	if pattern == "" {
-		return nil, errors.New("empty pattern")
+		return nil, "", errors.New("empty pattern")
 	}
 	pattern = filepath.ToSlash(pattern)
 	for _, s := range strings.Split(pattern, "/") {
 		if strings.Contains(s, "**") && s != "**" {
-			return nil, errors.New(`"**" must be a whole path segment`)
+			return nil, "", errors.New(`"**" must be a whole path segment`)
 		}
 	}
 	base, rest := doublestar.SplitPattern(pattern)
 	base = filepath.FromSlash(base)
-	var out []string
-	err := doublestar.GlobWalk(os.DirFS(base), rest, func(p string, d fs.DirEntry) error {
+	deep := strings.Contains(rest, "**")
+	err = doublestar.GlobWalk(os.DirFS(base), rest, func(p string, d fs.DirEntry) error {
 		path := filepath.Join(base, filepath.FromSlash(p))
-		if isRegular(path, d) {
-			out = append(out, path)
+		switch {
+		case isRegular(path, d):
+			files = append(files, path)
+		case other == "" && !deep:
+			other = path
 		}
-		if len(out) > limit {
+		if len(files) > limit {
 			return errEnough
 		}
 		return nil
-	}, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+	}, doublestar.WithNoFollow())
 	if errors.Is(err, errEnough) {
 		err = nil
 	}
-	return out, err
+	return files, other, err
 }
 
 var errEnough = errors.New("enough files")
@@ -100,3 +111,14 @@ func isRegular(path string, d fs.DirEntry) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// NoMatchError is a glob that matched no report file: for a loop, a build
+// that produced no report.
+type NoMatchError struct{ Glob string }
+
+func (e *NoMatchError) Error() string {
+	return fmt.Sprintf("testreport: glob %q %v", e.Glob, ErrNoMatch)
+}
+
+// Unwrap is ErrNoMatch.
+func (e *NoMatchError) Unwrap() error { return ErrNoMatch }

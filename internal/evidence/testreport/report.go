@@ -57,6 +57,8 @@ var (
 	ErrTooDeep       = fmt.Errorf("elements nested deeper than %d", MaxDepth)
 	ErrTooManyFiles  = fmt.Errorf("matches more than %d report files", MaxFiles)
 	ErrTooMuchReport = fmt.Errorf("the report files matched hold more than %d MiB", MaxTotalSize>>20)
+	// ErrNoMatch: a glob matched no report file.
+	ErrNoMatch = errors.New("matches no file")
 )
 
 // Error is a fault in one report file. Line is 0 when it is not known.
