@@ -455,22 +455,7 @@ func bounded(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	return cutRunes(s, n-1) + "…"
-}
-
-// cutRunes returns the first n characters of s.
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 func validNumber(number int) error {
@@ -489,5 +474,3 @@ func timeOf(ts *gh.Timestamp) time.Time {
 
 // loginPattern is a GitHub login, bots included ("name[bot]").
 var loginPattern = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
-
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
