@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,7 +62,7 @@ func runAudit(args []string, env Env) (int, error) {
 	}
 	if *owner == "" || *name == "" {
 		o, n, _ := strings.Cut(env.Getenv("GITHUB_REPOSITORY"), "/")
-		*owner, *name = orString(*owner, o), orString(*name, n)
+		*owner, *name = cmp.Or(*owner, o), cmp.Or(*name, n)
 	}
 	if *owner == "" || *name == "" {
 		return 0, usagef("audit: --owner and --name are required (or GITHUB_REPOSITORY=owner/name)")
@@ -115,7 +116,7 @@ func runAudit(args []string, env Env) (int, error) {
 			opts.Clone = clone
 		}
 	}
-	co := github.Options{Token: token, BaseURL: orString(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
+	co := github.Options{Token: token, BaseURL: cmp.Or(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
 		DryRun: *dryRun, Now: env.Now, Sleep: env.Sleep}
 	st := &auditState{statePath: *statePath, resultPath: *resultPath, repository: *owner + "/" + *name, shard: opts.Shard.String()}
 	if err := st.load(env, &co, &opts); err != nil {
@@ -196,11 +197,4 @@ func (f *dateFlag) Set(s string) error {
 	}
 	f.t = t.UTC()
 	return nil
-}
-
-func orString(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

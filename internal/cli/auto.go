@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -167,7 +168,7 @@ func autoStatus(env Env, sf *stateFlags, l *localFlags) (code int, hookState str
 // iteration, and prints the decision.
 func foldAutoStatus(env Env, sf *stateFlags, l *localFlags) (int, error) {
 	g := gitFlags{repo: l.repo, stateDir: l.stateDir, format: sf.format, profile: sf.profile, statusOnly: true}
-	g.policy = orDefault(policyFrom(sf.policy, sf.policy != "", env, ""))
+	g.policy = cmp.Or(policyFrom(sf.policy, sf.policy != "", env, ""), "default")
 	if err := g.settleAuto(env, true); err != nil {
 		return 0, err
 	}

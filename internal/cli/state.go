@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -108,7 +109,7 @@ func openState(f *stateFlags, env Env, readOnly bool) (*session, error) {
 		polName = sf.Policy
 	}
 	polName = policyFrom(polName, polName != "", env, "")
-	p, err := loadNamedPolicy(orDefault(polName))
+	p, err := loadNamedPolicy(cmp.Or(polName, "default"))
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func openState(f *stateFlags, env Env, readOnly bool) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state file %s: %w", f.state, err)
 	}
-	sf.Policy = orDefault(polName)
+	sf.Policy = cmp.Or(polName, "default")
 	sf.Profile = profile
 	s.file, s.b = sf, b
 	ok = true
