@@ -430,18 +430,35 @@ func (c *Client) fail(call string, err error) error {
 // error wrapping ErrTruncated.
 func listAll[T any](ctx context.Context, c *Client, call string, fetch func(gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
 	var out []T
+	_, more, err := eachPage(maxListPages, fetch, func(items []T) bool {
+		out = append(out, items...)
+		return true
+	})
+	if err != nil {
+		return nil, c.fail(call, err)
+	}
+	if more {
+		return out, fmt.Errorf("%s: %w: stopped after %d pages (%d items)", call, ErrTruncated, maxListPages, len(out))
+	}
+	return out, nil
+}
+
+// eachPage reads a list a page of 100 at a time, following go-github's
+// NextPage, and hands each page to keep until keep returns false, the
+// last page was read or maxPages were; more says a next page was left.
+func eachPage[T any](maxPages int, fetch func(gh.ListOptions) ([]T, *gh.Response, error), keep func([]T) bool) (pages int, more bool, err error) {
 	page := 1
-	for n := 0; ; n++ {
-		if n == maxListPages {
-			return out, fmt.Errorf("%s: %w: stopped after %d pages (%d items)", call, ErrTruncated, maxListPages, len(out))
-		}
+	for {
 		items, resp, err := fetch(gh.ListOptions{Page: page, PerPage: perPage})
 		if err != nil {
-			return nil, c.fail(call, err)
+			return pages, false, err
 		}
-		out = append(out, items...)
-		if resp == nil || resp.NextPage <= page {
-			return out, nil
+		pages++
+		if !keep(items) || resp == nil || resp.NextPage <= page {
+			return pages, false, nil
+		}
+		if pages >= maxPages {
+			return pages, true, nil
 		}
 		page = resp.NextPage
 	}
