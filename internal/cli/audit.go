@@ -102,11 +102,7 @@ func runAudit(args []string, env Env) (int, error) {
 	if *shardCount < 1 || *shardIndex < 0 || *shardIndex >= *shardCount {
 		return 0, usagef("audit: --shard-index %d must be from 0 to --shard-count %d minus 1", *shardIndex, *shardCount)
 	}
-	if !isBuiltinName(*pol) {
-		if rel, ok := within(*repoDir, *pol); ok {
-			opts.ProtectPaths = append(opts.ProtectPaths, rel)
-		}
-	}
+	opts.ProtectPaths = policyInRepo(*repoDir, *pol)
 	if *repoDir != "" {
 		clone, err := audit.OpenClone(*repoDir, *gitURL, token)
 		if err != nil {

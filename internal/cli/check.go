@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,11 +134,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC(), Controls: g.controls, StatusOnly: g.statusOnly}
 	cfg.RunID, cfg.Attempt = runIdentity(env)
-	if !isBuiltinName(g.policy) {
-		if rel, ok := within(g.repo, g.policy); ok {
-			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
-		}
-	}
+	cfg.ProtectPaths = policyInRepo(g.repo, g.policy)
 	if g.ledger != "" && !ledgerMissing {
 		if cfg.Ledger, err = ledger.ReadDir(g.ledger); err != nil {
 			return nil, err
@@ -331,13 +328,15 @@ func shortHash(h string) string {
 	return h
 }
 
-func isBuiltinName(name string) bool {
-	for _, n := range policy.Names() {
-		if n == name {
-			return true
-		}
+func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
+
+// policyInRepo is the path of a policy file inside the repository, which
+// the loop must not edit; none for a built-in policy or one outside.
+func policyInRepo(repo, pol string) []string {
+	if rel, ok := within(repo, pol); ok && !isBuiltinName(pol) {
+		return []string{rel}
 	}
-	return false
+	return nil
 }
 
 // within returns path relative to dir when it lies inside it.
