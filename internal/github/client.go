@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -96,9 +97,9 @@ type Client struct {
 	owner    string
 	repo     string
 
+	calls, notModified atomic.Int64
+
 	mu           sync.Mutex
-	calls        int
-	notModified  int
 	planned      []string
 	plannedLost  int
 	remaining    int
@@ -220,28 +221,16 @@ func build(o Options) (*Client, error) {
 // Calls returns how many API requests the client has made, each retry
 // counted; requests refused locally (rate limit known to be exhausted) and
 // the artifact blob download from storage are not API requests.
-func (c *Client) Calls() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls
-}
+func (c *Client) Calls() int { return int(c.calls.Load()) }
 
 // Charged returns how many of the calls counted against GitHub's primary
 // rate limit: every call but the conditional ones answered 304 Not
 // Modified.
-func (c *Client) Charged() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls - c.notModified
-}
+func (c *Client) Charged() int { return int(c.calls.Load() - c.notModified.Load()) }
 
 // NotModified returns how many calls were answered 304 Not Modified and
 // served from Options.Cache.
-func (c *Client) NotModified() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.notModified
-}
+func (c *Client) NotModified() int { return int(c.notModified.Load()) }
 
 // Planned returns, in dry-run mode, the writes the client skipped, in
 // order, human readable.
@@ -280,18 +269,6 @@ func (c *Client) backoff(attempt int) time.Duration {
 		d *= 2
 	}
 	return min(d, c.opts.MaxWait)
-}
-
-func (c *Client) countCall() {
-	c.mu.Lock()
-	c.calls++
-	c.mu.Unlock()
-}
-
-func (c *Client) countNotModified() {
-	c.mu.Lock()
-	c.notModified++
-	c.mu.Unlock()
 }
 
 func (c *Client) recordRate(h http.Header) {
