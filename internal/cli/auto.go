@@ -55,7 +55,7 @@ func (g *gitFlags) settleAuto(env Env, statusOnly bool) error {
 		if err := localstate.WriteJSON(repo.Path(localstate.CheckLoop), l); err != nil {
 			return internal(err)
 		}
-		g.notes = append(g.notes, note.New(note.LoopStarted, "the loop starts here: commit %s is its start, and each check from now on is one iteration (state in %s)", shortHash(head), repo.Dir))
+		g.notes = append(g.notes, note.New(note.LoopStarted, "the loop starts here: commit %s is its start, and each check from now on is one iteration (state in %s)", loop.ShortHash(head), repo.Dir))
 	}
 	g.base = l.Base
 	g.ledger = repo.Path(localstate.CheckLedger)

@@ -318,16 +318,6 @@ func runIdentity(env Env) (int64, int) {
 	return id, attempt
 }
 
-func shortHash(h string) string {
-	if h == "" {
-		return "(root)"
-	}
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
 
 // policyInRepo is the path of a policy file inside the repository, which
@@ -513,11 +503,11 @@ func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
 		d.History = nil
 		return render.Write(w, "json", d, o)
 	case "markdown":
-		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), render.Markdown(shortSubject(l.subject)),
+		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %s | %+d | %d | %s |\n", d.Iteration, loop.ShortHash(d.Commit), render.Markdown(shortSubject(l.subject)),
 			d.State, d.ProgressScore, d.ConsecutiveNoProgress, l.why(true))
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s%s\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore,
+	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s%s\n", d.Iteration, loop.ShortHash(d.Commit), d.State, d.ProgressScore,
 		d.ConsecutiveNoProgress, l.why(false), quotedSubject(l.subject))
 	return err
 }
