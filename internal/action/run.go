@@ -116,6 +116,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	r.in = in
+	if len(in.IgnoredEnv) > 0 {
+		line := fmt.Sprintf("%s set in the job's environment: ignored, the Action reads its inputs only (any earlier step can write the environment)", strings.Join(in.IgnoredEnv, ", "))
+		r.gha.Noticef("loopbreaker: %s", line)
+		r.note(line)
+	}
 	if r.ev, err = ReadEvent(r.getenv("GITHUB_EVENT_NAME"), r.getenv("GITHUB_EVENT_PATH")); err != nil {
 		return 0, err
 	}
