@@ -36,6 +36,16 @@ type Inputs struct {
 	OpenAction policy.OnOpen
 	// DisabledBy says what turned the breaker off ("" when nothing did).
 	DisabledBy string
+	// Trusted narrows who may control the breaker to these logins and
+	// "org/team" teams (empty: anyone with write access).
+	Trusted []string
+	// AgentLogins are accounts never trusted, beside the known coding
+	// agents (control.KnownAgents).
+	AgentLogins []string
+	// DigestKey authenticates the sticky comment's digest (a secret the
+	// agent's job never sees); empty: the digest is never preferred over
+	// the artifacts and cannot loosen a decision.
+	DigestKey string
 	// IgnoredEnv names the environment aliases the job sets, which the
 	// Action does not read.
 	IgnoredEnv []string
@@ -64,6 +74,8 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 		Artifact:   orDefault(get("artifact-name"), "loopbreaker-record"),
 	}
 	in.Reports = list(get("reports"))
+	in.Trusted, in.AgentLogins = list(get("trusted")), list(get("agent-logins"))
+	in.DigestKey = get("digest-key")
 	for _, k := range envAliases {
 		if strings.TrimSpace(getenv(k)) != "" {
 			in.IgnoredEnv = append(in.IgnoredEnv, k)

@@ -22,7 +22,9 @@ import (
 // off.
 
 // trusted reports whether login may control the breaker, asking the API
-// once per login and run.
+// once per login and run: a person (not a bot) with write access who is
+// none of the loop's own identities (untrusted) and, when the trusted input
+// names people or teams, one of them.
 func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	if !control.MayControl(login, userType) {
 		return false
@@ -30,6 +32,16 @@ func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	key := strings.ToLower(login)
 	if v, ok := r.trust[key]; ok {
 		return v
+	}
+	if why := r.untrusted(login); why != "" {
+		r.note(fmt.Sprintf("%s cannot control the breaker: %s", login, why))
+		r.trust[key] = false
+		return false
+	}
+	if len(r.in.Trusted) > 0 && !r.named(ctx, login) {
+		r.note(fmt.Sprintf("%s cannot control the breaker: not among the trusted input's people and teams", login))
+		r.trust[key] = false
+		return false
 	}
 	perm, err := r.client.Permission(ctx, login)
 	if err != nil {
@@ -40,6 +52,65 @@ func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	ok := control.WriteAccess(perm)
 	r.trust[key] = ok
 	return ok
+}
+
+// untrusted says why login is one of the loop's own identities, which never
+// control its breaker ("" when it is none): the pull request's author, the
+// account that pushed the iteration (the sender of a push or pull request
+// event), a known coding agent or one the agent-logins input names.
+func (r *run) untrusted(login string) string {
+	switch {
+	case r.ev.Author != "" && strings.EqualFold(login, r.ev.Author):
+		return "the pull request's author"
+	case !r.ev.Control() && r.ev.Sender != "" && strings.EqualFold(login, r.ev.Sender):
+		return "the account that pushed the loop's commits"
+	}
+	for _, a := range control.KnownAgents {
+		if strings.EqualFold(login, a) {
+			return "a known coding agent"
+		}
+	}
+	for _, a := range r.in.AgentLogins {
+		if strings.EqualFold(login, strings.TrimPrefix(a, "@")) {
+			return "named by the agent-logins input"
+		}
+	}
+	return ""
+}
+
+// teamMembers is the part of the GitHub client that reads team
+// membership.
+type teamMembers interface {
+	TeamMember(ctx context.Context, org, slug, login string) (bool, error)
+}
+
+// named reports whether the trusted input names login or a team it is an
+// active member of (one call per team, at most).
+func (r *run) named(ctx context.Context, login string) bool {
+	for _, t := range r.in.Trusted {
+		t = strings.TrimPrefix(t, "@")
+		org, slug, isTeam := strings.Cut(t, "/")
+		if !isTeam {
+			if strings.EqualFold(t, login) {
+				return true
+			}
+			continue
+		}
+		tm, ok := r.client.(teamMembers)
+		if !ok {
+			r.note(fmt.Sprintf("the team %s of the trusted input cannot be read through this client", t))
+			continue
+		}
+		in, err := tm.TeamMember(ctx, org, slug, login)
+		if err != nil {
+			r.apiError("read the membership of "+login+" in "+t, err)
+			continue
+		}
+		if in {
+			return true
+		}
+	}
+	return false
 }
 
 // labelEvents returns the pull request's label events, read once per run
