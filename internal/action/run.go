@@ -84,6 +84,9 @@ type run struct {
 	eventsRead, eventsOK bool
 	// deepenErr says why the clone could not be deepened.
 	deepenErr string
+	// unsealed says the ledger came from a digest no key sealed: it may
+	// not loosen the decision (looser).
+	unsealed bool
 	// statusOnly says the run is not an iteration of the loop (a comment
 	// started it): it reports the breaker's status at its time.
 	statusOnly bool
@@ -205,6 +208,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if r.unsealed {
+		if res, err = r.noLooser(cfg, res); err != nil {
+			return 0, err
+		}
+	}
 	if res, err = r.applyLabelResets(ctx, &cfg, res); err != nil {
 		return 0, err
 	}
@@ -247,6 +255,41 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 		res.Records[n-1].LabelResets = applied
 	}
 	return res, nil
+}
+
+// noLooser folds again without the unsealed digest's records (git and the
+// controls alone) and keeps that decision when it is stricter: an
+// unauthenticated digest adds what git cannot know, never a way out.
+func (r *run) noLooser(cfg loop.Config, res *loop.Result) (*loop.Result, error) {
+	cfg.Ledger = nil
+	alt, err := loop.Run(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if strictness(alt.Final()) > strictness(res.Final()) {
+		r.note(fmt.Sprintf("the sticky comment's unsealed digest would have loosened the decision to %s: the decision from git stands (set digest-key to seal the digest)", res.Final().State))
+		return alt, nil
+	}
+	return res, nil
+}
+
+// strictness orders decisions from the loosest: CLOSED, HALF_OPEN, then
+// OPEN, and a paused or complete loop stops like an OPEN one.
+func strictness(d *breaker.Decision) int {
+	switch {
+	case d.State == breaker.Open:
+		return 2
+	case !d.AllowContinue:
+		return 2
+	case d.State == breaker.HalfOpen:
+		return 1
+	}
+	return 0
+}
+
+// seal is the digest's authentication for this pull request.
+func (r *run) seal() present.Seal {
+	return present.Seal{Key: r.in.DigestKey, Scope: fmt.Sprintf("%s/%s#%d", r.owner, r.repo, r.ev.Number)}
 }
 
 // openedBefore reports whether the breaker was already OPEN before the
@@ -386,16 +429,21 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		r.listed = err == nil
 		r.commands(ctx, comments, cfg)
 		if r.sticky != nil {
-			if l, err := present.DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
-				digest, partial = l, !present.DigestComplete(r.sticky.Body)
+			d, err := present.ReadDigest(r.sticky.Body, r.seal())
+			switch {
+			case err != nil && r.in.DigestKey != "":
+				r.note(fmt.Sprintf("the sticky comment's digest was not used: %s", err))
+			case err == nil && len(d.Ledger.Records) > 0:
+				digest, partial = d.Ledger, !d.Complete
 			}
 		}
 	}
 	// A dry run never updates the sticky comment: its digest stops at the
-	// last run that wrote.
-	if digest != nil && !partial && !r.in.DryRun {
+	// last run that wrote. A digest stands for the artifacts only when the
+	// digest key sealed it: anyone who can comment can write one.
+	if digest != nil && !partial && !r.in.DryRun && r.in.DigestKey != "" {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
+		r.note(fmt.Sprintf("earlier records came from the sticky comment's sealed digest (%d records)", len(digest.Records)))
 		return nil
 	}
 	branch := r.ev.HeadRef
@@ -411,6 +459,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	}
 	if cfg.Ledger == nil && digest != nil {
 		cfg.Ledger = r.ownRecords(g, digest)
+		r.unsealed = r.in.DigestKey == ""
 		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 	}
 	if cfg.Ledger == nil {
@@ -643,7 +692,7 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 			if r.sticky != nil {
 				known = r.sticky.ID
 			}
-			var o present.CommentOptions
+			o := present.CommentOptions{Seal: r.seal()}
 			if alert {
 				o.Mentions = res.Policy.WithPhase(d.Phase).Alert.Mentions
 			}
