@@ -160,6 +160,9 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		ev.BaseSHA, ev.BaseRef = pr.Base.SHA, pr.Base.Ref
 		ev.CreatedAt = pr.CreatedAt
 		ev.Author = pr.User.Login
+		if pr.Head.Repo != nil {
+			ev.HeadRepo = pr.Head.Repo.FullName
+		}
 		if pr.Head.Repo != nil && pr.Base.Repo != nil {
 			ev.Fork = pr.Head.Repo.Fork || pr.Head.Repo.FullName != pr.Base.Repo.FullName
 		}

@@ -473,7 +473,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 // evaluated commit's history (GitHub lists artifacts in no documented
 // order: every page is read).
 func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*ledger.Ledger, error) {
-	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+	a, err := r.latestRecord(ctx, g, branch)
 	if err != nil {
 		return nil, err
 	}
@@ -516,6 +516,81 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 	}
 	r.note(fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
 	return l, nil
+}
+
+// runArtifacts is the part of the GitHub client that lists one workflow's
+// runs and one run's artifacts.
+type runArtifacts interface {
+	WorkflowRuns(ctx context.Context, workflowPath, branch string, n int) ([]github.WorkflowRun, error)
+	RunArtifacts(ctx context.Context, runID int64, name string) ([]github.Artifact, error)
+}
+
+// Bounds of the search for the previous record among this workflow's
+// runs: the runs listed (one call) and those whose artifacts are listed
+// (one call each).
+const (
+	runsListed = 20
+	runsRead   = 3
+)
+
+// latestRecord finds the previous run's record artifact. Only runs of this
+// workflow (GITHUB_WORKFLOW_REF) on the loop's branch and head repository
+// count: another workflow's records, or a fork's branch of the same name,
+// are another loop's. It costs a constant number of calls: the runs, then
+// the artifacts of the newest few. Without the workflow's name (a run
+// outside Actions) the repository's artifacts of the branch are searched.
+func (r *run) latestRecord(ctx context.Context, g *gitState, branch string) (*github.Artifact, error) {
+	wf := r.workflowPath()
+	ra, ok := r.client.(runArtifacts)
+	if wf == "" || !ok {
+		return r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+	}
+	runs, err := ra.WorkflowRuns(ctx, wf, branch, runsListed)
+	if err != nil {
+		return nil, err
+	}
+	head := r.ev.HeadRepo
+	if head == "" {
+		head = r.owner + "/" + r.repo
+	}
+	var expired *github.Artifact
+	read := 0
+	for _, run := range runs {
+		if run.ID == r.runID || !strings.EqualFold(run.HeadRepo, head) ||
+			!g.belongs(branch)(github.Artifact{HeadBranch: run.HeadBranch, HeadSHA: run.HeadSHA}) {
+			continue
+		}
+		if read == runsRead {
+			break
+		}
+		read++
+		arts, err := ra.RunArtifacts(ctx, run.ID, r.in.Artifact)
+		if err != nil {
+			return nil, err
+		}
+		for i := range arts {
+			a := arts[i]
+			a.HeadBranch, a.HeadSHA = run.HeadBranch, run.HeadSHA
+			if !a.Expired {
+				return &a, nil
+			}
+			if expired == nil {
+				expired = &a
+			}
+		}
+	}
+	return expired, nil
+}
+
+// workflowPath is this workflow's file, from GITHUB_WORKFLOW_REF
+// ("owner/repo/.github/workflows/loop.yml@refs/heads/main"); "" when unset.
+func (r *run) workflowPath() string {
+	ref, _, _ := strings.Cut(r.getenv("GITHUB_WORKFLOW_REF"), "@")
+	i := strings.Index(ref, "/.github/workflows/")
+	if i < 0 {
+		return ""
+	}
+	return ref[i+1:]
 }
 
 // report writes outputs, the record, the summary, annotations and the

@@ -212,15 +212,15 @@ func (c *call) issueJSON(rp *repo, is *issue) obj {
 
 func (c *call) commentJSON(rp *repo, number int, cm *Comment) obj {
 	o := obj{
-		"id":                       cm.ID,
-		"node_id":                  nodeID("IssueComment", cm.ID),
-		"url":                      c.repoURL(rp) + "/issues/comments/" + fmt.Sprint(cm.ID),
-		"html_url":                 fmt.Sprintf("%s/%s/%s/issues/%d#issuecomment-%d", htmlBase, rp.owner, rp.name, number, cm.ID),
-		"issue_url":                c.repoURL(rp) + "/issues/" + fmt.Sprint(number),
-		"body":                     cm.Body,
-		"user":                     c.userJSON(cm.Login, cm.UserType),
-		"created_at":               ts(cm.CreatedAt),
-		"updated_at":               ts(cm.UpdatedAt),
+		"id":                 cm.ID,
+		"node_id":            nodeID("IssueComment", cm.ID),
+		"url":                c.repoURL(rp) + "/issues/comments/" + fmt.Sprint(cm.ID),
+		"html_url":           fmt.Sprintf("%s/%s/%s/issues/%d#issuecomment-%d", htmlBase, rp.owner, rp.name, number, cm.ID),
+		"issue_url":          c.repoURL(rp) + "/issues/" + fmt.Sprint(number),
+		"body":               cm.Body,
+		"user":               c.userJSON(cm.Login, cm.UserType),
+		"created_at":         ts(cm.CreatedAt),
+		"updated_at":         ts(cm.UpdatedAt),
 		"author_association": "NONE",
 	}
 	// GitHub sends null when no App acted; go-github's IssueComment has no

@@ -34,6 +34,8 @@ const (
 	docArtifacts      = "https://docs.github.com/rest/actions/artifacts#list-artifacts-for-a-repository"
 	docDownload       = "https://docs.github.com/rest/actions/artifacts#download-an-artifact"
 	docPermission     = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
+	docWorkflowRuns   = "https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow"
+	docRunArtifacts   = "https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts"
 	docTeamMembership = "https://docs.github.com/rest/teams/members#get-team-membership-for-a-user"
 	docContents       = "https://docs.github.com/rest/repos/contents#get-repository-content"
 )
@@ -66,6 +68,8 @@ func (s *Server) routes() {
 
 	s.handle("GET "+repo+"/actions/artifacts", docArtifacts, s.listArtifacts)
 	s.handle("GET "+repo+"/actions/artifacts/{id}/zip", docDownload, s.downloadArtifact)
+	s.handle("GET "+repo+"/actions/workflows/{wf}/runs", docWorkflowRuns, s.listWorkflowRuns)
+	s.handle("GET "+repo+"/actions/runs/{id}/artifacts", docRunArtifacts, s.listRunArtifacts)
 
 	s.handle("GET "+repo+"/collaborators/{user}/permission", docPermission, s.getPermission)
 	s.handle("GET "+repo+"/contents/{path...}", docContents, s.getContents)
