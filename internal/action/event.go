@@ -222,3 +222,17 @@ func (e *Event) HasLabel(name string) bool {
 	}
 	return false
 }
+
+// Pusher is the account that pushed the commits the run is about: the
+// sender of a push, or of a pull request's opening or new commits; "" for
+// other events, whose sender (a person dispatching a run, commenting or
+// labelling) pushed nothing.
+func (e *Event) Pusher() string {
+	switch {
+	case e.Name == "push":
+		return e.Sender
+	case (e.Name == "pull_request" || e.Name == "pull_request_target") && (e.Action == "synchronize" || e.Action == "opened" || e.Action == "reopened"):
+		return e.Sender
+	}
+	return ""
+}

@@ -62,7 +62,7 @@ func (r *run) untrusted(login string) string {
 	switch {
 	case r.ev.Author != "" && strings.EqualFold(login, r.ev.Author):
 		return "the pull request's author"
-	case !r.ev.Control() && r.ev.Sender != "" && strings.EqualFold(login, r.ev.Sender):
+	case r.ev.Pusher() != "" && strings.EqualFold(login, r.ev.Pusher()):
 		return "the account that pushed the loop's commits"
 	}
 	for _, a := range control.KnownAgents {
