@@ -10,7 +10,7 @@ import (
 
 // Inputs are the action's inputs (action.yml), validated.
 type Inputs struct {
-	Mode        string   // check | audit
+	Mode        string   // check | gate | audit
 	Policy      string   // built-in name or a path in the repository (read from the base branch)
 	Profile     string   // policy profile
 	Phase       string   // phase for iterations that name none
@@ -42,6 +42,9 @@ type Inputs struct {
 	// AgentLogins are accounts never trusted, beside the known coding
 	// agents (control.KnownAgents).
 	AgentLogins []string
+	// Bundle is the agent's git bundle (a path in the workspace) that the
+	// judge applies and pushes before it decides; empty: none.
+	Bundle string
 	// DigestKey authenticates the sticky comment's digest (a secret the
 	// agent's job never sees); empty: the digest is never preferred over
 	// the artifacts and cannot loosen a decision.
@@ -76,6 +79,7 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	in.Reports = list(get("reports"))
 	in.Trusted, in.AgentLogins = list(get("trusted")), list(get("agent-logins"))
 	in.DigestKey = get("digest-key")
+	in.Bundle = strings.TrimSpace(get("bundle"))
 	for _, k := range envAliases {
 		if strings.TrimSpace(getenv(k)) != "" {
 			in.IgnoredEnv = append(in.IgnoredEnv, k)
@@ -112,7 +116,7 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	if in.OnHalfOpen, err = actions("on-half-open", orDefault(get("on-half-open"), onHalfOpen), "label", "comment", "none"); err != nil {
 		return nil, err
 	}
-	if err := oneOf("mode", in.Mode, "check", "audit"); err != nil {
+	if err := oneOf("mode", in.Mode, "check", "gate", "audit"); err != nil {
 		return nil, err
 	}
 	if in.Mode == "audit" {

@@ -15,6 +15,7 @@ import (
 //     base, and runs on the default branch: GET pulls/{n} gives them, never
 //     GITHUB_REF (the newest record artifact on the default branch belongs
 //     to some other loop);
+//
 //   - workflow_run lists a same-repository pull request by number only,
 //     and none for a fork's (its pull_requests is empty): the pull request
 //     is found by its head, the fork's owner and branch. The commit

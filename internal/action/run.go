@@ -167,6 +167,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err := r.pull(ctx); err != nil {
 		return 0, err
 	}
+	if in.Bundle != "" && in.Mode == "check" {
+		if err := r.applyBundle(ctx); err != nil {
+			return 0, err
+		}
+	}
 	if r.ev.HasLabel(present.LabelDisabled) {
 		if by, _, ok := r.labelledBy(ctx, present.LabelDisabled); ok {
 			return r.disabled("the PR has the " + present.LabelDisabled + " label, added by " + by)
@@ -187,7 +192,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	// or removed starts a run that is not an iteration of the loop: it
 	// applies the control and reports the breaker's status at the run's
 	// time, as the audit does.
-	r.statusOnly = r.ev.Control()
+	r.statusOnly = r.ev.Control() || in.Mode == "gate"
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
 		StatusOnly: r.statusOnly, Incremental: true}
@@ -217,6 +222,9 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	r.notes = append(r.notes, res.Notes...)
+	if in.Mode == "gate" {
+		return r.gate(res)
+	}
 	return r.report(ctx, res, g)
 }
 
@@ -303,7 +311,7 @@ func openedBefore(res *loop.Result) bool {
 func (r *run) disabled(why string) (int, error) {
 	r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
 	js, _ := render.EncodeDisabled(why)
-	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": string(js)})
+	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "proceed": "true", "decision": string(js)})
 	r.summary(present.DisabledSummary(why))
 	return exitContinue, nil
 }
