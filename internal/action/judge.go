@@ -2,7 +2,10 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -24,6 +27,12 @@ func (r *run) applyBundle(ctx context.Context) error {
 	path := r.in.Bundle
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(r.ws, path)
+	}
+	// The agent's job writes no bundle when it made no commit: the
+	// iteration is judged on the branch as it is.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		r.note(fmt.Sprintf("no bundle at %s: the agent made no commit this iteration", r.in.Bundle))
+		return nil
 	}
 	cl, err := checkout.Open(r.ws)
 	if err != nil {
@@ -81,6 +90,7 @@ func (r *run) gate(res *loop.Result) (int, error) {
 	}
 	ok := mayStart(d)
 	out["proceed"] = fmt.Sprint(ok)
+	out["head-ref"] = r.ev.HeadRef
 	r.setOutputs(out)
 	if ok {
 		r.gha.Noticef("loopbreaker gate: %s at iteration %d: the agent may start", d.State, d.Iteration)

@@ -31,7 +31,7 @@ import (
 func (r *run) pull(ctx context.Context) error {
 	ev := r.ev
 	switch {
-	case ev.Name == "issue_comment" && ev.Number > 0 && ev.HeadSHA == "":
+	case (ev.Name == "issue_comment" || ev.Name == "merge_group") && ev.Number > 0 && ev.HeadSHA == "":
 	case ev.Name == "workflow_run" && ev.HeadSHA != "":
 	case (ev.Name == "push" || ev.Name == "workflow_dispatch" || ev.Name == "schedule") && ev.Number == 0:
 		if ev.HeadRef == "" {
@@ -68,12 +68,12 @@ func (r *run) pull(ctx context.Context) error {
 		p = r.matchHead(found)
 	}
 	if p == nil {
-		if ev.Name != "issue_comment" {
+		if ev.Name != "issue_comment" && ev.Name != "merge_group" {
 			r.note(fmt.Sprintf("no open pull request has the head %s:%s at %.12s: no labels, comment or commands", ev.HeadOwner, ev.HeadRef, ev.HeadSHA))
 		}
 		return nil
 	}
-	if ev.Name == "issue_comment" {
+	if ev.Name == "issue_comment" || ev.Name == "merge_group" {
 		ev.HeadSHA, ev.HeadRef = p.HeadSHA, p.HeadRef
 	}
 	ev.Number = p.Number

@@ -790,6 +790,9 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 	// The commit evaluated: the pull request's head (or commits the run
 	// added on top of it), never GitHub's test merge.
 	sha := g.head
+	if r.ev.GroupSHA != "" {
+		sha = r.ev.GroupSHA // the merge queue waits for the check on its own commit
+	}
 	if sha == "" {
 		sha = r.ev.HeadSHA
 	}

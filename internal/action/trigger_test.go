@@ -3,6 +3,7 @@ package action
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +52,37 @@ func TestAnyTriggerFindsItsPullRequest(t *testing.T) {
 				t.Errorf("got labels %v on #7 after the resume, want no %s", got, present.LabelOpen)
 			}
 		})
+	}
+}
+
+// TestMergeQueueGetsTheRequiredCheck: a required check must also report on
+// the merge queue's commit (merge_group), or the queue waits forever. The
+// run finds the pull request the queue tests and reports its breaker there:
+// failing for an OPEN loop, passing for a healthy one.
+func TestMergeQueueGetsTheRequiredCheck(t *testing.T) {
+	t.Parallel()
+	for _, stuck := range []bool{true, false} {
+		loop := newLoop(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, map[string]string{"a.go": "package main\n"})
+		if stuck {
+			loop = stagnant(t)
+		}
+		h := newHTTPHarness(t, loop)
+		group := strings.Repeat("9", 40)
+		data, _ := json.Marshal(map[string]any{"action": "checks_requested", "merge_group": map[string]any{"head_sha": group,
+			"head_ref": "refs/heads/gh-readonly-queue/main/pr-7-" + loop.head, "base_ref": "refs/heads/main"},
+			"repository": map[string]any{"full_name": "octo/loop", "default_branch": "main"}})
+		if err := os.WriteFile(h.env["GITHUB_EVENT_PATH"], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h.env["GITHUB_EVENT_NAME"] = "merge_group"
+		h.env["GITHUB_SHA"] = group
+		h.run()
+		st := h.fake.Statuses("octo", "loop", group)
+		if len(st) != 1 {
+			t.Fatalf("stuck %v: got %d statuses on the queue's commit, want 1\n%s", stuck, len(st), h.log.String())
+		}
+		if (st[0].State == "success") == stuck {
+			t.Errorf("stuck %v: got status %q on the queue's commit", stuck, st[0].State)
+		}
 	}
 }
