@@ -474,3 +474,87 @@ func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasePinsByDigest: every base image of the Dockerfile is named by
+// digest; the release names the image in the tagged action.yml by the
+// digest it built (its rewrite, applied here, gives a docker://…@sha256:
+// reference); the action.yml of a branch builds the Dockerfile.
+func TestReleasePinsByDigest(t *testing.T) {
+	t.Parallel()
+	read := func(p string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	pinned := regexp.MustCompile(`@sha256:[0-9a-f]{64}(\s|$)`)
+	froms := 0
+	for _, line := range strings.Split(read("Dockerfile"), "\n") {
+		if !strings.HasPrefix(line, "FROM ") {
+			continue
+		}
+		froms++
+		if !pinned.MatchString(line) {
+			t.Errorf("Dockerfile: %q names its image by a tag that can move, not by digest", line)
+		}
+	}
+	if froms < 2 {
+		t.Fatalf("read %d FROM lines, want the build and final stages", froms)
+	}
+	action := read("action.yml")
+	if !strings.Contains(action, "\n  image: Dockerfile\n") {
+		t.Fatal("action.yml does not build the Dockerfile")
+	}
+	release := read(".github/workflows/release.yml")
+	rewrite := regexp.MustCompile(`sed -i "s\|\^  image: Dockerfile\$\|  image: docker://\$\{IMAGE\}\|" action.yml`)
+	if !rewrite.MatchString(release) || !strings.Contains(release, `echo "image=$image@$digest" >> "$GITHUB_OUTPUT"`) ||
+		!strings.Contains(release, `."containerimage.digest"`) {
+		t.Fatal("the release does not name the image in action.yml by the digest it built")
+	}
+	image := "ghcr.io/loopbreaker/loopbreaker@sha256:" + strings.Repeat("ab", 32)
+	tagged := strings.Replace(action, "\n  image: Dockerfile\n", "\n  image: docker://"+image+"\n", 1)
+	if !regexp.MustCompile(`(?m)^  image: docker://ghcr\.io/[^:@ ]+@sha256:[0-9a-f]{64}$`).MatchString(tagged) {
+		t.Error("the tagged action.yml does not name the image by digest")
+	}
+}
+
+// TestCompositeRunsItsOwnRelease: the composite variant downloads the
+// release it was used at (the tag of uses: …/dockerless@v1.2.3) by
+// default; building with the runner's Go happens only when asked for.
+func TestCompositeRunsItsOwnRelease(t *testing.T) {
+	t.Parallel()
+	var meta struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+		Runs struct {
+			Steps []struct {
+				Run string            `yaml:"run"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	data, err := os.ReadFile("../../dockerless/action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if d := meta.Inputs["version"].Default; d != "" {
+		t.Errorf("the version input defaults to %q, want empty (the release the action was used at)", d)
+	}
+	install := meta.Runs.Steps[0]
+	if install.Env["ACTION_REF"] != "${{ github.action_ref }}" || !strings.Contains(install.Run, `VERSION="$ACTION_REF"`) {
+		t.Errorf("the install step does not take the release from the action's ref:\n%s", install.Run)
+	}
+	if !strings.Contains(install.Run, `if [ "$VERSION" = source ]; then`) {
+		t.Error("the build with the runner's Go is not limited to version: source")
+	}
+	for _, s := range meta.Runs.Steps {
+		if strings.Contains(s.Run, "GITHUB_ENV") {
+			t.Errorf("a step writes $GITHUB_ENV, which later steps of the job read:\n%s", s.Run)
+		}
+	}
+}

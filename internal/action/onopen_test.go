@@ -3,8 +3,10 @@ package action
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -300,5 +302,32 @@ func TestEnvironmentAliasesIgnoredInTheAction(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAlertWebhookNeverFollowsARedirectElsewhere: the webhook answers with
+// a redirect to another host; the alert, which names the repository and
+// its pull request, is not sent there, and a warning says so.
+func TestAlertWebhookNeverFollowsARedirectElsewhere(t *testing.T) {
+	t.Parallel()
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	t.Cleanup(other.Close)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/collect", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(hook.Close)
+	h := newHTTPHarness(t, stagnantPolicy(t, "extends = \"default\"\non_open = \"alert\"\n[alert]\nwebhook_url = \"$LOOP_HOOK\"\n"))
+	h.env["INPUT_POLICY"] = ".github/loopbreaker.toml"
+	// Another port on the loopback is another host to a URL.
+	h.env["LOOP_HOOK"] = hook.URL + "/hook"
+	if code := h.run(); code != exitContinue || h.outputs()["state"] != "OPEN" {
+		t.Fatalf("got exit %d state %q", code, h.outputs()["state"])
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the alert followed the redirect to another host (%d requests)", n)
+	}
+	if log := h.log.String(); !strings.Contains(log, "off the webhook's host: not followed") {
+		t.Errorf("no warning about the redirect:\n%s", log)
 	}
 }
