@@ -28,7 +28,6 @@ var root = filepath.Join("..", "..")
 // must leave this list, so that its own links and anchors are checked.
 var notYetWritten = []string{
 	"docs/evaluation.md",     // results on real agent loops
-	"docs/security.md",       // the trust boundary on GitHub
 	"docs/security-local.md", // the threat model of local loops
 	"docs/performance.md",    // costs measured against git
 	"docs/integrations.md",   // the Claude Code hook, ralph, shell loops
