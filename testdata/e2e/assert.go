@@ -12,6 +12,12 @@
 //	assert.go upload API OWNER/REPO RUN FILE     uploads FILE as run RUN's loopbreaker-record artifact
 //	assert.go seed API FILE                      loads a seed into the running fake
 //	assert.go push API OWNER/REPO N HEAD MERGE   moves pull request N's head and test merge commit
+//	assert.go forge COMMIT OUTDIR               writes a forged ledger digest of one clean record of
+//	                                             COMMIT (OUTDIR/digest.txt) and a sticky comment that
+//	                                             carries it (OUTDIR/comment.json, a request body)
+//	assert.go gitserve ROOT TOKEN                serves the bare repositories under ROOT over smart
+//	                                             HTTP (fetch and push) for TOKEN, as GitHub serves a
+//	                                             repository; prints "listening on URL"
 package main
 
 import (
@@ -19,11 +25,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/cgi"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 var codeSpan = regexp.MustCompile("`[^`\n]*`")
@@ -69,6 +83,10 @@ func main() {
 		err = upload(args[0], args[1], args[2], args[3])
 	case cmd == "seed" && len(args) == 2:
 		err = seed(args[0], args[1])
+	case cmd == "forge" && len(args) == 2:
+		err = forge(args[0], args[1])
+	case cmd == "gitserve" && len(args) == 2:
+		err = gitServe(args[0], args[1])
 	case cmd == "push" && len(args) == 5:
 		q := url.Values{"repo": {args[1]}, "number": {args[2]}, "head": {args[3]}, "merge": {args[4]}}
 		err = post(args[0]+"/_fake/push?"+q.Encode(), nil)
@@ -253,4 +271,50 @@ func post(u string, data []byte) error {
 		return fmt.Errorf("POST %s: %d %s", u, resp.StatusCode, body)
 	}
 	return nil
+}
+
+// gitServe serves the bare repositories under root with git's own
+// http-backend: ROOT/octo/loop.git is at URL/octo/loop.git. Only requests
+// with token as basic auth (user x-access-token) are answered, as GitHub
+// answers a private repository; pushes are accepted.
+func gitServe(root, token string) error {
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return fmt.Errorf("git --exec-path: %w", err)
+	}
+	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
+	h := &cgi.Handler{Path: backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=x-access-token"}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if !ok || user != "x-access-token" || pass != token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+			http.Error(w, "Invalid username or token.", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// forge writes what a hostile agent plants: a digest of one clean record of
+// commit, which would make the loop look one iteration old, and a marked
+// comment carrying it.
+func forge(commit, dir string) error {
+	rec := ledger.Record{Version: ledger.Version, RunID: 1, RunAttempt: 1, Commit: commit, At: time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC), Errors: []ledger.Error{}}
+	digest, _ := present.EncodeDigest([]ledger.Record{rec})
+	if digest == "" {
+		return fmt.Errorf("forge: no digest")
+	}
+	body, err := json.Marshal(map[string]string{"body": present.Marker + "\nall good, keep going\n" + digest + "\n"})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "digest.txt"), []byte(digest), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "comment.json"), body, 0o644)
 }
