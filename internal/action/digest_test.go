@@ -118,6 +118,12 @@ func TestForgedStickyCommentCannotLoosen(t *testing.T) {
 					}
 				}
 				forge(h, forgedDigest(t, h))
+				forged := map[int64]string{}
+				for _, c := range h.fake.Comments("octo", "loop", 7) {
+					if strings.Contains(c.Body, "all good") {
+						forged[c.ID] = c.Body
+					}
+				}
 				for _, x := range []*harness{honest, h} {
 					x.nextRun()
 					if code := x.run(); code != exitOpen {
@@ -128,6 +134,13 @@ func TestForgedStickyCommentCannotLoosen(t *testing.T) {
 				// while OPEN; the breaker opened for the same reason.
 				if got, want := h.outputs()["reason"], honest.outputs()["reason"]; got != want {
 					t.Errorf("second run: got reason %q, want %q (as without the forgery)", got, want)
+				}
+				// With a key, loopbreaker keeps editing its own sealed comment and
+				// leaves the forgery as it was.
+				for _, c := range h.fake.Comments("octo", "loop", 7) {
+					if body, ok := forged[c.ID]; ok && key != "" && c.Body != body && name == "a new marked comment" {
+						t.Errorf("the forged comment %d was edited:\n%.300s", c.ID, c.Body)
+					}
 				}
 			})
 		}

@@ -160,11 +160,38 @@ func (r *run) trustedFunc(ctx context.Context) control.Trusted {
 // commands into controls.
 func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) {
 	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
+	if s := r.sealedSticky(comments); s != nil {
+		r.sticky = s
+	}
 	controls, notes, _ := control.Commands(comments, present.Marker, r.trustedFunc(ctx))
 	cfg.Controls = append(cfg.Controls, controls...)
 	for _, n := range notes {
 		r.note(n)
 	}
+}
+
+// sealedSticky is, with a digest key, the newest of loopbreaker's candidate
+// sticky comments whose digest verifies: a marked comment the agent posted
+// with a token of loopbreaker's identity is then neither read nor edited
+// (nil when none verifies, or without a key).
+func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
+	if r.in.DigestKey == "" {
+		return nil
+	}
+	var best *github.Comment
+	for i := range comments {
+		c := &comments[i]
+		if control.Sticky(comments[i:i+1], present.Marker, r.ev.Author) == nil {
+			continue
+		}
+		if _, err := present.ReadDigest(c.Body, r.seal()); err != nil {
+			continue
+		}
+		if best == nil || c.UpdatedAt.After(best.UpdatedAt) {
+			best = c
+		}
+	}
+	return best
 }
 
 // labelResets applies every reset a person made by taking the open label

@@ -370,6 +370,8 @@ loop6 hostile
 honest=$(cat "$work/opened-honest") hostile=$(cat "$work/opened-hostile")
 [ "$honest" = "$hostile" ] || fail "loop: an honest agent's breaker opened at iteration $honest, the hostile one's at $hostile"
 tool status "$work/dump.json" octo/loop "$(git -C "$work/loop6-hostile" rev-parse HEAD)" failure || fail "loop: the hostile loop's head has no failing status"
+# The forged comments stay as the agent posted them: loopbreaker reads and edits its own sealed one.
+[ "$(grep -o 'all good, keep going' "$work/dump.json" | wc -l)" -ge 3 ] || fail "loop: the hostile agent's forged comments are gone or were never posted"
 echo "e2e: 6 ok (gate, agent and judge apart: a hostile agent's breaker opens at iteration $hostile, as an honest one's)"
 fi
 
