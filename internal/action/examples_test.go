@@ -434,6 +434,14 @@ func TestAgentAndJudgeApart(t *testing.T) {
 		}
 	}
 
+	// One pending run per concurrency group: a person's control must not
+	// replace a pending iteration.
+	for _, ex := range []*workflow{w, readWorkflow(t, "../../examples/pr-status-check.yml")} {
+		group := regexp.MustCompile(`(?m)^  group: (.*)$`).FindStringSubmatch(ex.text)
+		if group == nil || !strings.Contains(group[1], "control") || !strings.Contains(group[1], "iteration") {
+			t.Errorf("%s: controls and iterations share a concurrency group (%v)", ex.path, group)
+		}
+	}
 	check := readWorkflow(t, "../../examples/pr-status-check.yml")
 	if !check.on["pull_request_target"] || check.on["pull_request"] || !check.on["merge_group"] {
 		t.Errorf("pr-status-check.yml: got triggers %v, want pull_request_target and merge_group, not pull_request", check.on)
