@@ -455,13 +455,7 @@ func TestAgentAndJudgeApart(t *testing.T) {
 // architectures and Windows.
 func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 	t.Parallel()
-	read := func(p string) string {
-		data, err := os.ReadFile(filepath.Join("..", "..", p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func(p string) string { return repoFile(t, p) }
 	release, dockerfile, composite, doc := read(".github/workflows/release.yml"), read("Dockerfile"), read("dockerless/action.yml"), read("docs/action.md")
 	for what, want := range map[string][]string{
 		"release.yml":           {"--platform linux/amd64,linux/arm64", "org.opencontainers.image.source=", `major="${TAG%%.*}"`, `git push -f origin "refs/tags/$major"`},
@@ -489,13 +483,7 @@ func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 // reference); the action.yml of a branch builds the Dockerfile.
 func TestReleasePinsByDigest(t *testing.T) {
 	t.Parallel()
-	read := func(p string) string {
-		data, err := os.ReadFile(filepath.Join("..", "..", p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func(p string) string { return repoFile(t, p) }
 	pinned := regexp.MustCompile(`@sha256:[0-9a-f]{64}(\s|$)`)
 	froms := 0
 	for _, line := range strings.Split(read("Dockerfile"), "\n") {
@@ -565,4 +553,15 @@ func TestCompositeRunsItsOwnRelease(t *testing.T) {
 			t.Errorf("a step writes $GITHUB_ENV, which later steps of the job read:\n%s", s.Run)
 		}
 	}
+}
+
+// repoFile is the text of a file of the repository, by its path from the
+// root.
+func repoFile(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

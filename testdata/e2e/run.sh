@@ -32,6 +32,16 @@ check() { grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }; }
 (cd "$root" && go build -o "$work/fakegithub" ./cmd/fakegithub && go build -o "$work/tool" ./testdata/e2e/assert.go)
 tool() { "$work/tool" "$@"; }
 
+# listening LOG: the URL a server started in the background says it listens on (10 s at most).
+listening() {
+  for _ in $(seq 1 100); do
+    url=$(sed -n 's/^listening on //p' "$1" 2>/dev/null | head -1)
+    [ -n "$url" ] && { echo "$url"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
+
 # start_fake SEED: the fake GitHub API, its final state dumped to $work/dump.json on exit.
 start_fake() {
   # A fresh log: the background redirect may truncate the old one only after the first read
@@ -39,13 +49,7 @@ start_fake() {
   rm -f "$work/fake.log"
   "$work/fakegithub" -addr 127.0.0.1:0 -state "$1" -dump "$work/dump.json" > "$work/fake.log" 2>&1 &
   fake_pid=$!
-  api=""
-  for _ in $(seq 1 100); do
-    api=$(sed -n 's/^listening on //p' "$work/fake.log" 2>/dev/null | head -1)
-    [ -n "$api" ] && break
-    sleep 0.1
-  done
-  [ -n "$api" ] || fail "the fake GitHub API did not start: $(cat "$work/fake.log")"
+  api=$(listening "$work/fake.log") || fail "the fake GitHub API did not start: $(cat "$work/fake.log")"
 }
 stop_fake() {
   kill -TERM "$fake_pid"; wait "$fake_pid" 2>/dev/null || true; fake_pid=""
@@ -321,13 +325,7 @@ loop6() {
   rm -f "$work/git.log"
   "$work/tool" gitserve "$work/git6" test-token > "$work/git.log" 2>&1 &
   git_pid=$!
-  gitsrv=""
-  for _ in $(seq 1 100); do
-    gitsrv=$(sed -n 's/^listening on //p' "$work/git.log" 2>/dev/null | head -1)
-    [ -n "$gitsrv" ] && break
-    sleep 0.1
-  done
-  [ -n "$gitsrv" ] || fail "loop: the git server did not start: $(cat "$work/git.log")"
+  gitsrv=$(listening "$work/git.log") || fail "loop: the git server did not start: $(cat "$work/git.log")"
   cat > "$work/seed.json" <<JSON
 {"repos": [{"owner": "octo", "name": "loop",
    "pulls": [{"number": 7, "title": "agent loop", "user": "agent", "head_sha": "$(git rev-parse HEAD)", "head_ref": "agent/loop", "base_ref": "main", "base_sha": "$base"}]}]}
@@ -370,8 +368,10 @@ loop6 hostile
 honest=$(cat "$work/opened-honest") hostile=$(cat "$work/opened-hostile")
 [ "$honest" = "$hostile" ] || fail "loop: an honest agent's breaker opened at iteration $honest, the hostile one's at $hostile"
 tool status "$work/dump.json" octo/loop "$(git -C "$work/loop6-hostile" rev-parse HEAD)" failure || fail "loop: the hostile loop's head has no failing status"
-# The forged comments stay as the agent posted them: loopbreaker reads and edits its own sealed one.
-[ "$(grep -o 'all good, keep going' "$work/dump.json" | wc -l)" -ge 3 ] || fail "loop: the hostile agent's forged comments are gone or were never posted"
+# Once loopbreaker has a sealed comment, it reads and edits that one: the forged comments of the
+# later iterations stay as the agent posted them (the first iteration's, with nothing sealed yet,
+# was taken over and overwritten).
+[ "$(grep -o 'all good, keep going' "$work/dump.json" | wc -l)" -ge 2 ] || fail "loop: the hostile agent's forged comments were never posted, or were edited"
 echo "e2e: 6 ok (gate, agent and judge apart: a hostile agent's breaker opens at iteration $hostile, as an honest one's)"
 fi
 
