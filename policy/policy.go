@@ -287,7 +287,8 @@ func (p *Policy) HasSignal(name Signal) bool {
 	return false
 }
 
-// Rule names, in the order SPEC §10 reports them when several fire.
+// Rule names, in trigger priority: the order a decision reports them in
+// when several fire.
 const (
 	RuleProtectedPath    = "protected_path"
 	RulePermissionDenied = "permission_denied"

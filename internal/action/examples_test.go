@@ -308,16 +308,20 @@ func examples(t *testing.T) []*workflow {
 	return out
 }
 
-// judges reports whether a job runs loopbreaker as the judge: a check
-// (the default mode) or an audit, never the gate.
+// judges reports whether a job runs loopbreaker as the judge: the action's
+// check (the default mode) or audit, never the gate, or the command line
+// (an organisation's audit), and no agent.
 func judges(j *wfJob) bool {
 	for _, s := range j.steps {
-		if usesLoopbreaker(s) && s.with["mode"] != "gate" {
+		if usesLoopbreaker(s) && s.with["mode"] != "gate" || cliRun.MatchString(s.run) {
 			return true
 		}
 	}
 	return false
 }
+
+// cliRun matches a step that runs the loopbreaker command line.
+var cliRun = regexp.MustCompile(`(?m)^\s*(matrix=\$\()?loopbreaker (audit|discover|org-report)\b`)
 
 // dispatchOnly reports whether a job only starts the next run: no
 // checkout, and every step a `gh workflow run`.

@@ -382,12 +382,6 @@ func (s *Snapshot) lastTime() time.Time {
 // Policy returns the effective policy (with the profile applied).
 func (b *Breaker) Policy() *policy.Policy { return b.base }
 
-// WindowOf is how many of the newest iterations a breaker keeps in its
-// rule windows (Snapshot.Window) for an effective policy: the furthest
-// any of its windowed rules looks back. A breaker keeps the most of its
-// policy's and its phases'.
-func WindowOf(p *policy.Policy) int { return windowSize(p) }
-
 func (b *Breaker) effective(phase string) *policy.Policy {
 	if phase == "" {
 		phase = b.opts.Phase

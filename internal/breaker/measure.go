@@ -356,7 +356,7 @@ func fnv64(s string) uint64 {
 	return h
 }
 
-// score is the iteration's progress score (SPEC §4, §10). A test
+// score is the iteration's progress score. A test
 // regression scores its penalties only, with test_regression on top.
 func score(w policy.Weights, m *measured) int {
 	n := 0

@@ -30,9 +30,6 @@ type gitFlags struct {
 	ledger, record                                  string
 	reports                                         strList
 	dryRun, progress                                bool
-	// incremental lets the fold go on from a verified checkpoint (check:
-	// only the newest decision is needed; replay prints every one).
-	incremental bool
 }
 
 func (g *gitFlags) register(fs *flag.FlagSet) {
@@ -66,7 +63,6 @@ type folded struct {
 	record    *recordFile     // nil without --record, or when it could not be locked
 	recordErr error           // why the --record file cannot be written
 	records   []ledger.Record // what to write to it
-	ledger    *ledger.Ledger  // the --ledger read, whose records it may copy
 }
 
 // close releases the --record file's lock.
@@ -86,7 +82,7 @@ func (f *folded) writeRecord() error {
 	if f.record == nil || f.records == nil {
 		return nil
 	}
-	return f.record.write(f.ledger, f.records)
+	return f.record.write(f.records)
 }
 
 // fold reads the repository and folds every iteration. With --record the
@@ -126,11 +122,6 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC()}
 	cfg.RunID, cfg.Attempt = runIdentity(env)
-	// Without a ledger the checkpoints live in the repository's git
-	// directory; a --record file needs every iteration's record, which a
-	// fold from the cache does not make.
-	cfg.Incremental = g.incremental
-	cfg.Cache = g.incremental && g.ledger == "" && g.record == ""
 	if !isBuiltinName(g.policy) {
 		if rel, ok := within(g.repo, g.policy); ok {
 			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
@@ -158,7 +149,6 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	out.notes = append(out.notes, res.Notes...)
 	out.policy = res.Policy
 	if out.record != nil && res.Records != nil {
-		out.ledger = cfg.Ledger
 		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
 		out.notes = append(out.notes, more...)
@@ -352,7 +342,7 @@ func resetHint(dir string) string {
 
 func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
-	g := gitFlags{incremental: true}
+	var g gitFlags
 	g.register(fs)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {

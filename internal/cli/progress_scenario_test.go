@@ -15,7 +15,7 @@ import (
 )
 
 // progressScenarios are the scenarios of the progress model calibrated on
-// real agent loops (SPEC §11): what counts as a test-only iteration, task
+// real agent loops: what counts as a test-only iteration, task
 // identity, the loop's state against protected paths, busywork, error
 // alternation, test regressions, percentages, submodules, empty ledgers and
 // unreadable or odd objects.

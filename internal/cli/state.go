@@ -284,15 +284,13 @@ func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []note.Note) 
 }
 
 // write replaces the file with the records, atomically (an existing file
-// keeps its mode; a new one is 0644, an artifact to upload). The leading
-// records that are from's, unchanged, are copied from the file they were
-// read from (from may be nil).
-func (rf *recordFile) write(from *ledger.Ledger, recs []ledger.Record) error {
-	copied, encoded, err := from.EncodeParts(recs)
-	if err != nil {
+// keeps its mode; a new one is 0644, an artifact to upload).
+func (rf *recordFile) write(recs []ledger.Record) error {
+	var buf bytes.Buffer
+	if err := ledger.Encode(&buf, recs); err != nil {
 		return err
 	}
-	return statefile.WriteAtomicParts(rf.target, 0o644, copied, encoded)
+	return statefile.WriteAtomic(rf.target, buf.Bytes(), 0o644)
 }
 
 // appendRecord adds a record to a ledger file under its lock, atomically.
@@ -311,8 +309,9 @@ func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 	if l != nil {
 		recs = l.Records
 	}
+	r.Iteration = ledger.NextIteration(recs, r.RunID, r.RunAttempt)
 	recs, notes := rf.keep(append(recs, r))
-	return notes, rf.write(l, recs)
+	return notes, rf.write(recs)
 }
 
 func runStatus(args []string, env Env) (int, error) {

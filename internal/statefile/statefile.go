@@ -172,11 +172,6 @@ func Save(path string, f *File) error {
 // not a regular file (a directory, a named pipe, a device) is refused and
 // left alone. Errors name path, never the temporary file.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
-	return WriteAtomicParts(path, perm, data)
-}
-
-// WriteAtomicParts is WriteAtomic writing the parts one after the other.
-func WriteAtomicParts(path string, perm os.FileMode, parts ...[]byte) error {
 	old, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -203,10 +198,8 @@ func WriteAtomicParts(path string, perm os.FileMode, parts ...[]byte) error {
 			os.Remove(name)
 		}
 	}()
-	for _, data := range parts {
-		if _, err := tmp.Write(data); err != nil {
-			return fmt.Errorf("write %s: %w", path, bare(err))
-		}
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, bare(err))
