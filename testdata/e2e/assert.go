@@ -27,15 +27,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cgi"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
@@ -273,31 +272,20 @@ func post(u string, data []byte) error {
 	return nil
 }
 
-// gitServe serves the bare repositories under root with git's own
-// http-backend: ROOT/octo/loop.git is at URL/octo/loop.git. Only requests
-// with token as basic auth (user x-access-token) are answered, as GitHub
-// answers a private repository; pushes are accepted.
+// gitServe serves the bare repositories under root as GitHub serves a
+// repository (checkouttest.Handler): ROOT/octo/loop.git is at
+// URL/octo/loop.git, behind token; pushes are accepted.
 func gitServe(root, token string) error {
-	out, err := exec.Command("git", "--exec-path").Output()
+	h, err := checkouttest.Handler(root, token)
 	if err != nil {
-		return fmt.Errorf("git --exec-path: %w", err)
+		return err
 	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	h := &cgi.Handler{Path: backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=x-access-token"}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	fmt.Printf("listening on http://%s\n", ln.Addr())
-	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, pass, ok := r.BasicAuth()
-		if !ok || user != "x-access-token" || pass != token {
-			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
-			http.Error(w, "Invalid username or token.", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
+	return http.Serve(ln, h)
 }
 
 // forge writes what a hostile agent plants: a digest of one clean record of
