@@ -40,6 +40,9 @@ type Env struct {
 	// Sleep waits between API retries; tests pass one that records and
 	// returns at once.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// ExitForError is the exit code of a failed run (nil: exitError): the
+	// command line tells internal and transient faults from bad input.
+	ExitForError func(error) int
 }
 
 // Exit codes of the action (the domain's, as for the CLI).
@@ -99,6 +102,9 @@ func Run(ctx context.Context, env Env) int {
 	code, err := r.main(ctx)
 	if err != nil {
 		gha.Errorf("loopbreaker: %s", render.Clean(err.Error()))
+		if env.ExitForError != nil {
+			return env.ExitForError(err)
+		}
 		return exitError
 	}
 	return code

@@ -339,24 +339,28 @@ func scenarios() []scenario {
 			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC"},
 		},
 		{
-			name:  "task-list-only",
-			about: "progress only in .ralph/@fix_plan.md (an ignored path): ticking counts, unticking and re-ticking does not",
-			base:  withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
-			loop:  taskOnlyLoop(true),
-			want:  scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCHC", progress: "yynny"},
+			name: "task-list-only",
+			about: "only .ralph/@fix_plan.md changes (an ignored path): ticking boxes with no work done is bookkeeping, not progress " +
+				"(before ticks needed work: CCCHC, yynny)",
+			base: withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
+			loop: taskOnlyLoop(true),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CHOOO", progress: "nnnnn", ignored: 2},
 		},
 		{
 			name: "task-list-untick-retick",
-			about: "unticking and re-ticking with nothing else changed is no progress and, being no meaningful " +
-				"change, not an alternation of approaches either; a tick above the high-water mark is progress again",
-			base: withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
-			loop: taskOnlyLoop(false),
-			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCHC", progress: "yynny"},
+			about: "with ticks credited on their own, unticking and re-ticking with nothing else changed is no progress and, being " +
+				"no meaningful change, not an alternation of approaches either; a tick above the high-water mark is progress again",
+			policyTOML: ticksAlone,
+			base:       withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
+			loop:       taskOnlyLoop(false),
+			want:       scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCHC", progress: "yynny"},
 		},
 		{
-			name:  "ledger-task-ticking",
-			about: "ledger runs that only tick tasks: the first tick counts against the base's count, as from git",
-			base:  withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
+			name: "ledger-task-ticking",
+			about: "with ticks credited on their own, ledger runs that only tick tasks: the first tick counts against the base's " +
+				"count, as from git",
+			policyTOML: ticksAlone,
+			base:       withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
 			runs: []scnRun{
 				{commit: edit("fix_plan.md", plan(1, 4), "plan: task 1 done")},
 				{commit: edit("fix_plan.md", plan(2, 4), "plan: task 2 done")},
@@ -669,7 +673,7 @@ func scenarios() []scenario {
 			build:      buildShallow,
 			want:       scnWant{exit: 2, stderr: "shallow clone"},
 		},
-	}, progressScenarios()...)
+	}, append(progressScenarios(), workScenarios()...)...)
 }
 
 // ---------------------------------------------------------------------

@@ -44,6 +44,10 @@ type Config struct {
 	// read, the final decision is the breaker's status at Now, and Records
 	// is the ledger unchanged (nil without one).
 	StatusOnly bool
+	// Runs says that every run is an iteration even while the ledger is
+	// empty (a local loop that keeps its own ledger from its first run):
+	// an empty ledger is not read as "the iterations are the commits".
+	Runs bool
 	// Progress, when set, is told how far the fold has come (for long
 	// replays on a terminal).
 	Progress func(done, total int)
@@ -80,7 +84,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Policy: eff}
-	if l := cfg.Ledger; l != nil && len(l.Records) == 0 {
+	if l := cfg.Ledger; l != nil && len(l.Records) == 0 && !cfg.Runs {
 		// An empty ledger (a new or emptied directory) must not fold every
 		// commit since the base into one iteration: the commits are the
 		// iterations, as without a ledger.

@@ -86,6 +86,15 @@ const (
 	// policy's phase_order (the loop has no phase, one outside the order,
 	// or the last); the breaker was reset, the phase kept.
 	PhaseNotSkipped Code = "phase_not_skipped"
+	// LoopStarted: a check with no flags kept the loop's start (HEAD) and
+	// its ledger in the local state directory; each check is an iteration.
+	LoopStarted Code = "loop_started"
+	// NoLocalState: there is no local state directory (no HOME), so a check
+	// with no flags folds the commits.
+	NoLocalState Code = "no_local_state"
+	// ReportMissing: a --reports glob matched no file: the iteration is
+	// taken as a build that produced no report.
+	ReportMissing Code = "report_missing"
 )
 
 // Codes lists every code, in the order above.
@@ -93,7 +102,8 @@ func Codes() []Code {
 	return []Code{EmptyRepository, NoBase, NoDefaultBranch, UnrelatedHistory, BaseOffChain, ShallowClone,
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
-		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped}
+		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped,
+		LoopStarted, NoLocalState, ReportMissing}
 }
 
 // Known reports whether c is one of the codes above.

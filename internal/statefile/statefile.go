@@ -372,20 +372,11 @@ func Lock(path string) (func(), error) {
 // process killed while writing path left behind. Only the holder of the
 // lock writes path, so under the lock every such file is an orphan.
 func removeStaleTemps(path string) {
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
-	for _, name := range stale {
-		os.Remove(name)
-	}
-}
-
-// globEscape quotes the pattern characters of a file name.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("*?[\\", r) {
-			b.WriteByte('\\')
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			os.Remove(filepath.Join(dir, e.Name()))
 		}
-		b.WriteRune(r)
 	}
-	return b.String()
 }
