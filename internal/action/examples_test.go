@@ -1,6 +1,7 @@
 package action
 
 import (
+	"fmt"
 	"os"
 
 	"gopkg.in/yaml.v3"
@@ -304,6 +305,30 @@ func examples(t *testing.T) []*workflow {
 	var out []*workflow
 	for _, p := range paths {
 		out = append(out, readWorkflow(t, p))
+	}
+	return append(out, readmeWorkflows(t)...)
+}
+
+// readmeWorkflows are the workflows of the README's yaml blocks: the
+// copy-paste start must keep the agent apart from its judge as the examples
+// do.
+func readmeWorkflows(t *testing.T) []*workflow {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?ms)^```yaml\n(.*?)^```$").FindAllSubmatch(data, -1)
+	if len(blocks) == 0 {
+		t.Fatal("README.md: no yaml block, the Action's copy-paste start is missing")
+	}
+	var out []*workflow
+	for i, b := range blocks {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("README-block-%d.yml", i+1))
+		if err := os.WriteFile(path, b[1], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, readWorkflow(t, path))
 	}
 	return out
 }
