@@ -12,16 +12,20 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // looseObjects reads loose objects (objects/xx/yyyy..., zlib-compressed)
 // straight from the objects directories: the repository's own, then its
 // alternate object stores. They are the objects a loop's own commits are
-// written as, and go-git opens each one through a symbolic-link-resolving
-// file system layer (several lstat calls) and allocates a new zlib reader
-// for it: in a check over a long loop that was most of the run. Objects
+// written as, and go-git hashes each one twice as it reads it (to check it
+// and to key its cache) and allocates a new zlib reader for it: on a real
+// loop history with its objects loose, replay ran about 1.5 times slower
+// through go-git (docs/performance.md). Objects
 // that are not loose (packed), over the large-object threshold, of
 // another type than asked for, or stored as symbolic links are left to
 // go-git. A loose object that is there but cannot be read (damaged,
@@ -207,24 +211,26 @@ func (l *looseObjects) open(d *looseDir, h plumbing.Hash) (f *os.File, typ plumb
 	return f, typ, size, nil
 }
 
-// openFile opens loose object h's file without following a link.
+// openFile opens loose object h's file without following a link and
+// without waiting on a named pipe; it must be a regular file.
 func (d *looseDir) openFile(h plumbing.Hash) (*os.File, error) {
 	name := hex.EncodeToString(h[:])
 	path := filepath.Join(d.path, name[:2], name[2:])
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
-	if err == nil {
-		return f, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) || isLink(path) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) || err != nil && isLink(path) {
 		return nil, errNotLoose // a link: go-git follows those that stay inside .git
 	}
-	return nil, err
-}
-
-// isLink reports whether path is a symbolic link.
-func isLink(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		_ = f.Close()
+		if err == nil {
+			err = regularfile.NotRegular(path, st.Mode())
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // fault names the loose object file of h in err.
@@ -253,11 +259,6 @@ func (l *looseObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64
 		return nil, false, d.fault(h, fmt.Errorf("content shorter than its header's %d bytes: %w", size, err))
 	}
 	return &rawObject{hash: h, typ: typ, data: data}, true, nil
-}
-
-// wanted reports whether an object of type typ answers a request for want.
-func wanted(typ, want plumbing.ObjectType) bool {
-	return typ == want || want == plumbing.AnyObject
 }
 
 // size returns the size of loose object h of type want from its header;
@@ -295,24 +296,3 @@ func (l *looseObjects) openAny(h plumbing.Hash) (d *looseDir, f *os.File, typ pl
 	}
 	return nil, nil, 0, 0, nil
 }
-
-// rawObject is an object read whole into memory, named by the hash it was
-// looked up by (as git names a loose object by its file name). Its data is
-// read-only: a packed object's may be shared with the delta-base cache.
-type rawObject struct {
-	hash plumbing.Hash
-	typ  plumbing.ObjectType
-	data []byte
-}
-
-var errReadOnly = errors.New("read-only object")
-
-func (o *rawObject) Hash() plumbing.Hash         { return o.hash }
-func (o *rawObject) Type() plumbing.ObjectType   { return o.typ }
-func (o *rawObject) SetType(plumbing.ObjectType) {}
-func (o *rawObject) Size() int64                 { return int64(len(o.data)) }
-func (o *rawObject) SetSize(int64)               {}
-func (o *rawObject) Reader() (io.ReadCloser, error) {
-	return io.NopCloser(bytes.NewReader(o.data)), nil
-}
-func (o *rawObject) Writer() (io.WriteCloser, error) { return nil, errReadOnly }

@@ -56,7 +56,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 		return answers{h, info, rg}
 	}
 	fast := r.open()
-	if len(fast.loose.dirs) == 0 {
+	if len(fast.st.loose.dirs) == 0 {
 		t.Fatal("the loose-object reader is disabled for a plain repository")
 	}
 	loose := read(fast)
@@ -80,7 +80,7 @@ func TestLooseAndPackedAgree(t *testing.T) {
 
 // isLoose reports whether the loose-object reader finds h.
 func isLoose(repo *Repo, h plumbing.Hash) bool {
-	d, f, _, _, err := repo.loose.openAny(h)
+	d, f, _, _, err := repo.st.loose.openAny(h)
 	if f != nil {
 		f.Close()
 	}
@@ -134,7 +134,7 @@ func TestLooseObjectFaults(t *testing.T) {
 			}
 			repo := r.open()
 			file := filepath.Join("objects", name[:2], name[2:])
-			obj, ok, err := repo.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes)
+			obj, ok, err := repo.st.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes)
 			switch {
 			case ok:
 				t.Errorf("read a damaged object: got %d bytes", obj.Size())
@@ -159,20 +159,20 @@ func TestLooseReadBounds(t *testing.T) {
 	r.write("big.txt", strings.Repeat("0123456789\n", 100)).commit("one\n")
 	blob := r.files["big.txt"].hash
 	repo := r.open()
-	if _, ok, err := repo.loose.read(blob, plumbing.BlobObject, 100); ok || err != nil {
+	if _, ok, err := repo.st.loose.read(blob, plumbing.BlobObject, 100); ok || err != nil {
 		t.Errorf("a 1100-byte object with a 100-byte bound: ok %v, error %v; want it left to go-git", ok, err)
 	}
-	if _, ok, err := repo.loose.read(blob, plumbing.TreeObject, DefaultMaxFileBytes); ok || err != nil {
+	if _, ok, err := repo.st.loose.read(blob, plumbing.TreeObject, DefaultMaxFileBytes); ok || err != nil {
 		t.Errorf("a blob asked for as a tree: ok %v, error %v; want it left to go-git", ok, err)
 	}
-	obj, ok, err := repo.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes)
+	obj, ok, err := repo.st.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes)
 	if !ok || err != nil || obj.Size() != 1100 || obj.Hash() != blob || obj.Type() != plumbing.BlobObject {
 		t.Fatalf("got %v, ok %v, error %v, want the 1100-byte blob", obj, ok, err)
 	}
-	if n, ok, err := repo.loose.size(blob, plumbing.BlobObject); !ok || err != nil || n != 1100 {
+	if n, ok, err := repo.st.loose.size(blob, plumbing.BlobObject); !ok || err != nil || n != 1100 {
 		t.Errorf("size: got %d, %v, %v, want 1100", n, ok, err)
 	}
-	if _, ok, err := repo.loose.size(blob, plumbing.CommitObject); ok || err != nil {
+	if _, ok, err := repo.st.loose.size(blob, plumbing.CommitObject); ok || err != nil {
 		t.Errorf("size of a blob asked for as a commit: ok %v, error %v", ok, err)
 	}
 	if n, err := repo.blobSize(blob); err != nil || n != 1100 {
@@ -181,7 +181,7 @@ func TestLooseReadBounds(t *testing.T) {
 	if _, err := obj.Writer(); err == nil {
 		t.Error("a read object is writable")
 	}
-	if _, ok, err := repo.loose.read(plumbing.NewHash(strings.Repeat("ab", 20)), plumbing.BlobObject, DefaultMaxFileBytes); ok || err != nil {
+	if _, ok, err := repo.st.loose.read(plumbing.NewHash(strings.Repeat("ab", 20)), plumbing.BlobObject, DefaultMaxFileBytes); ok || err != nil {
 		t.Errorf("an object that does not exist: ok %v, error %v", ok, err)
 	}
 }
@@ -215,7 +215,7 @@ func TestLooseObjectLinkNotFollowed(t *testing.T) {
 		t.Skipf("no symbolic links here: %v", err)
 	}
 	repo := r.open()
-	if _, ok, err := repo.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes); ok || err != nil {
+	if _, ok, err := repo.st.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes); ok || err != nil {
 		t.Errorf("a loose object that is a symbolic link: ok %v, error %v; want it left to go-git", ok, err)
 	}
 	h, err := repo.History(defaultOpts(t, base.String()))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // expandGlobs returns the regular files the globs match, each once, in the
@@ -25,8 +27,12 @@ func expandGlobs(globs []string) ([]string, error) {
 		}
 		sort.Strings(matches)
 		n := 0
+		var other string // a match that is a named pipe, socket or device
 		for _, m := range matches {
 			fi, err := os.Stat(m)
+			if err == nil && regularfile.Irregular(fi.Mode()) && other == "" {
+				other = fmt.Sprintf("%s: not a regular file (%s)", m, regularfile.Kind(fi.Mode()))
+			}
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
@@ -47,6 +53,10 @@ func expandGlobs(globs []string) ([]string, error) {
 			case total > MaxTotalSize:
 				return nil, fmt.Errorf("testreport: glob %q: %w (%d bytes in %d files so far): narrow the globs", g, ErrTooMuchReport, total, len(out))
 			}
+		}
+		if n == 0 && other != "" {
+			// A named pipe, socket or device is never read as a report.
+			return nil, fmt.Errorf("testreport: glob %q matches no regular file: %s", g, other)
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("testreport: glob %q matches no file", g)

@@ -13,19 +13,18 @@ import (
 	"time"
 )
 
-// TestPackTruncatedWhileMapped: a pack that another process truncates
-// while check has it mapped (git gc, a work space cleaned under a running
-// check) makes check exit 2 with an error naming the pack, not crash with
-// SIGBUS and a Go stack trace.
+// TestPackTruncatedWhileOpen: a pack that another process truncates
+// while check has it open (git gc, a work space cleaned under a running
+// check) makes check exit 2 with an error naming the pack, not crash.
 //
-// The truncation has to fall between check mapping the pack and reading
+// The truncation has to fall between check opening the pack and reading
 // it. The repository gets a second copy of the pack under a name that
 // sorts after it, and the test holds a write lease on that copy's index:
-// check maps the first pack, then its open of the copy's index waits for
+// check opens the first pack, then its open of the copy's index waits for
 // the lease, and the kernel tells the test (SIGIO). The test truncates
 // the first pack, releases the lease, and check reads its objects from
 // the first pack, now truncated.
-func TestPackTruncatedWhileMapped(t *testing.T) {
+func TestPackTruncatedWhileOpen(t *testing.T) {
 	t.Parallel()
 	repo, first := packedLoop(t)
 	copyIdx := filepath.Join(filepath.Dir(first), "pack-zz-copy.idx")
