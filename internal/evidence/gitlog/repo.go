@@ -326,8 +326,8 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if err != nil {
 		return nil, r.objectError("tree", h, err)
 	}
-	t, err := decodeTree(obj)
-	if err != nil {
+	t := &object.Tree{}
+	if err := t.Decode(obj); err != nil {
 		return nil, r.objectError("tree", h, err)
 	}
 	if len(r.trees) >= treeCacheMax {
