@@ -174,12 +174,12 @@ func TestInputsThatAreNotRegular(t *testing.T) {
 		args []string
 		path string
 	}{
-		{"--reports fifo", []string{"check", "--repo", repo, "--reports", fifo}, fifo},
-		{"--reports socket", []string{"check", "--repo", repo, "--reports", sock}, sock},
-		{"--reports device", []string{"check", "--repo", repo, "--reports", "/dev/zero"}, "/dev/zero"},
-		{"--log fifo", []string{"check", "--repo", repo, "--log", fifo}, fifo},
-		{"--log socket", []string{"check", "--repo", repo, "--log", sock}, sock},
-		{"--log device", []string{"check", "--repo", repo, "--log", "/dev/zero"}, "/dev/zero"},
+		{"--reports fifo", []string{"check", "--repo", repo, "--base", "HEAD~1", "--reports", fifo}, fifo},
+		{"--reports socket", []string{"check", "--repo", repo, "--base", "HEAD~1", "--reports", sock}, sock},
+		{"--reports device", []string{"check", "--repo", repo, "--base", "HEAD~1", "--reports", "/dev/zero"}, "/dev/zero"},
+		{"--log fifo", []string{"check", "--repo", repo, "--base", "HEAD~1", "--log", fifo}, fifo},
+		{"--log socket", []string{"check", "--repo", repo, "--base", "HEAD~1", "--log", sock}, sock},
+		{"--log device", []string{"check", "--repo", repo, "--base", "HEAD~1", "--log", "/dev/zero"}, "/dev/zero"},
 		{"state file fifo", []string{"status", "--state", fifo}, fifo},
 		{"state file socket", []string{"status", "--state", sock}, sock},
 		{"state file device", []string{"record", "--state", "/dev/zero", "--files-changed", "1"}, "/dev/zero"},
@@ -194,7 +194,7 @@ func TestInputsThatAreNotRegular(t *testing.T) {
 	}
 	for _, kind := range []string{"fifo", "socket"} {
 		entry := ledgerWith(kind)
-		code, out, _, err := runBounded(nil, "check", "--repo", repo, "--ledger", filepath.Dir(entry))
+		code, out, _, err := runBounded(nil, "check", "--repo", repo, "--base", "HEAD~1", "--ledger", filepath.Dir(entry))
 		if err != nil {
 			t.Fatal(err)
 		}
