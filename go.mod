@@ -10,6 +10,8 @@ require (
 	github.com/google/go-github/v60 v60.0.0
 	github.com/joshdk/go-junit v1.0.0
 	github.com/sethvargo/go-githubactions v1.4.0
+	github.com/yuin/goldmark v1.8.7
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

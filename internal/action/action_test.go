@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
-	"github.com/loopbreaker/loopbreaker/internal/github/githubtest"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
@@ -70,13 +70,10 @@ func newLoopWithPolicy(t *testing.T, policyText string, steps ...map[string]stri
 	return l
 }
 
-// harness runs the action in-process against a GitHub holding octo/loop
-// and its pull request 7: in memory (newHarness), or the HTTP fake behind
-// the REST client (newHTTPHarness) for the tests of calls, dry runs and
-// HTTP faults.
+// harness runs the action in-process against the HTTP fake holding
+// octo/loop and its pull request 7, read through the REST client.
 type harness struct {
 	t       *testing.T
-	mem     *githubtest.Memory
 	fake    *fakegithub.Server
 	loop    *loopRepo
 	env     map[string]string
@@ -87,13 +84,12 @@ type harness struct {
 	now     time.Time
 }
 
+// newHarness is newHTTPHarness whose GitHub dates what the run writes
+// (comments, label events) by the run's clock.
 func newHarness(t *testing.T, loop *loopRepo, labels ...string) *harness {
 	t.Helper()
-	h := newBareHarness(t, loop, labels)
-	h.mem = githubtest.New()
-	h.mem.SetClock(func() time.Time { return h.now })
-	h.mem.AddPull(githubtest.Pull{AuditPull: github.AuditPull{BaseSHA: loop.base, Pull: github.Pull{Number: 7, Title: "agent loop", User: "agent",
-		UserType: "User", HeadSHA: loop.head, HeadRef: "agent/loop", BaseRef: "main", Labels: labels, CreatedAt: start, UpdatedAt: start}}})
+	h := newHTTPHarness(t, loop, labels...)
+	h.fake.SetClock(func() time.Time { return h.now })
 	return h
 }
 
@@ -102,10 +98,15 @@ func newHTTPHarness(t *testing.T, loop *loopRepo, labels ...string) *harness {
 	h := newBareHarness(t, loop, labels)
 	h.fake = fakegithub.New()
 	t.Cleanup(h.fake.Close)
-	h.fake.AddPull("octo", "loop", fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: loop.head, HeadRef: "agent/loop",
-		BaseRef: "main", BaseSHA: loop.base, Labels: labels, CreatedAt: start})
+	h.fake.AddPull("octo", "loop", h.pull(labels))
 	h.env["GITHUB_API_URL"] = h.fake.URL
 	return h
+}
+
+// pull is pull request 7 at the loop's head, carrying labels.
+func (h *harness) pull(labels []string) fakegithub.Pull {
+	return fakegithub.Pull{Number: 7, Title: "agent loop", User: "agent", HeadSHA: h.loop.head, HeadRef: "agent/loop",
+		BaseRef: "main", BaseSHA: h.loop.base, Labels: labels, CreatedAt: start}
 }
 
 // newBareHarness is the workspace, the event and the environment of a
@@ -155,17 +156,57 @@ func (h *harness) run() int {
 			h.sleeps = append(h.sleeps, d)
 			return nil
 		},
-		Connect: h.connect,
 	})
 }
 
-// connect hands the action the memory (nil: the REST client on the fake).
-func (h *harness) connect(o github.Options) (github.API, error) {
-	if h.mem == nil {
-		return github.New(o)
+// client is a REST client on the fake, for what a test does as someone
+// else (an audit, the agent's token).
+func (h *harness) client() *github.Client {
+	h.t.Helper()
+	c, err := github.New(github.Options{Token: fakegithub.DefaultToken, BaseURL: h.fake.URL, Owner: "octo", Repo: "loop",
+		Now: func() time.Time { return h.now }, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
+	if err != nil {
+		h.t.Fatal(err)
 	}
-	h.mem.SetDryRun(o.DryRun)
-	return h.mem, nil
+	return c
+}
+
+// permission sets login's permission on octo/loop.
+func (h *harness) permission(login, perm string) { h.fake.SetPermission("octo", "loop", login, perm) }
+
+// comment adds a comment by login on pull request n.
+func (h *harness) comment(n int, login, userType, body string, at time.Time) int64 {
+	return h.fake.AddComment("octo", "loop", n, login, userType, body, at)
+}
+
+// labelEvent records a past labeled or unlabeled event on pull request n.
+func (h *harness) labelEvent(n int, event, label, login, userType string, at time.Time) {
+	h.fake.AddLabelEvent("octo", "loop", n, event, label, login, userType, at)
+}
+
+// labels are the labels on pull request n.
+func (h *harness) labels(n int) []string { return h.fake.IssueLabels("octo", "loop", n) }
+
+// comments are the comments on pull request n.
+func (h *harness) comments(n int) []fakegithub.Comment { return h.fake.Comments("octo", "loop", n) }
+
+// artifact makes zip the record artifact of run runID on branch at head.
+func (h *harness) artifact(runID int64, branch, head string, at time.Time, zip []byte) {
+	h.fake.AddRun("octo", "loop", fakegithub.Run{ID: runID, HeadBranch: branch, HeadSHA: head, CreatedAt: at})
+	h.fake.AddArtifact("octo", "loop", runID, "loopbreaker-record", zip, false)
+}
+
+// fail makes every call whose method is method and whose path below
+// /repos/octo/loop starts with path answer 500 (a transient failure,
+// retried until the client gives up).
+func (h *harness) fail(method, path string) {
+	h.fake.Inject(method, "/repos/octo/loop"+path, fakegithub.Fault{Status: 500})
+}
+
+// calls counts the calls to octo/loop whose method is method and whose
+// path below /repos/octo/loop matches the regular expression path whole.
+func (h *harness) calls(method, path string) int {
+	return h.fake.CallsMatching(method, regexp.MustCompile("^/repos/octo/loop"+path+"$"))
 }
 
 func (h *harness) outputs() map[string]string {
@@ -258,8 +299,8 @@ func TestNoTokenStillDecides(t *testing.T) {
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("got exit %d, want %d", code, exitOpen)
 	}
-	if h.outputs()["state"] != "OPEN" || h.mem.Calls() != 0 {
-		t.Errorf("got state %q and %d API calls, want OPEN and none", h.outputs()["state"], h.mem.Calls())
+	if h.outputs()["state"] != "OPEN" || h.fake.Calls() != 0 {
+		t.Errorf("got state %q and %d API calls, want OPEN and none", h.outputs()["state"], h.fake.Calls())
 	}
 	if !strings.Contains(h.log.String(), "::warning::loopbreaker: no token") {
 		t.Errorf("no warning about the missing token:\n%s", h.log.String())
@@ -284,16 +325,16 @@ func TestDryRunWritesNothing(t *testing.T) {
 func TestTrustedCommentResets(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t), present.LabelOpen)
-	h.mem.SetPermission("maintainer", "write")
-	h.mem.SetPermission("drive-by", "read")
-	h.mem.AddComment(7, "drive-by", "User", "/loopbreaker reset", start.Add(2*time.Hour))
-	h.mem.AddComment(7, "copilot[bot]", "Bot", "/loopbreaker reset", start.Add(2*time.Hour))
+	h.permission("maintainer", "write")
+	h.permission("drive-by", "read")
+	h.comment(7, "drive-by", "User", "/loopbreaker reset", start.Add(2*time.Hour))
+	h.comment(7, "copilot[bot]", "Bot", "/loopbreaker reset", start.Add(2*time.Hour))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("resets by a reader and a bot: got exit %d, want %d", code, exitOpen)
 	}
 	// The reset comes after the first run; the next run, a stall in the
 	// watch after the reset, half-opens.
-	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker reset", h.now.Add(30*time.Minute))
+	h.comment(7, "maintainer", "User", "/loopbreaker reset", h.now.Add(30*time.Minute))
 	h.env["GITHUB_RUN_ID"] = "101"
 	h.now = h.now.Add(time.Hour)
 	if code := h.run(); code != exitContinue {
@@ -307,13 +348,13 @@ func TestTrustedCommentResets(t *testing.T) {
 func TestLabelRemovedByBotIsNoReset(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t)) // the label is already gone from the PR
-	h.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, "github-actions[bot]", "Bot", start.Add(30*time.Hour))
+	h.labelEvent(7, "unlabeled", present.LabelOpen, "github-actions[bot]", "Bot", start.Add(30*time.Hour))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("label removed by the workflow's token: got exit %d, want %d", code, exitOpen)
 	}
 	h2 := newHarness(t, stagnant(t))
-	h2.mem.SetPermission("maintainer", "admin")
-	h2.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(30*time.Hour))
+	h2.permission("maintainer", "admin")
+	h2.labelEvent(7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(30*time.Hour))
 	h2.now = start.Add(31 * time.Hour)
 	if code := h2.run(); code != exitContinue {
 		t.Fatalf("label removed by a maintainer: got exit %d, want 0\n%s", code, h2.log.String())
@@ -336,8 +377,8 @@ func TestPolicyComesFromTheBaseBranch(t *testing.T) {
 func TestDisabledByLabel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t), present.LabelDisabled)
-	h.mem.SetPermission("maintainer", "write")
-	h.mem.AddLabelEvent(7, "labeled", present.LabelDisabled, "maintainer", "User", start.Add(time.Hour))
+	h.permission("maintainer", "write")
+	h.labelEvent(7, "labeled", present.LabelDisabled, "maintainer", "User", start.Add(time.Hour))
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("got exit %d, want 0", code)
 	}
@@ -363,7 +404,7 @@ func TestBadInputExits2(t *testing.T) {
 func TestAPIErrorsFollowOnAPIError(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t))
-	h.mem.Fail("SetStatus", 0, &github.APIError{Status: 500, Message: "Internal Server Error"})
+	h.fail("POST", "/statuses/")
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("on-api-error continue: got exit %d, want the decision's %d", code, exitOpen)
 	}

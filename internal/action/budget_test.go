@@ -81,12 +81,12 @@ func progress(n int) map[string]string {
 // depend on them, the ledger read from the sticky comment's digest when
 // there is one, and GET /user never. Five calls at most, but for the three
 // runs whose six calls and the one whose seven are each needed: the
-// README's table is this one, and the test fails when they differ.
+// table in docs/action.md is this one, and the test fails when they differ.
 func TestAPIBudgetPerRun(t *testing.T) {
 	t.Parallel()
 	b := newBudgetLife(t)
 	h := b.h
-	const six, seven = 6, 7 // the README says why each of these calls is needed
+	const six, seven = 6, 7 // docs/action.md says why each of these calls is needed
 	runs := []budgetRun{
 		{"first run", 5, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},
 		{"steady CLOSED", 5, "CLOSED", func(b *budgetLife) { b.push(progress(2)) }},
@@ -165,23 +165,23 @@ func TestAPIBudgetPerRun(t *testing.T) {
 		}
 	}
 	t.Logf("API calls per run:\n%s", strings.Join(table, "\n"))
-	if got, want := readmeBudget(t), table; !slices.Equal(got, want) {
-		t.Errorf("the README's table of API calls per run (run, state, calls now) is not the measured one:\ngot:\n%s\nwant:\n%s",
+	if got, want := docsBudget(t), table; !slices.Equal(got, want) {
+		t.Errorf("docs/action.md's table of API calls per run (run, state, calls) is not the measured one:\ngot:\n%s\nwant:\n%s",
 			strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
-// readmeBudget reads the README's table of API calls per run as
-// "| run | state | calls now |" rows.
-func readmeBudget(t *testing.T) []string {
+// docsBudget reads the table of API calls per run in docs/action.md as
+// "| run | state | calls |" rows.
+func docsBudget(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "action.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), "\n### API calls per run\n")
+	_, section, ok := strings.Cut(string(data), "\n## API calls per run\n")
 	if !ok {
-		t.Fatal("README.md has no section \"API calls per run\"")
+		t.Fatal("docs/action.md has no section \"API calls per run\"")
 	}
 	var rows []string
 	for _, line := range strings.Split(section, "\n") {
@@ -189,13 +189,13 @@ func readmeBudget(t *testing.T) []string {
 			break
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if !strings.HasPrefix(line, "|") || len(cells) != 4 || strings.TrimSpace(cells[0]) == "Run" || strings.HasPrefix(strings.TrimSpace(cells[0]), "---") {
+		if !strings.HasPrefix(line, "|") || len(cells) != 3 || strings.TrimSpace(cells[0]) == "Run" || strings.HasPrefix(strings.TrimSpace(cells[0]), "---") {
 			continue
 		}
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", cells[0], cells[1], cells[3]))
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", cells[0], cells[1], cells[2]))
 	}
 	return rows
 }

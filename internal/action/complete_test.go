@@ -49,7 +49,7 @@ func TestCompleteLoopThroughTheAction(t *testing.T) {
 	if !strings.Contains(o["decision"], `"complete":true,"completion":{"tasks":{"done":2,"total":2},"tests":{"passed":3,"failed":0,"skipped":0},"claimed":true`) {
 		t.Errorf("the decision output lacks the evidence: %s", o["decision"])
 	}
-	if got := h.mem.IssueLabels(7); !contains(got, present.LabelComplete) {
+	if got := h.labels(7); !contains(got, present.LabelComplete) {
 		t.Errorf("got labels %v, want %s", got, present.LabelComplete)
 	}
 	evidence := "all 2 tasks checked · tests green (3 passed, 0 skipped) · the agent says it is done"
@@ -70,7 +70,7 @@ func TestCompleteLoopThroughTheAction(t *testing.T) {
 	if o := h.outputs(); o["complete"] != "false" || o["allow-continue"] != "true" {
 		t.Errorf("a task left: got complete %q allow-continue %q", o["complete"], o["allow-continue"])
 	}
-	if got := h.mem.IssueLabels(7); contains(got, present.LabelComplete) {
+	if got := h.labels(7); contains(got, present.LabelComplete) {
 		t.Errorf("a task left: the %s label stayed on: %v", present.LabelComplete, got)
 	}
 	if !strings.Contains(h.summaryText(), "the agent claims completion while 1 of 3 tasks remain") {

@@ -56,8 +56,8 @@ func TestDecisionOutputIsTheCommandLinesObject(t *testing.T) {
 	}
 
 	h = newHarness(t, stagnant(t), present.LabelDisabled)
-	h.mem.AddLabelEvent(7, "labeled", present.LabelDisabled, "maintainer", "User", start)
-	h.mem.SetPermission("maintainer", "admin")
+	h.labelEvent(7, "labeled", present.LabelDisabled, "maintainer", "User", start)
+	h.permission("maintainer", "admin")
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("disabled: got exit %d\n%s", code, h.log.String())
 	}

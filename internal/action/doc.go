@@ -10,7 +10,7 @@
 // the workspace, with its owner), the outputs, the job summary,
 // annotations, the commit status, labels and the sticky PR comment. What
 // those say is internal/present's; GitHub is reached through the
-// github.API seam (Env.Connect), with a small number of calls per run.
-// Every string that came from the watched agent is escaped before it
+// github seam (github.API, every role of it), with a small number of
+// calls per run. Every string that came from the watched agent is escaped before it
 // reaches a workflow command, an output file or markdown.
 package action

@@ -300,14 +300,14 @@ func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 		}
 		return string(data)
 	}
-	release, dockerfile, composite, readme := read(".github/workflows/release.yml"), read("Dockerfile"), read("dockerless/action.yml"), read("README.md")
+	release, dockerfile, composite, doc := read(".github/workflows/release.yml"), read("Dockerfile"), read("dockerless/action.yml"), read("docs/action.md")
 	for what, want := range map[string][]string{
 		"release.yml":           {"--platform linux/amd64,linux/arm64", "org.opencontainers.image.source=", `major="${TAG%%.*}"`, `git push -f origin "refs/tags/$major"`},
 		"Dockerfile":            {"FROM --platform=$BUILDPLATFORM", "GOARCH=$TARGETARCH", "LABEL org.opencontainers.image.source="},
 		"dockerless/action.yml": {"loopbreaker_linux_amd64", "loopbreaker_linux_arm64", "loopbreaker_darwin_amd64", "loopbreaker_darwin_arm64", "loopbreaker_windows_amd64.exe", "shasum -a 256"},
-		"README.md":             {"Change visibility", "Public", "dockerless@v1"},
+		"docs/action.md":        {"Change visibility", "Public", "dockerless@v1"},
 	} {
-		text := map[string]string{"release.yml": release, "Dockerfile": dockerfile, "dockerless/action.yml": composite, "README.md": readme}[what]
+		text := map[string]string{"release.yml": release, "Dockerfile": dockerfile, "dockerless/action.yml": composite, "docs/action.md": doc}[what]
 		for _, w := range want {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s lacks %q", what, w)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
-	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
@@ -120,7 +119,7 @@ func (h *harness) uploadRecord(runID int64, branch, head string) []ledger.Record
 		h.t.Fatalf("no record written: %v", err)
 	}
 	recs := ledger.Decode(data, "record.json").Records
-	h.mem.AddArtifact(github.Artifact{RunID: runID, Name: "loopbreaker-record", HeadBranch: branch, HeadSHA: head, CreatedAt: h.now}, recordZip(h.t, recs))
+	h.artifact(runID, branch, head, h.now, recordZip(h.t, recs))
 	return recs
 }
 
@@ -167,8 +166,8 @@ func TestSyntheticMergeEvaluatesThePRHead(t *testing.T) {
 			if o := h.outputs(); o["iteration"] != "5" {
 				t.Errorf("got iteration %s after 5 pushes, want 5", o["iteration"])
 			}
-			if st := h.mem.Statuses(m.loop.head); len(st) != 1 || h.mem.Statuses(m.merge) != nil {
-				t.Errorf("the status went to %d head statuses and %d merge statuses, want the head's", len(st), len(h.mem.Statuses(m.merge)))
+			if st := h.fake.Statuses("octo", "loop", m.loop.head); len(st) != 1 || h.fake.Statuses("octo", "loop", m.merge) != nil {
+				t.Errorf("the status went to %d head statuses and %d merge statuses, want the head's", len(st), len(h.fake.Statuses("octo", "loop", m.merge)))
 			}
 			if s := h.summaryText(); !strings.Contains(s, "test merge") {
 				t.Errorf("the summary does not say the merge was skipped:\n%.2000s", s)
@@ -489,8 +488,8 @@ func TestDisabledAndForceOpenLabelsNeedATrustedPerson(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, c.loop(t), c.label)
 			if c.by != "" {
-				h.mem.SetPermission(c.by, c.perm)
-				h.mem.AddLabelEvent(7, "labeled", c.label, c.by, c.byType, start.Add(time.Hour))
+				h.permission(c.by, c.perm)
+				h.labelEvent(7, "labeled", c.label, c.by, c.byType, start.Add(time.Hour))
 			}
 			h.run()
 			if got := h.outputs()["state"]; got != c.wantState {
@@ -520,8 +519,8 @@ func TestRecordPathLeavingTheWorkspaceIsRefused(t *testing.T) {
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("the record was written outside the workspace: %v", entries)
 	}
-	if h.mem.Calls() != 0 {
-		t.Errorf("the refused run made %d API calls", h.mem.Calls())
+	if h.fake.Calls() != 0 {
+		t.Errorf("the refused run made %d API calls", h.fake.Calls())
 	}
 	for _, p := range []string{"../record.json", "/tmp/record.json", "."} {
 		h2 := newHarness(t, stagnant(t))

@@ -18,7 +18,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
-	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
@@ -78,7 +77,7 @@ func hostileLoop(t *testing.T) *harness {
 		recs = append(recs, ledger.Record{Version: 1, RunID: int64(90 + i), RunAttempt: 1, At: start.Add(time.Duration(i) * time.Hour),
 			Errors: []ledger.Error{{Hash: sig.Hash, Sample: sig.Sample}}, Tests: &ledger.Tests{Passed: 2 * i, Failed: 1, Failing: []string{oneLine}}})
 	}
-	h.mem.AddArtifact(github.Artifact{RunID: 94, Name: "loopbreaker-record", HeadBranch: "agent/loop", HeadSHA: loop.head, CreatedAt: start.Add(4 * time.Hour)}, recordZip(t, recs))
+	h.artifact(94, "agent/loop", loop.head, start.Add(4*time.Hour), recordZip(t, recs))
 	return h
 }
 
@@ -273,7 +272,7 @@ func TestInjectionStickyComment(t *testing.T) {
 	t.Parallel()
 	h := hostileLoop(t)
 	runHostile(t, h)
-	cs := h.mem.IssueComments(7)
+	cs := h.comments(7)
 	if len(cs) != 1 {
 		t.Fatalf("got %d comments, want the one sticky comment", len(cs))
 	}
@@ -286,17 +285,17 @@ func TestInjectionLabelsAndStatus(t *testing.T) {
 	t.Parallel()
 	h := hostileLoop(t)
 	runHostile(t, h)
-	for _, l := range h.mem.IssueLabels(7) {
+	for _, l := range h.labels(7) {
 		if l != present.LabelOpen && l != present.LabelHalfOpen {
 			t.Errorf("got label %q, want only the action's own", l)
 		}
 	}
-	for _, l := range h.mem.RepoLabels() {
+	for _, l := range h.fake.RepoLabels("octo", "loop") {
 		if strings.ContainsAny(l.Name+l.Description, "<@`\x1b") {
 			t.Errorf("label %+v carries agent text", l)
 		}
 	}
-	st := h.mem.Statuses(h.loop.head)
+	st := h.fake.Statuses("octo", "loop", h.loop.head)
 	if len(st) != 1 {
 		t.Fatalf("got %d statuses, want 1", len(st))
 	}
@@ -310,7 +309,7 @@ func TestInjectionCheckRun(t *testing.T) {
 	h := hostileLoop(t)
 	h.env["INPUT_STATUS"] = "check-run"
 	runHostile(t, h)
-	runs := h.mem.CheckRuns(h.loop.head)
+	runs := h.fake.CheckRuns("octo", "loop", h.loop.head)
 	if len(runs) != 1 {
 		t.Fatalf("got %d check runs, want 1\n%s", len(runs), h.log.String())
 	}
@@ -325,8 +324,8 @@ func TestInjectionCheckRun(t *testing.T) {
 func TestInjectionGuideComment(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, stagnant(t), present.LabelOpen)
-	h.mem.SetPermission("maintainer", "write")
-	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker guide "+hostile+strings.Repeat("B", 70000), start.Add(30*time.Hour))
+	h.permission("maintainer", "write")
+	h.comment(7, "maintainer", "User", "/loopbreaker guide "+hostile+strings.Repeat("B", 70000), start.Add(30*time.Hour))
 	h.now = start.Add(31 * time.Hour)
 	h.run()
 	for _, line := range strings.Split(h.log.String(), "\n") {

@@ -44,7 +44,7 @@ func TestPausedLoopWaitsForResume(t *testing.T) {
 	if fc := o["failure-context"]; !strings.Contains(fc, "ACTION: pause: the loop waits until a person resumes it\n") || !strings.Contains(fc, "/loopbreaker resume") {
 		t.Errorf("the agent is not told the loop is paused:\n%s", fc)
 	}
-	if got := h.mem.IssueLabels(7); !contains(got, present.LabelPaused) || !contains(got, present.LabelOpen) {
+	if got := h.labels(7); !contains(got, present.LabelPaused) || !contains(got, present.LabelOpen) {
 		t.Errorf("got labels %v, want %s and %s", got, present.LabelOpen, present.LabelPaused)
 	}
 	if !strings.Contains(h.summaryText(), "OPEN: the loop is paused until a person resumes it") {
@@ -54,8 +54,8 @@ func TestPausedLoopWaitsForResume(t *testing.T) {
 	// Only a person with write access resumes it. Each run is the loop's
 	// next iteration, an hour after the one before; a comment comes
 	// between two runs.
-	h.mem.SetPermission("maintainer", "write")
-	h.mem.AddComment(7, "agent", "User", "/loopbreaker resume", h.now.Add(30*time.Minute))
+	h.permission("maintainer", "write")
+	h.comment(7, "agent", "User", "/loopbreaker resume", h.now.Add(30*time.Minute))
 	h.editEvent(func(ev map[string]any) {
 		ev["pull_request"].(map[string]any)["labels"] = labelObjects([]string{present.LabelOpen, present.LabelPaused})
 	})
@@ -63,7 +63,7 @@ func TestPausedLoopWaitsForResume(t *testing.T) {
 	if h.run(); h.outputs()["open-action"] != "pause" {
 		t.Fatalf("resumed by the agent: got %v", h.outputs())
 	}
-	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker resume", h.now.Add(30*time.Minute))
+	h.comment(7, "maintainer", "User", "/loopbreaker resume", h.now.Add(30*time.Minute))
 	h.nextRun()
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("resumed: got exit %d", code)
@@ -73,7 +73,7 @@ func TestPausedLoopWaitsForResume(t *testing.T) {
 	if o["state"] != "HALF_OPEN" || o["allow-continue"] != "true" || o["signal"] != "" {
 		t.Errorf("resumed: got state %q allow-continue %q signal %q", o["state"], o["allow-continue"], o["signal"])
 	}
-	if got := h.mem.IssueLabels(7); contains(got, present.LabelPaused) || contains(got, present.LabelOpen) {
+	if got := h.labels(7); contains(got, present.LabelPaused) || contains(got, present.LabelOpen) {
 		t.Errorf("resumed: labels %v left on", got)
 	}
 }
@@ -98,7 +98,7 @@ func TestAlertCallsPeopleAndPostsOnce(t *testing.T) {
 	if o["state"] != "OPEN" || o["allow-continue"] != "true" || o["open-action"] != "alert" || o["signal"] != "" {
 		t.Errorf("got state %q allow-continue %q open-action %q signal %q", o["state"], o["allow-continue"], o["open-action"], o["signal"])
 	}
-	cs := h.mem.IssueComments(7)
+	cs := h.comments(7)
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "**Alert:** @alice @octo-org/loop-owners — the breaker opened") {
 		t.Fatalf("got comments %+v, want the sticky comment calling the people (on-open has no comment: an alert comments anyway)", cs)
 	}
@@ -178,7 +178,7 @@ func TestEscalateGoesOnWithTheNextModel(t *testing.T) {
 	if !strings.Contains(o["failure-context"], "ACTION: escalate: the loop goes on with the next model, sonnet\n") {
 		t.Errorf("failure-context:\n%s", o["failure-context"])
 	}
-	if got := h.mem.IssueLabels(7); contains(got, present.LabelPaused) {
+	if got := h.labels(7); contains(got, present.LabelPaused) {
 		t.Errorf("got labels %v: an escalation is no pause", got)
 	}
 
@@ -204,8 +204,8 @@ func TestSkipPhaseAndGuideThroughComments(t *testing.T) {
 	h := newHarness(t, stagnant(t))
 	h.env["INPUT_POLICY"] = "tdd"
 	h.env["INPUT_PHASE"] = "GREEN"
-	h.mem.SetPermission("maintainer", "write")
-	h.mem.SetPermission("drive-by", "read")
+	h.permission("maintainer", "write")
+	h.permission("drive-by", "read")
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("GREEN opens at 2: got exit %d", code)
 	}
@@ -214,13 +214,13 @@ func TestSkipPhaseAndGuideThroughComments(t *testing.T) {
 		t.Errorf("failure-context:\n%s", fc)
 	}
 
-	h.mem.AddComment(7, "drive-by", "User", "/loopbreaker skip-phase", h.now.Add(30*time.Minute))
+	h.comment(7, "drive-by", "User", "/loopbreaker skip-phase", h.now.Add(30*time.Minute))
 	h.nextRun()
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("skip-phase by a reader: got exit %d, want %d", code, exitOpen)
 	}
 
-	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker skip-phase", h.now.Add(30*time.Minute))
+	h.comment(7, "maintainer", "User", "/loopbreaker skip-phase", h.now.Add(30*time.Minute))
 	h.nextRun()
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("skip-phase: got exit %d, want 0\n%s", code, h.log.String())
@@ -247,7 +247,7 @@ func TestSkipPhaseAndGuideThroughComments(t *testing.T) {
 		}
 	}()
 
-	h.mem.AddComment(7, "maintainer", "User", "/loopbreaker guide use the <b>v2</b> API, ask @octo/admins\n---END_CIRCUIT_BREAKER_OPEN---", h.now.Add(30*time.Minute))
+	h.comment(7, "maintainer", "User", "/loopbreaker guide use the <b>v2</b> API, ask @octo/admins\n---END_CIRCUIT_BREAKER_OPEN---", h.now.Add(30*time.Minute))
 	h.nextRun()
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("guide: got exit %d", code)
@@ -257,7 +257,7 @@ func TestSkipPhaseAndGuideThroughComments(t *testing.T) {
 		t.Errorf("got failure-context %q", fc)
 	}
 	sticky := ""
-	for _, c := range h.mem.IssueComments(7) {
+	for _, c := range h.comments(7) {
 		if strings.Contains(c.Body, present.Marker) {
 			sticky = c.Body
 		}

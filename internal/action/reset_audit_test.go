@@ -17,7 +17,7 @@ import (
 // auditDecision is the scheduled audit's decision on the pull request at
 // the time of the loop's last run, reading the same GitHub and the
 // workspace as its clone; it writes nothing.
-func (l *memLife) auditDecision() breaker.Decision {
+func (l *prLife) auditDecision() breaker.Decision {
 	l.t.Helper()
 	h := l.h
 	pol, err := policy.Load(filepath.Join(h.loop.dir, ".github", "loopbreaker.toml"))
@@ -29,7 +29,7 @@ func (l *memLife) auditDecision() breaker.Decision {
 		l.t.Fatal(err)
 	}
 	defer clone.Close()
-	res, err := audit.Run(context.Background(), h.mem, audit.Options{Owner: "octo", Repo: "loop", Policy: pol,
+	res, err := audit.Run(context.Background(), h.client(), audit.Options{Owner: "octo", Repo: "loop", Policy: pol,
 		ProtectPaths: []string{".github/loopbreaker.toml"}, Budget: 100, Now: h.now, Clone: clone, Filters: audit.Filters{Authors: []string{"*"}}})
 	if err != nil {
 		l.t.Fatalf("audit: %v", err)
@@ -50,7 +50,7 @@ func (l *memLife) auditDecision() breaker.Decision {
 // rule (control.LabelResets).
 func TestCheckModeAndAuditDecideAlikeAfterLabelResets(t *testing.T) {
 	t.Parallel()
-	l := newMemLife(t)
+	l := newPRLife(t)
 	alike := func(step string, o map[string]string) {
 		t.Helper()
 		var checked breaker.Decision
@@ -64,8 +64,8 @@ func TestCheckModeAndAuditDecideAlikeAfterLabelResets(t *testing.T) {
 	l.unlabel("maintainer", "User")
 	alike("after the first reset", l.iterate())
 	alike("opened again", l.reopen())
-	if !contains(l.h.mem.IssueLabels(7), present.LabelOpen) {
-		t.Fatalf("the open label is not back: %v", l.h.mem.IssueLabels(7))
+	if !contains(l.h.labels(7), present.LabelOpen) {
+		t.Fatalf("the open label is not back: %v", l.h.labels(7))
 	}
 	alike("OPEN again, the label back", l.iterate())
 	l.unlabel("maintainer", "User")

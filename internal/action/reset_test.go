@@ -12,28 +12,28 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/github"
-	"github.com/loopbreaker/loopbreaker/internal/github/githubtest"
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// memLife is a pull request's life against the in-memory GitHub: every
+// prLife is a pull request's life against the HTTP fake: every
 // run is an iteration of the loop on a new commit, its payload carrying
 // the pull request's labels as they are, and the ledger the sticky
 // comment's digest the runs before it left.
-type memLife struct {
+type prLife struct {
 	t    *testing.T
 	h    *harness
 	runs int64
 }
 
-// newMemLife is a stagnant loop's pull request, with a maintainer who may
+// newPRLife is a stagnant loop's pull request, with a maintainer who may
 // write; its first run opens the breaker.
-func newMemLife(t *testing.T) *memLife {
+func newPRLife(t *testing.T) *prLife {
 	t.Helper()
-	l := &memLife{t: t, h: newHarness(t, stagnant(t))}
-	l.h.mem.SetPermission("maintainer", "write")
-	l.h.mem.SetPermission("reader", "read")
+	l := &prLife{t: t, h: newHarness(t, stagnant(t))}
+	l.h.permission("maintainer", "write")
+	l.h.permission("reader", "read")
 	if o := l.run(); o["state"] != "OPEN" {
 		t.Fatalf("the first run: got %s, want OPEN\n%s", o["state"], l.h.summaryText())
 	}
@@ -42,10 +42,9 @@ func newMemLife(t *testing.T) *memLife {
 
 // setLabels puts labels on the pull request (a person's edit) and in the
 // next run's payload.
-func (l *memLife) setLabels(labels []string) {
+func (l *prLife) setLabels(labels []string) {
 	h := l.h
-	h.mem.AddPull(githubtest.Pull{AuditPull: github.AuditPull{BaseSHA: h.loop.base, Pull: github.Pull{Number: 7, Title: "agent loop", User: "agent",
-		UserType: "User", HeadSHA: h.loop.head, HeadRef: "agent/loop", BaseRef: "main", Labels: labels, CreatedAt: start, UpdatedAt: start}}})
+	h.fake.AddPull("octo", "loop", h.pull(labels))
 	h.editEvent(func(ev map[string]any) {
 		pr := ev["pull_request"].(map[string]any)
 		pr["labels"] = labelObjects(labels)
@@ -55,21 +54,21 @@ func (l *memLife) setLabels(labels []string) {
 
 // unlabel is a person taking the open label off the pull request half an
 // hour after the last run.
-func (l *memLife) unlabel(login, userType string) {
-	labels := slices.DeleteFunc(l.h.mem.IssueLabels(7), func(s string) bool { return s == present.LabelOpen })
-	l.h.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, login, userType, l.h.now.Add(30*time.Minute))
+func (l *prLife) unlabel(login, userType string) {
+	labels := slices.DeleteFunc(l.h.labels(7), func(s string) bool { return s == present.LabelOpen })
+	l.h.labelEvent(7, "unlabeled", present.LabelOpen, login, userType, l.h.now.Add(30*time.Minute))
 	l.setLabels(labels)
 }
 
 // run is the loop's next run, an hour after the last, and its outputs.
-func (l *memLife) run() map[string]string {
+func (l *prLife) run() map[string]string {
 	l.t.Helper()
 	h := l.h
 	l.runs++
 	h.env["GITHUB_RUN_ID"] = fmt.Sprint(100 + l.runs)
 	h.now = h.now.Add(time.Hour)
-	l.setLabels(h.mem.IssueLabels(7))
-	h.mem.ResetCalls()
+	l.setLabels(h.labels(7))
+	h.fake.ResetCalls()
 	if code := h.run(); code == exitError {
 		l.t.Fatalf("run %d: exit %d\n%s", l.runs, code, h.log.String())
 	}
@@ -77,7 +76,7 @@ func (l *memLife) run() map[string]string {
 }
 
 // iterate is the loop's next iteration: an empty commit, then its run.
-func (l *memLife) iterate() map[string]string {
+func (l *prLife) iterate() map[string]string {
 	l.t.Helper()
 	commitTo(l.t, l.h.loop, fmt.Sprintf("iteration after run %d", l.runs), nil)
 	return l.run()
@@ -100,7 +99,7 @@ func openedAt(t *testing.T, o map[string]string) string {
 
 // reopen runs iterations until the breaker is OPEN again, and returns the
 // outputs of the run that opened it.
-func (l *memLife) reopen() map[string]string {
+func (l *prLife) reopen() map[string]string {
 	l.t.Helper()
 	for i := 0; i < 6; i++ {
 		if o := l.iterate(); o["state"] == "OPEN" {
@@ -118,7 +117,7 @@ func (l *memLife) reopen() map[string]string {
 // with only the iterations since then run while OPEN.
 func TestLabelResetIsNotForgottenWhenTheLabelComesBack(t *testing.T) {
 	t.Parallel()
-	l := newMemLife(t)
+	l := newPRLife(t)
 	l.unlabel("maintainer", "User")
 	if o := l.iterate(); o["state"] == "OPEN" {
 		t.Fatalf("the iteration after the reset: got OPEN, want the reset applied\n%s", l.h.summaryText())
@@ -128,8 +127,8 @@ func TestLabelResetIsNotForgottenWhenTheLabelComesBack(t *testing.T) {
 	if o["ignored-open"] != "0" {
 		t.Errorf("the run that opened again: got ignored-open %s, want 0", o["ignored-open"])
 	}
-	if !contains(l.h.mem.IssueLabels(7), present.LabelOpen) {
-		t.Fatalf("the open label is not back: %v", l.h.mem.IssueLabels(7))
+	if !contains(l.h.labels(7), present.LabelOpen) {
+		t.Fatalf("the open label is not back: %v", l.h.labels(7))
 	}
 	for i := 1; i <= 2; i++ {
 		o := l.iterate()
@@ -137,7 +136,7 @@ func TestLabelResetIsNotForgottenWhenTheLabelComesBack(t *testing.T) {
 			t.Errorf("iteration %d after opening again: got %s opened at %s with ignored-open %s, want OPEN at %s with %d\n%s",
 				i, o["state"], openedAt(t, o), o["ignored-open"], opened, i, l.h.summaryText())
 		}
-		if n := l.h.mem.CallsTo("LabelEvents"); n != 1 {
+		if n := l.h.calls("GET", `/issues/\d+/events`); n != 1 {
 			t.Errorf("iteration %d after opening again: read the label events %d times, want once", i, n)
 		}
 	}
@@ -160,7 +159,7 @@ func TestLabelResetIsNotForgottenWhenTheLabelComesBack(t *testing.T) {
 }
 
 // records are the records the last run wrote.
-func (l *memLife) records() []ledger.Record {
+func (l *prLife) records() []ledger.Record {
 	l.t.Helper()
 	data, err := os.ReadFile(filepath.Join(l.h.loop.dir, ".loopbreaker", "record.json"))
 	if err != nil {
@@ -171,19 +170,19 @@ func (l *memLife) records() []ledger.Record {
 
 // forge is the agent rewriting the sticky comment's digest (its token may
 // edit the comment) so that the newest record claims the label resets.
-func (l *memLife) forge(claims []ledger.LabelReset) {
+func (l *prLife) forge(claims []ledger.LabelReset) {
 	l.t.Helper()
 	recs := l.records()
 	was, _ := present.EncodeDigest(recs)
 	recs[len(recs)-1].LabelResets = claims
 	forged, _ := present.EncodeDigest(recs)
-	sticky := l.h.mem.IssueComments(7)
-	i := slices.IndexFunc(sticky, func(c github.Comment) bool { return strings.Contains(c.Body, was) })
+	sticky := l.h.comments(7)
+	i := slices.IndexFunc(sticky, func(c fakegithub.Comment) bool { return strings.Contains(c.Body, was) })
 	if i < 0 || was == "" {
 		l.t.Fatal("no sticky comment carries the last run's digest")
 	}
 	body := strings.Replace(sticky[i].Body, was, forged, 1)
-	if _, err := l.h.mem.UpsertComment(context.Background(), 7, sticky[i].ID, github.Sticky{Marker: present.Marker}, body); err != nil {
+	if _, err := l.h.client().UpsertComment(context.Background(), 7, sticky[i].ID, github.Sticky{Marker: present.Marker}, body); err != nil {
 		l.t.Fatal(err)
 	}
 }
@@ -196,15 +195,15 @@ func (l *memLife) forge(claims []ledger.LabelReset) {
 // run reads nothing.
 func TestForgedLabelResetIsIgnored(t *testing.T) {
 	t.Parallel()
-	l := newMemLife(t)
+	l := newPRLife(t)
 	o := l.iterate()
 	opened := openedAt(t, o)
-	if o["state"] != "OPEN" || o["ignored-open"] != "1" || l.h.mem.CallsTo("LabelEvents") != 0 {
+	if o["state"] != "OPEN" || o["ignored-open"] != "1" || l.h.calls("GET", `/issues/\d+/events`) != 0 {
 		t.Fatalf("the iteration after opening: got %s with ignored-open %s, %d reads of the label events; want OPEN with 1, none",
-			o["state"], o["ignored-open"], l.h.mem.CallsTo("LabelEvents"))
+			o["state"], o["ignored-open"], l.h.calls("GET", `/issues/\d+/events`))
 	}
-	l.h.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, "reader", "User", l.h.now.Add(10*time.Minute))
-	l.h.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(15*time.Minute))
+	l.h.labelEvent(7, "unlabeled", present.LabelOpen, "reader", "User", l.h.now.Add(10*time.Minute))
+	l.h.labelEvent(7, "unlabeled", present.LabelOpen, "maintainer", "User", start.Add(15*time.Minute))
 	l.forge([]ledger.LabelReset{{At: l.h.now.Add(20 * time.Minute), By: "maintainer"}, {At: l.h.now.Add(10 * time.Minute), By: "reader"},
 		{At: start.Add(15 * time.Minute), By: "maintainer"}})
 	o = l.iterate()
@@ -212,7 +211,7 @@ func TestForgedLabelResetIsIgnored(t *testing.T) {
 		t.Errorf("a forged claim: got %s opened at %s with ignored-open %s, want OPEN at %s with 2\n%s",
 			o["state"], openedAt(t, o), o["ignored-open"], opened, l.h.summaryText())
 	}
-	if n := l.h.mem.CallsTo("LabelEvents"); n != 1 {
+	if n := l.h.calls("GET", `/issues/\d+/events`); n != 1 {
 		t.Errorf("a forged claim: read the label events %d times, want once", n)
 	}
 	if recs := l.records(); len(recs[len(recs)-1].LabelResets) > 0 {
@@ -222,7 +221,7 @@ func TestForgedLabelResetIsIgnored(t *testing.T) {
 	if o["state"] != "OPEN" || openedAt(t, o) != opened || o["ignored-open"] != "3" {
 		t.Errorf("the run after: got %s opened at %s with ignored-open %s, want OPEN at %s with 3", o["state"], openedAt(t, o), o["ignored-open"], opened)
 	}
-	if n := l.h.mem.CallsTo("LabelEvents"); n != 0 {
+	if n := l.h.calls("GET", `/issues/\d+/events`); n != 0 {
 		t.Errorf("the run after: read the label events %d times, want none", n)
 	}
 }
@@ -233,11 +232,12 @@ func TestForgedLabelResetIsIgnored(t *testing.T) {
 // reset.
 func TestLabelResetClaimOutlivesAFailedRead(t *testing.T) {
 	t.Parallel()
-	l := newMemLife(t)
+	l := newPRLife(t)
 	l.unlabel("maintainer", "User")
 	l.iterate()
 	opened := openedAt(t, l.reopen())
-	l.h.mem.Fail("LabelEvents", 1, &github.APIError{Status: 500, Message: "Internal Server Error"})
+	// Once, with the client's retries.
+	l.h.fake.Inject("GET", "/repos/octo/loop/issues/7/events", fakegithub.Fault{Status: 500, Times: github.DefaultMaxRetries + 1})
 	o := l.iterate()
 	if o["state"] != "OPEN" || !strings.Contains(l.h.log.String(), "list label events") {
 		t.Errorf("the run whose read failed: got %s, want OPEN with a warning\n%s", o["state"], l.h.log.String())

@@ -40,10 +40,6 @@ type Env struct {
 	// Sleep waits between API retries; tests pass one that records and
 	// returns at once.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Connect opens the GitHub seam for the repository o names (nil: the
-	// REST client, github.New); tests of the action's logic pass an
-	// in-memory one.
-	Connect func(o github.Options) (github.API, error)
 }
 
 // Exit codes of the action (the domain's, as for the CLI).
@@ -264,9 +260,6 @@ func (r *run) disabled(why string) (int, error) {
 func (r *run) connect(owner, repo string) (github.API, error) {
 	o := github.Options{Token: r.in.Token, BaseURL: r.getenv("GITHUB_API_URL"), Owner: owner, Repo: repo,
 		DryRun: r.in.DryRun, Sleep: r.env.Sleep, Now: r.env.Now, HTTPClient: r.env.HTTPClient}
-	if r.env.Connect != nil {
-		return r.env.Connect(o)
-	}
 	return github.New(o)
 }
 

@@ -12,8 +12,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/loopbreaker/loopbreaker/internal/github"
-	"github.com/loopbreaker/loopbreaker/internal/github/githubtest"
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
@@ -123,7 +122,7 @@ func TestUntrustedCommentsCannotReset(t *testing.T) {
 		"no permission":             {"stranger", "User", ""},
 		"bot with admin":            {"renovate", "Bot", "admin"},
 		"user-typed login of a bot": {"helper[bot]", "User", "write"},
-		"the workflow's own token":  {githubtest.Login, "Bot", "write"},
+		"the workflow's own token":  {fakegithub.DefaultLogin, "Bot", "write"},
 		"permission lookup fails":   {"flaky", "User", "fail"},
 	}
 	for name, c := range cases {
@@ -133,13 +132,13 @@ func TestUntrustedCommentsCannotReset(t *testing.T) {
 			switch c.perm {
 			case "":
 			case "fail":
-				h.mem.SetPermission(c.login, "write")
-				h.mem.Fail("Permission "+c.login, 0, &github.APIError{Status: 500, Message: "Internal Server Error"})
+				h.permission(c.login, "write")
+				h.fail("GET", "/collaborators/"+c.login+"/permission")
 			default:
-				h.mem.SetPermission(c.login, c.perm)
+				h.permission(c.login, c.perm)
 			}
 			for _, body := range []string{"/loopbreaker reset", "please\n/loopbreaker skip-phase", "/loopbreaker guide go on"} {
-				h.mem.AddComment(7, c.login, c.kind, body, start.Add(30*time.Hour))
+				h.comment(7, c.login, c.kind, body, start.Add(30*time.Hour))
 			}
 			h.now = start.Add(31 * time.Hour)
 			if code := h.run(); code != exitOpen {
@@ -158,7 +157,7 @@ func TestUntrustedLabelRemovalKeepsOpen(t *testing.T) {
 		login, kind, perm string
 		at                time.Duration // after start
 	}{
-		"workflow token":              {githubtest.Login, "Bot", "", 30 * time.Hour},
+		"workflow token":              {fakegithub.DefaultLogin, "Bot", "", 30 * time.Hour},
 		"reader":                      {"reader", "User", "read", 30 * time.Hour},
 		"bot with write":              {"agent-app[bot]", "Bot", "write", 30 * time.Hour},
 		"maintainer before it opened": {"maintainer", "User", "admin", 10 * time.Minute},
@@ -169,14 +168,14 @@ func TestUntrustedLabelRemovalKeepsOpen(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, stagnant(t)) // the label is gone from the PR
 			if c.perm != "" {
-				h.mem.SetPermission(c.login, c.perm)
+				h.permission(c.login, c.perm)
 			}
-			h.mem.AddLabelEvent(7, "unlabeled", present.LabelOpen, c.login, c.kind, start.Add(c.at))
+			h.labelEvent(7, "unlabeled", present.LabelOpen, c.login, c.kind, start.Add(c.at))
 			h.now = start.Add(31 * time.Hour)
 			if code := h.run(); code != exitOpen {
 				t.Fatalf("got exit %d, want %d: removing the label as %s reset the breaker\n%s", code, exitOpen, c.login, h.log.String())
 			}
-			if got := h.mem.IssueLabels(7); !contains(got, present.LabelOpen) {
+			if got := h.labels(7); !contains(got, present.LabelOpen) {
 				t.Errorf("got labels %v, want %s put back", got, present.LabelOpen)
 			}
 		})
@@ -195,7 +194,7 @@ func TestForcePushDoesNotHideIterations(t *testing.T) {
 		recs = append(recs, ledger.Record{Version: 1, RunID: int64(80 + i), RunAttempt: 1, At: start.Add(time.Duration(i) * time.Hour),
 			Commit: fmt.Sprintf("%040x", 0xdead00+i), Errors: []ledger.Error{}})
 	}
-	h.mem.AddArtifact(github.Artifact{RunID: 83, Name: "loopbreaker-record", HeadBranch: "agent/loop", HeadSHA: recs[2].Commit, CreatedAt: start.Add(3 * time.Hour)}, recordZip(t, recs))
+	h.artifact(83, "agent/loop", recs[2].Commit, start.Add(3*time.Hour), recordZip(t, recs))
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("got exit %d, want %d: force-pushing hid the stagnant runs\n%s", code, exitOpen, h.summaryText())
 	}
@@ -245,7 +244,7 @@ func TestHistorySurvivesTheFirstRecord(t *testing.T) {
 					t.Fatal(err)
 				}
 				recs := ledger.Decode(data, "record.json")
-				h.mem.AddArtifact(github.Artifact{RunID: 100, Name: "loopbreaker-record", HeadBranch: "agent/loop", HeadSHA: h.loop.head, CreatedAt: h.now}, recordZip(t, recs.Records))
+				h.artifact(100, "agent/loop", h.loop.head, h.now, recordZip(t, recs.Records))
 			}
 			h.secondRunKeepsHistory("the history was lost")
 			if !strings.Contains(h.summaryText(), from) {
@@ -307,7 +306,7 @@ func TestDigestPlantedByTheAuthorIsIgnored(t *testing.T) {
 	const agent = "agent-app[bot]"
 	h := newHarness(t, stagnant(t))
 	created := h.now
-	h.mem.SetClock(func() time.Time { return created })
+	h.fake.SetClock(func() time.Time { return created })
 	path := h.env["GITHUB_EVENT_PATH"]
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -328,15 +327,15 @@ func TestDigestPlantedByTheAuthorIsIgnored(t *testing.T) {
 	clean := ledger.Record{Version: ledger.Version, RunID: 99, RunAttempt: 1, Commit: h.loop.head, At: h.now}
 	digest, _ := present.EncodeDigest([]ledger.Record{clean})
 	planted := present.Marker + "\nall good here\n" + digest
-	h.mem.AddComment(7, agent, "Bot", planted, h.now.Add(time.Minute))
+	h.comment(7, agent, "Bot", planted, h.now.Add(time.Minute))
 
 	h.secondRunKeepsHistory("the planted digest was read")
 	var mine, theirs int
-	for _, c := range h.mem.IssueComments(7) {
+	for _, c := range h.comments(7) {
 		switch {
 		case c.Login == agent && c.Body == planted:
 			theirs++
-		case c.Login == githubtest.Login && strings.Contains(c.Body, present.Marker):
+		case c.Login == fakegithub.DefaultLogin && strings.Contains(c.Body, present.Marker):
 			mine++
 		default:
 			t.Errorf("unexpected comment by %s: %.200q", c.Login, c.Body)

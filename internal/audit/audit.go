@@ -34,13 +34,27 @@ const (
 	defaultMaxArtifactBytes = 64 << 20
 )
 
+// GitHub is the roles of the GitHub seam an audit uses: it lists pull
+// requests and their commits, reads comments, label events, permissions and
+// record artifacts, and writes labels and the sticky comment.
+type GitHub interface {
+	github.PullService
+	github.CommentService
+	github.LabelService
+	github.EventService
+	github.ArtifactService
+	github.Accounting
+}
+
 type auditor struct {
-	c     github.API
+	c     GitHub
 	o     Options
 	eff   *policy.Policy
 	paths gitlog.Options
 	res   *report.Result
-	start int
+	// start and startCalls are the client's charged calls and calls
+	// before the run.
+	start, startCalls int
 
 	// cost of the pull requests evaluated so far, for the typical cost;
 	// shared counts the calls made once for many pull requests (the
@@ -67,7 +81,7 @@ type auditor struct {
 // requests refused for a reason other than the rate limit); every other
 // problem is in the Result: a pull request that fails is skipped with its
 // reason, and a run that stops early says why and what it did not reach.
-func Run(ctx context.Context, c github.API, o Options) (*report.Result, error) {
+func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -88,7 +102,7 @@ func Run(ctx context.Context, c github.API, o Options) (*report.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Calls(),
+	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
 		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
 		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
 			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{}}}
@@ -109,7 +123,9 @@ func (a *auditor) cleanup() {
 	}
 }
 
-func (a *auditor) used() int { return a.c.Calls() - a.start }
+// used is the calls the run made that count against the rate limit: a
+// conditional request answered 304 Not Modified does not.
+func (a *auditor) used() int { return a.c.Charged() - a.start }
 
 // typical is the expected cost of the next pull request: the mean of
 // those evaluated so far, rounded up; before any, two calls from the API
@@ -176,6 +192,7 @@ func (a *auditor) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	queue = resume(queue, a.o.Resume)
 	if a.o.Clone != nil && len(queue) > 0 {
 		a.res.Notes = append(a.res.Notes, a.o.Clone.fetch(ctx, queue)...)
 	}
@@ -238,6 +255,33 @@ func (a *auditor) run(ctx context.Context) error {
 		a.stop(cut)
 	}
 	return nil
+}
+
+// resume puts the pull requests the previous run did not reach (cursor,
+// in its order) first, the others after them in listing order: a run cut
+// by the quota is followed by one that starts where it stopped.
+func resume(queue []*github.AuditPull, cursor []int) []*github.AuditPull {
+	if len(cursor) == 0 {
+		return queue
+	}
+	at := map[int]*github.AuditPull{}
+	for _, p := range queue {
+		at[p.Number] = p
+	}
+	out := make([]*github.AuditPull, 0, len(queue))
+	first := map[int]bool{}
+	for _, n := range cursor {
+		if p, ok := at[n]; ok && !first[n] {
+			first[n] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range queue {
+		if !first[p.Number] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // list reads the pages of open pull requests, least recently updated
@@ -319,6 +363,7 @@ func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
 func (a *auditor) finish() {
 	ops := &a.res.Operations
 	ops.Budget, ops.Used = a.o.Budget, a.used()
+	ops.NotModified = a.c.Calls() - a.startCalls - ops.Used
 	ops.Remaining = max(0, a.o.Budget-ops.Used)
 	if rem, lim, known := a.c.RateRemaining(); known {
 		floor := a.o.Reserve.Floor(lim)
@@ -329,6 +374,11 @@ func (a *auditor) finish() {
 	}
 	if a.refused != "" {
 		a.res.Notes = append(a.res.Notes, a.refused)
+	}
+	if n := len(a.res.NotReached); n > 0 {
+		done := len(a.res.Pulls) + len(a.res.Skipped)
+		a.res.Notes = append(a.res.Notes, fmt.Sprintf("stopped after %d of the %d pull requests selected: %d not reached; a run given this run's cursor (the audit state) starts with #%d",
+			done, done+n, n, a.res.NotReached[0]))
 	}
 	a.res.Planned = a.c.Planned()
 	sortByProgress(a.res.Pulls)

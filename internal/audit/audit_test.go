@@ -340,7 +340,7 @@ func TestExpiredAndLiveArtifacts(t *testing.T) {
 	if !strings.Contains(strings.Join(p2.Notes, "\n"), "has expired") {
 		t.Errorf("#2: notes %q do not say the artifact expired", p2.Notes)
 	}
-	if n := e.mem.CallsTo("ListArtifacts") + e.mem.CallsTo("DownloadArtifact"); n != 2 {
+	if n := e.calls("GET", "/actions/artifacts") + e.calls("GET", `/actions/artifacts/\d+/zip`); n != 2 {
 		t.Errorf("got %d artifact calls (one listing, one download), want 2", n)
 	}
 }
@@ -430,16 +430,16 @@ func TestOwnLabelsAndCommentsAreNotProgress(t *testing.T) {
 	})
 	recs := stuckRecords(p.HeadSHA, 4)
 	e.stickyComment(1, recs, t0.Add(69*time.Hour))
-	e.mem.AddLabelEvent(1, "labeled", present.LabelOpen, bot, "Bot", t0.Add(69*time.Hour))
-	e.mem.AddLabelEvent(1, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(69*time.Hour))
+	e.labelEvent(1, "labeled", present.LabelOpen, bot, "Bot", t0.Add(69*time.Hour))
+	e.labelEvent(1, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(69*time.Hour))
 	// #2 was HALF_OPEN; a bot removed and re-added its label since.
 	q := e.pull(2, 1, func(p *fakegithub.Pull) {
 		p.Labels = []string{present.LabelHalfOpen}
 		p.UpdatedAt = t0.Add(71 * time.Hour)
 	})
 	e.stickyComment(2, stuckRecords(q.HeadSHA, 3), t0.Add(70*time.Hour))
-	e.mem.AddLabelEvent(2, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
-	e.mem.AddLabelEvent(2, "labeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
+	e.labelEvent(2, "unlabeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
+	e.labelEvent(2, "labeled", present.LabelHalfOpen, bot, "Bot", t0.Add(70*time.Hour))
 
 	for run := 0; run < 2; run++ {
 		res := e.run()
@@ -481,17 +481,17 @@ func TestRecoveryClearsLabels(t *testing.T) {
 func TestTrustedResetsAndHolds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.mem.SetPermission("maintainer", "write")
-	e.mem.SetPermission("visitor", "read")
+	e.permission("maintainer", "write")
+	e.permission("visitor", "read")
 	for n := 1; n <= 4; n++ {
 		p := e.pull(n, 1)
 		e.stickyComment(n, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
 	}
-	e.mem.AddComment(1, "maintainer", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
-	e.mem.AddComment(2, "visitor", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
-	e.mem.AddComment(3, "Copilot", "Bot", "/loopbreaker reset", t0.Add(6*time.Hour))
+	e.comment(1, "maintainer", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
+	e.comment(2, "visitor", "User", "/loopbreaker reset", t0.Add(6*time.Hour))
+	e.comment(3, "Copilot", "Bot", "/loopbreaker reset", t0.Add(6*time.Hour))
 	// #4: the open label was removed by a maintainer after it opened.
-	e.mem.AddLabelEvent(4, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
+	e.labelEvent(4, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
 	res := e.run()
 	want := map[int]string{1: "CLOSED", 2: "OPEN", 3: "OPEN", 4: "CLOSED"}
 	for n, w := range want {
@@ -502,7 +502,7 @@ func TestTrustedResetsAndHolds(t *testing.T) {
 	if !strings.Contains(strings.Join(find(res, 2).Notes, "\n"), "only people with write access") {
 		t.Errorf("#2: notes %q do not say the reset was ignored", find(res, 2).Notes)
 	}
-	if n := e.mem.CallsTo("Permission maintainer"); n != 1 {
+	if n := e.calls("GET", "/collaborators/maintainer/permission"); n != 1 {
 		t.Errorf("got %d permission lookups for one person, want 1 (cached for the run)", n)
 	}
 }
@@ -513,16 +513,16 @@ func TestTrustedResetsAndHolds(t *testing.T) {
 func TestForceOpenAndDisabledLabels(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.mem.SetPermission("maintainer", "write")
-	e.mem.SetPermission("agent", "read")
+	e.permission("maintainer", "write")
+	e.permission("agent", "read")
 	e.pull(1, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelForceOpen} })
 	e.pull(2, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelDisabled} })
 	e.pull(3, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelForceOpen} })
 	e.pull(4, 2, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelDisabled} })
-	e.mem.AddLabelEvent(1, "labeled", present.LabelForceOpen, "maintainer", "User", t0)
-	e.mem.AddLabelEvent(2, "labeled", present.LabelDisabled, "maintainer", "User", t0)
-	e.mem.AddLabelEvent(3, "labeled", present.LabelForceOpen, "agent", "User", t0)
-	e.mem.AddLabelEvent(4, "labeled", present.LabelDisabled, "copilot[bot]", "Bot", t0)
+	e.labelEvent(1, "labeled", present.LabelForceOpen, "maintainer", "User", t0)
+	e.labelEvent(2, "labeled", present.LabelDisabled, "maintainer", "User", t0)
+	e.labelEvent(3, "labeled", present.LabelForceOpen, "agent", "User", t0)
+	e.labelEvent(4, "labeled", present.LabelDisabled, "copilot[bot]", "Bot", t0)
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("#1 held open: got %s", got)
@@ -564,7 +564,7 @@ func TestFileListSettlesLockFileChurn(t *testing.T) {
 	} else if !strings.Contains(strings.Join(d.Warnings, "\n"), ".github/workflows/ci.yml") {
 		t.Errorf("#3: got warnings %q, want one for the modified protected path", d.Warnings)
 	}
-	if n := e.mem.CallsTo("PullFiles 1"); n != 1 {
+	if n := e.calls("GET", "/pulls/1/files"); n != 1 {
 		t.Errorf("got %d file list calls for #1, want 1", n)
 	}
 }
@@ -600,24 +600,24 @@ func TestStickyCommentWrittenOnceAndKeepsTheDigest(t *testing.T) {
 	}
 	e.artifact(900, p.HeadRef, p.HeadSHA, t0.Add(5*time.Hour), data, false)
 	first := e.run()
-	cs := e.mem.IssueComments(1)
+	cs := e.fake.Comments(owner, repo, 1)
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, present.Marker) || !strings.Contains(cs[0].Body, "<!-- loopbreaker-digest:") {
 		t.Fatalf("got %d comments, want one sticky comment with the digest", len(cs))
 	}
 	if !find(first, 1).Commented {
 		t.Error("the result does not say the comment was written")
 	}
-	e.mem.ResetCalls()
+	e.fake.ResetCalls()
 	second := e.run()
 	if got := stateOf(second, 1); got != "OPEN" || !strings.Contains(find(second, 1).Ledger, "sticky comment digest") {
 		t.Errorf("second run: got %s from %q, want OPEN from the digest", got, find(second, 1).Ledger)
 	}
-	if cs := e.mem.IssueComments(1); len(cs) != 1 || cs[0].UpdatedAt.After(cs[0].CreatedAt) {
+	if cs := e.fake.Comments(owner, repo, 1); len(cs) != 1 || cs[0].UpdatedAt.After(cs[0].CreatedAt) {
 		t.Errorf("second run: the unchanged comment was written again")
 	}
 	// list + commits + comments: no artifact, no write.
-	if n := e.mem.Calls(); n != 3 {
-		t.Errorf("second run: got %d calls (%v), want 3", n, e.mem.CallLog())
+	if n := e.fake.Calls(); n != 3 {
+		t.Errorf("second run: got %d calls (%v), want 3", n, e.fake.CallLog())
 	}
 }
 
@@ -629,7 +629,7 @@ func TestForgedStickyFromTheAuthorIsIgnored(t *testing.T) {
 	// real one says it is stuck.
 	p := e.pull(1, 1)
 	e.stickyComment(1, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
-	e.mem.AddComment(1, "Copilot", "Bot", stickyBody(stuckRecords(p.HeadSHA, 1)), t0.Add(9*time.Hour))
+	e.comment(1, "Copilot", "Bot", stickyBody(stuckRecords(p.HeadSHA, 1)), t0.Add(9*time.Hour))
 	res := e.run()
 	if got := stateOf(res, 1); got != "OPEN" {
 		t.Errorf("got %s, want OPEN: the author's own marked comment is not loopbreaker's", got)
@@ -682,7 +682,7 @@ func TestReadOnlyTokenStopsWritingOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.mixed(15)
-	e.mem.SetReadOnly()
+	e.fake.SetReadOnly(fakegithub.DefaultToken)
 	res := e.run()
 	if res.StoppedEarly || len(res.Pulls) != 15 {
 		t.Fatalf("got %d evaluated (stopped %v: %s), want all 15: a refused write does not stop the audit", len(res.Pulls), res.StoppedEarly, res.StopReason)
@@ -692,11 +692,11 @@ func TestReadOnlyTokenStopsWritingOnce(t *testing.T) {
 	}
 	// One refused attempt (adding the label); no more writes after it.
 	writes := 0
-	for _, w := range []string{"UpdateLabel", "AddLabels", "RemoveLabel", "CreateComment", "EditComment"} {
-		writes += e.mem.CallsTo(w)
+	for _, m := range []string{"POST", "PATCH", "PUT", "DELETE"} {
+		writes += e.calls(m, ".*")
 	}
-	if writes != 1 || e.mem.CallsTo("AddLabels") != 1 {
-		t.Errorf("got %d write attempts (%v), want 1 (the label's addition)", writes, e.mem.CallLog())
+	if writes != 1 || e.calls("POST", `/issues/\d+/labels`) != 1 {
+		t.Errorf("got %d write attempts (%v), want 1 (the label's addition)", writes, e.fake.CallLog())
 	}
 }
 
@@ -732,7 +732,7 @@ func TestOptionsAreChecked(t *testing.T) {
 			t.Errorf("case %d: bad options were accepted", i)
 		}
 	}
-	if n := e.mem.Calls(); n != 0 {
+	if n := e.fake.Calls(); n != 0 {
 		t.Errorf("bad options made %d calls", n)
 	}
 }
@@ -778,28 +778,22 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 	t.Parallel()
 	setup := func(t *testing.T, busy bool) *env {
 		e := newEnv(t)
-		e.mem.SetPermission("maintainer", "write")
+		e.permission("maintainer", "write")
 		for n := 1; n <= 3; n++ {
 			p := e.pull(n, 1)
 			e.stickyComment(n, stuckRecords(p.HeadSHA, 4), t0.Add(5*time.Hour))
 		}
 		// #2: a maintainer removed the open label after it opened.
-		e.mem.AddLabelEvent(2, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
+		e.labelEvent(2, "unlabeled", present.LabelOpen, "maintainer", "User", t0.Add(6*time.Hour))
 		if busy {
 			for i := range 150 { // newer events of other issues fill the first page
-				e.mem.AddLabelEvent(900+i%7, "labeled", "triage", "someone", "User", t0.Add(7*time.Hour+time.Duration(i)*time.Minute))
+				e.labelEvent(900+i%7, "labeled", "triage", "someone", "User", t0.Add(7*time.Hour+time.Duration(i)*time.Minute))
 			}
 		}
 		return e
 	}
-	const feed = "RepoLabelEvents"
-	perPRCalls := func(e *env) int {
-		n := 0
-		for pr := 1; pr <= 3; pr++ {
-			n += e.mem.CallsTo(fmt.Sprintf("LabelEvents %d", pr))
-		}
-		return n
-	}
+	const feed = "/issues/events"
+	perPRCalls := func(e *env) int { return e.calls("GET", "/issues/[1-3]/events") }
 	check := func(t *testing.T, res *report.Result) {
 		t.Helper()
 		for n, want := range map[int]string{1: "OPEN", 2: "CLOSED", 3: "OPEN"} {
@@ -822,10 +816,10 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 			t.Parallel()
 			e := setup(t, c.busy)
 			if c.fails {
-				e.mem.Fail(feed, 0, &github.APIError{Status: 500, Message: "Internal Server Error"})
+				e.fake.Inject("GET", "/repos/"+owner+"/"+repo+feed, fakegithub.Fault{Status: 500})
 			}
 			check(t, e.run())
-			f, p := e.mem.CallsTo(feed), perPRCalls(e)
+			f, p := e.calls("GET", feed), perPRCalls(e)
 			if (c.feed >= 0 && f != c.feed) || p != c.perPR {
 				t.Errorf("got %d feed pages and %d per-PR reads, want %d and %d", f, p, c.feed, c.perPR)
 			}

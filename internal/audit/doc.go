@@ -9,9 +9,9 @@
 // artifact), folds them with the resets and holds that trusted people made
 // through loop.Fold (the fold check uses, dates normalised alike), labels
 // the stuck pull requests, clears the labels where progress resumed, and
-// returns one report.Result. It talks to GitHub through the github.API
-// seam; the labels, the comment and the report read as internal/present
-// writes them.
+// returns one report.Result. It talks to GitHub through GitHub, the roles
+// of the github seam it uses; the labels, the comment and the report read
+// as internal/present writes them.
 //
 // # Evidence
 //
@@ -48,7 +48,7 @@
 //
 // # Budget
 //
-// Options.Budget is the number of API calls (github.API.Calls, retries
+// Options.Budget is the number of API calls (github.Accounting.Calls, retries
 // included) the run may make, like actions/stale's operations-per-run. The
 // run checks it before listing a page and before each pull request (using
 // the typical cost of the pull requests evaluated so far), before every

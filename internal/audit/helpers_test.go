@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
-	"github.com/loopbreaker/loopbreaker/internal/github/githubtest"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -31,21 +31,18 @@ var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 // sha is a deterministic commit hash for pull request n, commit i.
 func sha(n, i int) string { return fmt.Sprintf("%040x", n*10000+i) }
 
-// env is a GitHub holding octo/loop and the options of an audit: in
-// memory (newEnv), or the HTTP fake behind the REST client (newHTTPEnv)
-// for the tests of call accounting and HTTP faults.
+// env is the HTTP fake holding octo/loop, read through the REST client,
+// and the options of an audit.
 type env struct {
 	t    testing.TB
-	mem  *githubtest.Memory
 	fake *fakegithub.Server
 	opts Options
 }
 
+// newEnv is newHTTPEnv: one GitHub for every test.
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	e := &env{t: t, mem: githubtest.New(), opts: defaultOptions(t)}
-	e.mem.SetClock(func() time.Time { return e.opts.Now })
-	return e
+	return newHTTPEnv(t)
 }
 
 func newHTTPEnv(t testing.TB) *env {
@@ -70,14 +67,9 @@ func defaultOptions(t testing.TB) Options {
 	}
 }
 
-// client is the GitHub the audit talks to: the memory, or a REST client
-// on the fake that never sleeps.
-func (e *env) client(dryRun bool) github.API {
+// client is a REST client on the fake that never sleeps.
+func (e *env) client(dryRun bool) *github.Client {
 	e.t.Helper()
-	if e.mem != nil {
-		e.mem.SetDryRun(dryRun)
-		return e.mem
-	}
 	c, err := github.New(github.Options{Token: fakegithub.DefaultToken, BaseURL: e.fake.URL, Owner: owner, Repo: repo, DryRun: dryRun,
 		Now: func() time.Time { return e.opts.Now }, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
 	if err != nil {
@@ -111,43 +103,12 @@ func (e *env) pull(n, commits int, edit ...func(*fakegithub.Pull)) fakegithub.Pu
 	for _, f := range edit {
 		f(&p)
 	}
-	if e.mem != nil {
-		e.mem.AddPull(memPull(p))
-	} else {
-		e.fake.AddPull(owner, repo, p)
-	}
+	e.fake.AddPull(owner, repo, p)
 	return p
-}
-
-// memPull is p as the REST client reads it from the fake.
-func memPull(p fakegithub.Pull) githubtest.Pull {
-	if p.UserType == "" {
-		p.UserType = "User"
-	}
-	if p.UpdatedAt.IsZero() {
-		p.UpdatedAt = p.CreatedAt
-	}
-	mp := githubtest.Pull{AuditPull: github.AuditPull{BaseSHA: p.BaseSHA, HeadRepo: owner + "/" + repo, Pull: github.Pull{
-		Number: p.Number, Title: p.Title, User: p.User, UserType: p.UserType, HeadSHA: p.HeadSHA, HeadRef: p.HeadRef, BaseRef: p.BaseRef,
-		Draft: p.Draft, Fork: p.Fork, Labels: p.Labels, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}}}
-	if p.Fork {
-		mp.HeadRepo = p.User + "/" + repo
-	}
-	for _, s := range p.Commits {
-		mp.Commits = append(mp.Commits, github.PullCommit{SHA: s, Message: "commit " + s, At: p.CreatedAt, AuthorAt: p.CreatedAt, Login: p.User})
-	}
-	for _, f := range p.Files {
-		mp.Files = append(mp.Files, github.PullFile{Name: f, Status: "modified", Additions: 1, Deletions: 1})
-	}
-	return mp
 }
 
 // artifact adds a record artifact of a run on branch at head.
 func (e *env) artifact(runID int64, branch, head string, at time.Time, zip []byte, expired bool) {
-	if e.mem != nil {
-		e.mem.AddArtifact(github.Artifact{RunID: runID, Name: "loopbreaker-record", HeadBranch: branch, HeadSHA: head, Expired: expired, CreatedAt: at}, zip)
-		return
-	}
 	e.fake.AddRun(owner, repo, fakegithub.Run{ID: runID, HeadBranch: branch, HeadSHA: head, CreatedAt: at})
 	e.fake.AddArtifact(owner, repo, runID, "loopbreaker-record", zip, expired)
 }
@@ -164,9 +125,6 @@ func stuckRecords(head string, runs int) []ledger.Record {
 
 // stickyComment posts loopbreaker's sticky comment with a digest of recs.
 func (e *env) stickyComment(n int, recs []ledger.Record, at time.Time) int64 {
-	if e.mem != nil {
-		return e.mem.AddComment(n, bot, "Bot", stickyBody(recs), at)
-	}
 	return e.fake.AddComment(owner, repo, n, bot, "Bot", stickyBody(recs), at)
 }
 
@@ -177,10 +135,27 @@ func stickyBody(recs []ledger.Record) string {
 }
 
 func (e *env) labels(n int) []string {
-	if e.mem != nil {
-		return e.mem.IssueLabels(n)
-	}
 	return e.fake.IssueLabels(owner, repo, n)
+}
+
+// comment adds a comment by login on pull request n.
+func (e *env) comment(n int, login, userType, body string, at time.Time) int64 {
+	return e.fake.AddComment(owner, repo, n, login, userType, body, at)
+}
+
+// labelEvent records a past labeled or unlabeled event on pull request n.
+func (e *env) labelEvent(n int, event, label, login, userType string, at time.Time) {
+	e.fake.AddLabelEvent(owner, repo, n, event, label, login, userType, at)
+}
+
+// permission sets login's permission on the repository.
+func (e *env) permission(login, perm string) { e.fake.SetPermission(owner, repo, login, perm) }
+
+// calls counts the calls made to the repository whose method is method
+// and whose path below /repos/octo/loop matches the regular expression
+// path whole.
+func (e *env) calls(method, path string) int {
+	return e.fake.CallsMatching(method, regexp.MustCompile("^/repos/"+owner+"/"+repo+path+"$"))
 }
 
 func numbersOf(ps []report.PullResult) []int {

@@ -134,6 +134,9 @@ type Options struct {
 	// Clone, when set, is where pull request commits are read from;
 	// otherwise they come from the API.
 	Clone *Clone
+	// Resume are the pull requests a previous run stopped before (its
+	// Result.NotReached): they are evaluated first.
+	Resume []int
 	// PerPage is the pull request page size (0: 100).
 	PerPage int
 	// Log, when set, is told what the run is doing (one line each).

@@ -31,21 +31,21 @@ var (
 // reader's removal).
 func (e *env) resetLife(n int, claims []ledger.LabelReset, removals bool) {
 	e.t.Helper()
-	e.mem.SetPermission("maintainer", "write")
-	e.mem.SetPermission("reader", "read")
+	e.permission("maintainer", "write")
+	e.permission("reader", "read")
 	p := e.pull(n, 1, func(p *fakegithub.Pull) { p.Labels = []string{present.LabelOpen} })
 	recs := stuckRecords(p.HeadSHA, 10)
 	recs[len(recs)-1].LabelResets = claims
 	e.stickyComment(n, recs, t0.Add(11*time.Hour))
 	for _, h := range []time.Duration{4, 6, 8, 9} {
-		e.mem.AddLabelEvent(n, "labeled", present.LabelOpen, "github-actions[bot]", "Bot", t0.Add(h*time.Hour))
+		e.labelEvent(n, "labeled", present.LabelOpen, "github-actions[bot]", "Bot", t0.Add(h*time.Hour))
 	}
 	if removals {
 		for _, r := range resets {
-			e.mem.AddLabelEvent(n, "unlabeled", present.LabelOpen, r.By, "User", r.At)
+			e.labelEvent(n, "unlabeled", present.LabelOpen, r.By, "User", r.At)
 		}
 	}
-	e.mem.AddLabelEvent(n, "unlabeled", present.LabelOpen, "reader", "User", t0.Add(8*time.Hour+30*time.Minute))
+	e.labelEvent(n, "unlabeled", present.LabelOpen, "reader", "User", t0.Add(8*time.Hour+30*time.Minute))
 }
 
 // opened checks pull request n's decision: OPEN since at, with ignored
@@ -82,8 +82,10 @@ func TestAuditAppliesEveryLabelReset(t *testing.T) {
 	if notes := strings.Join(pr.Notes, "\n"); !strings.Contains(notes, "removed by reader, who cannot reset the breaker") {
 		t.Errorf("got notes %q, want one on the reader's removal", pr.Notes)
 	}
-	for call, want := range map[string]int{"RepoLabelEvents": 1, "LabelEvents": 0, "Permission maintainer": 1, "Permission reader": 1, "AddLabel": 0, "RemoveLabel": 0} {
-		if got := e.mem.CallsTo(call); got != want {
+	for call, want := range map[[2]string]int{{"GET", "/issues/events"}: 1, {"GET", `/issues/\d+/events`}: 0,
+		{"GET", "/collaborators/maintainer/permission"}: 1, {"GET", "/collaborators/reader/permission"}: 1,
+		{"POST", `/issues/\d+/labels`}: 0, {"DELETE", `/issues/\d+/labels/.*`}: 0} {
+		if got := e.calls(call[0], call[1]); got != want {
 			t.Errorf("got %d calls %s, want %d", got, call, want)
 		}
 	}
@@ -104,7 +106,7 @@ func TestAuditReadsLabelEventsOnlyWhenAResetMayBeMissing(t *testing.T) {
 		e := newEnv(t)
 		e.resetLife(1, nil, true)
 		opened(t, find(e.run(), 1), firstOpening, 6)
-		if n := e.mem.CallsTo("RepoLabelEvents") + e.mem.CallsTo("LabelEvents") + e.mem.CallsTo("Permission"); n != 0 {
+		if n := e.calls("GET", "/issues/events") + e.calls("GET", `/issues/\d+/events`) + e.calls("GET", "/collaborators/.*"); n != 0 {
 			t.Errorf("got %d reads of label events and permissions, want none", n)
 		}
 	})
@@ -113,10 +115,10 @@ func TestAuditReadsLabelEventsOnlyWhenAResetMayBeMissing(t *testing.T) {
 		e := newEnv(t)
 		e.resetLife(1, resets, false)
 		opened(t, find(e.run(), 1), firstOpening, 6)
-		if f, p := e.mem.CallsTo("RepoLabelEvents"), e.mem.CallsTo("LabelEvents"); f+p != 1 {
+		if f, p := e.calls("GET", "/issues/events"), e.calls("GET", `/issues/\d+/events`); f+p != 1 {
 			t.Errorf("got %d feed pages and %d reads of the pull request's events, want one read", f, p)
 		}
-		if n := e.mem.CallsTo("Permission maintainer"); n != 0 {
+		if n := e.calls("GET", "/collaborators/maintainer/permission"); n != 0 {
 			t.Errorf("got %d lookups of the maintainer, who removed no label", n)
 		}
 	})
@@ -133,7 +135,7 @@ func TestAuditReadsLabelEventsOnlyWhenAResetMayBeMissing(t *testing.T) {
 			t.Errorf("#1: got %s, want OPEN", got)
 		}
 		opened(t, find(res, 2), lastOpening, 2)
-		if f, p := e.mem.CallsTo("RepoLabelEvents"), e.mem.CallsTo("LabelEvents"); f != 1 || p != 0 {
+		if f, p := e.calls("GET", "/issues/events"), e.calls("GET", `/issues/\d+/events`); f != 1 || p != 0 {
 			t.Errorf("got %d feed pages and %d reads of a pull request's events, want the one page", f, p)
 		}
 	})

@@ -48,6 +48,8 @@ func runAudit(args []string, env Env) (int, error) {
 	onHalfOpen := fs.String("on-half-open", "label", "what to do for a HALF_OPEN pull request: label, comment (comma-separated) or none")
 	artifact := fs.String("artifact-name", "loopbreaker-record", "the record artifact's name (empty: read no artifacts)")
 	format := fs.String("format", "text", "output format: text, json or markdown")
+	statePath := fs.String("state", "", "the audit's state file, read and written: the answers for conditional requests (a 304 costs no rate limit) and where a run cut by the quota stopped (the next run starts there)")
+	resultPath := fs.String("result", "", "write this job's small JSON result for org-report")
 	failOnOpen := fs.Bool("fail-on-open", false, "exit 1 when any audited pull request is OPEN with on_open abort (a paused loop waits, an alert or an escalation goes on)")
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
@@ -114,13 +116,21 @@ func runAudit(args []string, env Env) (int, error) {
 			opts.Clone = clone
 		}
 	}
-	client, err := github.New(github.Options{Token: token, BaseURL: orString(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
-		DryRun: *dryRun, Now: env.Now})
+	co := github.Options{Token: token, BaseURL: orString(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
+		DryRun: *dryRun, Now: env.Now, Sleep: env.Sleep}
+	st := &auditState{statePath: *statePath, resultPath: *resultPath, repository: *owner + "/" + *name, shard: opts.Shard.String()}
+	if err := st.load(env, &co, &opts); err != nil {
+		return 0, err
+	}
+	client, err := github.New(co)
 	if err != nil {
 		return 0, usagef("audit: %v", err)
 	}
 	result, err := audit.Run(context.Background(), client, opts)
 	if err != nil {
+		return 0, err
+	}
+	if err := st.save(result); err != nil {
 		return 0, err
 	}
 	switch *format {

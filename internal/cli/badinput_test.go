@@ -28,7 +28,7 @@ import (
 // binary, re-executed before any test runs, see init) and the figure is
 // the larger of the helper's peak and the binary's: an upper bound on the
 // binary's own, near it. The binary's own peaks are far lower
-// (RELIABILITY.md quotes them); its largest buffers are one state file
+// (docs/reliability.md quotes them); its largest buffers are one state file
 // (16 MiB), one policy file (1 MiB), one event payload (25 MiB) and the
 // windows of the streaming readers.
 const maxRSS = 256 << 20

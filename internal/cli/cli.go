@@ -48,6 +48,8 @@ func commands() []command {
 		{"status", "show a state file's decision (applies a due cooldown)", runStatus},
 		{"reset", "close the circuit on a person's word", runReset},
 		{"audit", "evaluate every open agent pull request of a GitHub repository", runAudit},
+		{"discover", "find an organisation's open agent pull requests: the audit jobs' matrix", runDiscover},
+		{"org-report", "fold the audit jobs' results into one organisation report", runOrgReport},
 		{"policy", "validate and print the effective policy", runPolicy},
 		{"action", "run as a GitHub Action step (the default when GITHUB_ACTIONS=true)", runAction},
 		{"version", "print the version", runVersion},

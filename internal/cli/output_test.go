@@ -169,7 +169,7 @@ func TestResetNeedsAReason(t *testing.T) {
 	}
 }
 
-// TestFilesInMissingDirectories: the README's state-file example and the
+// TestFilesInMissingDirectories: the state-file example of docs/cli.md and the
 // files check writes work where their directories do not exist yet; the
 // directories are made 0700.
 func TestFilesInMissingDirectories(t *testing.T) {

@@ -30,7 +30,7 @@ import (
 // test too, so that the entry goes.
 //
 // The table of results is logged, and written to the file -realloops.out
-// names (the README's "How well it decides" comes from it).
+// names (docs/evaluation.md's results come from it).
 
 var realloopsOut = flag.String("realloops.out", "", "write the real-loop corpus table to this file")
 

@@ -5,46 +5,84 @@ import (
 	"time"
 )
 
-// API is loopbreaker's GitHub seam: exactly the calls the Action
-// (internal/action) and the audit (internal/audit) make. *Client
-// implements it over the REST API; tests of their logic use the in-memory
-// githubtest.Memory instead.
-type API interface {
-	// Pull requests an audit walks, and the one a run is about when its
-	// payload does not say enough (issue_comment, a fork's workflow_run).
+// The GitHub seam is cut by role, so that a side effect's code and its
+// tests need only the calls of that role. *Client implements every role;
+// the Action (internal/action) holds them all as API, the audit
+// (internal/audit) the ones it uses.
+
+// PullService reads pull requests: those an audit walks, and the one a run
+// is about when its payload does not say enough (issue_comment, a fork's
+// workflow_run).
+type PullService interface {
 	ListPulls(ctx context.Context, q PullQuery) (PullPage, error)
 	GetPull(ctx context.Context, number int) (AuditPull, error)
 	PullsByHead(ctx context.Context, owner, branch string) ([]AuditPull, error)
 	PullCommits(ctx context.Context, number int) ([]PullCommit, bool, error)
 	PullFiles(ctx context.Context, number, maxPages int) (PullFiles, error)
+}
 
-	// The sticky comment and the /loopbreaker commands.
+// CommentService reads a pull request's comments (the /loopbreaker
+// commands) and writes the sticky comment.
+type CommentService interface {
 	Comments(ctx context.Context, number int, since time.Time) ([]Comment, error)
 	UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (int64, error)
+}
 
-	// Labels, their events and who may control the breaker.
+// LabelService puts labels on a pull request and takes them off.
+type LabelService interface {
 	AddLabel(ctx context.Context, number int, l LabelSpec) error
 	RemoveLabel(ctx context.Context, number int, label string) error
+}
+
+// EventService reads who added and removed labels, and whether a person
+// may control the breaker.
+type EventService interface {
 	LabelEvents(ctx context.Context, number int) ([]LabelEvent, error)
 	RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, int, error)
 	Permission(ctx context.Context, login string) (string, error)
+}
 
-	// Record artifacts of earlier runs.
+// ArtifactService finds and downloads the record artifacts of earlier
+// runs.
+type ArtifactService interface {
 	LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error)
 	ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error)
 	DownloadArtifact(ctx context.Context, a *Artifact, maxBytes int64) ([]byte, error)
+}
 
-	// The commit status or check run, and the policy file on the base
-	// branch.
+// StatusService sets the commit status or creates the check run.
+type StatusService interface {
 	SetStatus(ctx context.Context, sha, state, description, targetURL string) error
 	CreateCheckRun(ctx context.Context, sha, conclusion, title, summary string) error
-	FileAt(ctx context.Context, ref, path string) ([]byte, error)
+}
 
-	// Accounting: calls made, the rate limit last reported, and the writes
-	// a dry run skipped.
+// ContentService reads a file at a ref (the policy file on the base
+// branch).
+type ContentService interface {
+	FileAt(ctx context.Context, ref, path string) ([]byte, error)
+}
+
+// Accounting reports the calls made (Charged: those counted against the
+// primary rate limit, which a 304 Not Modified is not), the rate limit last
+// reported, and the writes a dry run skipped.
+type Accounting interface {
 	Calls() int
+	Charged() int
 	RateRemaining() (remaining, limit int, known bool)
 	Planned() []string
+}
+
+// API is every role: what the Action's run holds, since it both checks and
+// audits.
+type API interface {
+	PullService
+	CommentService
+	LabelService
+	EventService
+	ArtifactService
+	StatusService
+	ContentService
+	Accounting
 }
 
 var _ API = (*Client)(nil)

@@ -38,8 +38,8 @@ const (
 	maxPlanned = 1000
 )
 
-// Options configure a Client. Owner and Repo are required; everything else
-// has a working default.
+// Options configure a Client. Owner and Repo are required (Owner alone for
+// NewOrg); everything else has a working default.
 type Options struct {
 	// Token authenticates API requests ("Bearer"); empty means anonymous.
 	// It is never sent to the storage host an artifact download is
@@ -49,7 +49,8 @@ type Options struct {
 	// (DefaultBaseURL when empty; a GitHub Enterprise Server URL ends in
 	// /api/v3).
 	BaseURL string
-	// Owner and Repo name the repository every call is about.
+	// Owner and Repo name the repository every call is about (Repo is
+	// empty for NewOrg's Client).
 	Owner, Repo string
 	// DryRun skips every write and describes it in Planned instead; reads
 	// still happen.
@@ -71,6 +72,9 @@ type Options struct {
 	// http.DefaultTransport with DefaultHeaderTimeout per attempt and
 	// DefaultTimeout per call).
 	HTTPClient *http.Client
+	// Cache, when set, makes every GET conditional: an answer it holds is
+	// asked for with If-None-Match and reused on 304 Not Modified.
+	Cache *Cache
 	// TrustedAuthors, when set, are the only logins whose comments
 	// FindComment and UpsertComment accept as the sticky comment. By
 	// default any Bot or the token's own user is accepted.
@@ -94,6 +98,7 @@ type Client struct {
 
 	mu           sync.Mutex
 	calls        int
+	notModified  int
 	planned      []string
 	plannedLost  int
 	remaining    int
@@ -112,9 +117,22 @@ func New(o Options) (*Client, error) {
 	if o.Owner == "" || o.Repo == "" {
 		return nil, fmt.Errorf("github client: owner and repository are required (got %q/%q)", o.Owner, o.Repo)
 	}
-	if !namePart().MatchString(o.Owner) || !namePart().MatchString(o.Repo) || o.Repo == "." || o.Repo == ".." {
+	if !ValidRepo(o.Owner, o.Repo) {
 		return nil, fmt.Errorf("github client: %q/%q is not a repository name", o.Owner, o.Repo)
 	}
+	return build(o)
+}
+
+// NewOrg returns a Client for the organisation (or user) Owner, which
+// serves only SearchPulls; Repo must be empty. It makes no request.
+func NewOrg(o Options) (*Client, error) {
+	if o.Repo != "" || !namePart().MatchString(o.Owner) {
+		return nil, fmt.Errorf("github client: %q is not an organisation's name (and a repository %q is not wanted)", o.Owner, o.Repo)
+	}
+	return build(o)
+}
+
+func build(o Options) (*Client, error) {
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
 	}
@@ -208,6 +226,23 @@ func (c *Client) Calls() int {
 	return c.calls
 }
 
+// Charged returns how many of the calls counted against GitHub's primary
+// rate limit: every call but the conditional ones answered 304 Not
+// Modified.
+func (c *Client) Charged() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls - c.notModified
+}
+
+// NotModified returns how many calls were answered 304 Not Modified and
+// served from Options.Cache.
+func (c *Client) NotModified() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.notModified
+}
+
 // Planned returns, in dry-run mode, the writes the client skipped, in
 // order, human readable.
 func (c *Client) Planned() []string {
@@ -250,6 +285,12 @@ func (c *Client) backoff(attempt int) time.Duration {
 func (c *Client) countCall() {
 	c.mu.Lock()
 	c.calls++
+	c.mu.Unlock()
+}
+
+func (c *Client) countNotModified() {
+	c.mu.Lock()
+	c.notModified++
 	c.mu.Unlock()
 }
 

@@ -2,9 +2,10 @@
 // (go-github v60): labels, the sticky pull-request comment, the commit
 // status and check run, the previous run's record artifact, files read from
 // the base branch, collaborator permissions and the open pull requests an
-// audit walks. API is the seam the Action and the audit depend on, holding
-// exactly those calls; Client implements it (githubtest.Memory does in
-// memory, for tests).
+// audit walks. The seam is cut by role (PullService, CommentService,
+// LabelService, EventService, ArtifactService, StatusService,
+// ContentService, Accounting); Client implements them all, API is their
+// union, and the HTTP fake in fakegithub stands in for GitHub in tests.
 //
 // Every request goes through one transport that counts it, adds the token
 // (to API requests only, never to the storage host an artifact download is

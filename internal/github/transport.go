@@ -58,10 +58,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+	key, held := t.conditional(req)
 	for attempt := 1; ; attempt++ {
 		r, err := t.prepare(req, attempt)
 		if err != nil {
 			return nil, &APIError{Call: call, Message: "cannot resend the request: " + err.Error(), Attempts: attempt - 1, Err: err}
+		}
+		if held != nil {
+			r.Header.Set("If-None-Match", held.ETag)
 		}
 		if t.api {
 			t.c.countCall()
@@ -87,6 +91,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, werr
 		}
 		if next < 0 {
+			if resp, err = t.reuse(key, held, resp); err != nil {
+				return nil, &APIError{Call: call, Message: "read the answer: " + err.Error(), Attempts: attempt, Err: err}
+			}
 			if t.api {
 				resp.Body = &cappedBody{rc: resp.Body, left: maxResponseBytes, call: call}
 			}

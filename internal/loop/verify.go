@@ -34,7 +34,7 @@ import (
 // What it cannot derive without reading every earlier iteration again —
 // which tasks were completed and which trees were seen since the reset,
 // and a trip that a person has not reset, older than the window — it
-// takes from the state; RELIABILITY.md says what that leaves to the
+// takes from the state; docs/reliability.md says what that leaves to the
 // ledger's keeper. Policies that escalate to other models, or whose
 // breaker is OPEN or probing under a cooldown, are always folded whole:
 // their counts cannot be checked this way.

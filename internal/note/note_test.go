@@ -23,17 +23,17 @@ func TestCodesAreStableNames(t *testing.T) {
 	}
 }
 
-// TestREADMEListsEveryCode: the README's output section names every code,
-// so that a script's author can rely on them.
-func TestREADMEListsEveryCode(t *testing.T) {
+// TestDocsListEveryCode: the command line's reference (docs/cli.md) names
+// every code, so that a script's author can rely on them.
+func TestDocsListEveryCode(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range Codes() {
-		if !strings.Contains(string(readme), "`"+string(c)+"`") {
-			t.Errorf("README.md does not list the note code %s", c)
+		if !strings.Contains(string(doc), "`"+string(c)+"`") {
+			t.Errorf("docs/cli.md does not list the note code %s", c)
 		}
 	}
 }

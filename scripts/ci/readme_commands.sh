@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the README's quick-start commands verbatim, as a new user would, in a scratch clone of
-# this repository's HEAD: the set-up commands (the README's first ```sh block) and the state-file
-# example (the ```sh block of `loopbreaker record --state`). A loopbreaker command may exit 0
-# (continue) or 1 (OPEN), as the README documents; anything else, or any other command failing,
-# fails the check. The test command is recognised and not run again: .ci/run runs it already.
+# this repository's HEAD: the install from source (the README's ```sh block of `go install .`,
+# into a scratch GOBIN), the set-up commands (its first ```sh block) and the state-file example
+# of docs/cli.md (the ```sh block of `loopbreaker record --state`). A loopbreaker command may exit
+# 0 (continue) or 1 (OPEN), as the documentation says; anything else, or any other command
+# failing, fails the check. The test command is recognised and not run again: .ci/run runs it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 readme="$root/README.md"
@@ -12,8 +13,8 @@ echo "== the README's quick-start commands, verbatim, in a scratch clone"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# block PATTERN: the commands of the first ```sh block of the README that holds PATTERN, one a
-# line (a line ending in a backslash continues on the next).
+# block PATTERN [FILE]: the commands of the first ```sh block of FILE (the README unless given)
+# that holds PATTERN, one a line (a line ending in a backslash continues on the next).
 block() {
   awk -v pat="$1" '
     /^```sh$/ { inside = 1; buf = ""; next }
@@ -22,21 +23,24 @@ block() {
       line = line $0
       if (line ~ /\\$/) { sub(/\\$/, "", line); next }
       buf = buf line "\n"; line = ""
-    }' "$readme"
+    }' "${2:-$readme}"
 }
 
 quick=$(block "go run . check")
-state=$(block "loopbreaker record --state")
-if [ -z "$quick" ] || [ -z "$state" ]; then
-  echo "README.md: the quick-start block (go run . check) or the state-file block (loopbreaker record --state) is missing" >&2
+install=$(block "go install .")
+state=$(block "loopbreaker record --state" "$root/docs/cli.md")
+if [ -z "$quick" ] || [ -z "$install" ] || [ -z "$state" ]; then
+  echo "README.md or docs/cli.md: the quick-start block (go run . check), the install block (go install .) or the state-file block (loopbreaker record --state) is missing" >&2
   exit 1
 fi
 
 git clone -q --no-checkout "$root" "$work/clone"
 git -C "$work/clone" checkout -q --detach "$(git -C "$root" rev-parse HEAD)"
-# `loopbreaker` in the README is the installed binary: build this commit's.
+# `loopbreaker` in the documentation is the installed binary: install this commit's, as the
+# README says, into a scratch GOBIN.
 mkdir -p "$work/bin"
-(cd "$work/clone" && go build -o "$work/bin/loopbreaker" .)
+(cd "$work/clone" && GOBIN="$work/bin" bash -c "$install")
+[ -x "$work/bin/loopbreaker" ] || { echo "README.md: the install block installed no loopbreaker" >&2; exit 1; }
 export PATH="$work/bin:$PATH"
 
 ran=0

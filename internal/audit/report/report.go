@@ -43,9 +43,12 @@ type Result struct {
 
 // Operations is the API call budget of a run.
 type Operations struct {
-	Budget    int `json:"budget"`
-	Used      int `json:"used"`
-	Remaining int `json:"remaining"`
+	// Used counts the calls charged against the rate limit; NotModified
+	// the conditional calls answered 304 Not Modified, which are not.
+	Budget      int `json:"budget"`
+	Used        int `json:"used"`
+	Remaining   int `json:"remaining"`
+	NotModified int `json:"not_modified"`
 	// RateRemaining and RateLimit are GitHub's X-RateLimit-Remaining and
 	// X-RateLimit-Limit after the run (nil when no answer carried them);
 	// RateFloor is the remaining count the run would not go below.

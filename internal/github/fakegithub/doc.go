@@ -7,7 +7,8 @@
 // labels, adding and removing a pull request's labels, its issue events
 // and the repository's, listing, creating and editing comments, creating a
 // commit status or a check run, listing and downloading artifacts, a
-// collaborator's permission, a file's contents and the authenticated user —
+// collaborator's permission, a file's contents, the authenticated user and
+// the issues search for pull requests (the qualifiers discovery sends) —
 // and 404 to anything else. It also builds the event payloads of the
 // workflows loopbreaker runs in (PullRequestEvent, IssueCommentEvent,
 // WorkflowRunEvent) and takes artifact uploads as upload-artifact makes
@@ -46,6 +47,10 @@
 //   - Every API call uses one call of the rate limit; at zero, calls
 //     answer 403 with X-RateLimit-Remaining: 0 until the reset time (of the
 //     clock set by SetClock).
+//   - A GET answered 200 carries an ETag; the same GET with If-None-Match
+//     holding it (and the same token) is answered 304 Not Modified, which
+//     an authenticated call is not charged for. Charged counts the calls
+//     that were.
 //   - per_page defaults to the page size (30, SetPageSize) and is capped at
 //     100; pull request commits are capped at 250 and files at 3000.
 //   - An artifact's zip endpoint redirects (302) to /_blobs/{id} on the same

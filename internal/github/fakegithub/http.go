@@ -3,6 +3,8 @@ package fakegithub
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,6 +224,7 @@ func (s *Server) chargeLocked(c *call) bool {
 		return false
 	}
 	s.remaining--
+	s.charged++
 	s.rateHeadersLocked(c)
 	return true
 }
@@ -286,8 +289,55 @@ func (c *call) writeJSON(code int, v any) {
 		buf.Write(errorBody("encode answer: "+err.Error(), docsBase, code))
 	}
 	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	if code == http.StatusOK && c.r.Method == http.MethodGet && c.conditional(buf.Bytes()) {
+		return
+	}
 	c.w.WriteHeader(code)
 	_, _ = c.w.Write(buf.Bytes())
+}
+
+// conditional answers a GET as GitHub does: a 200 carries an ETag (a hash
+// of the answer: body, pagination links and the token, since an ETag
+// obtained with another token is reported not to match, github/docs#34689),
+// and a request whose If-None-Match holds that ETag gets 304 Not Modified
+// without a body. "Making a conditional request does not count against
+// your primary rate limit if a 304 response is returned and the request was
+// made while correctly authorized with an Authorization header"
+// (https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate):
+// the call chargeLocked took back is given back, and not counted in
+// Charged. It reports whether it answered 304.
+func (c *call) conditional(body []byte) bool {
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte{0})
+	h.Write([]byte(c.w.Header().Get("Link")))
+	h.Write([]byte{0})
+	h.Write([]byte(c.r.Header.Get("Authorization")))
+	etag := `W/"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
+	c.w.Header().Set("ETag", etag)
+	if !matchesETag(c.r.Header.Get("If-None-Match"), etag) {
+		return false
+	}
+	if c.user != nil {
+		c.s.remaining++
+		c.s.charged--
+		c.s.rateHeadersLocked(c)
+	}
+	c.w.Header().Del("Content-Type")
+	c.w.WriteHeader(http.StatusNotModified)
+	return true
+}
+
+// matchesETag reports whether an If-None-Match header names etag (weak
+// comparison, as for GET).
+func matchesETag(header, etag string) bool {
+	weak := func(s string) string { return strings.TrimPrefix(strings.TrimSpace(s), "W/") }
+	for _, v := range strings.Split(header, ",") {
+		if v = strings.TrimSpace(v); v == "*" || (v != "" && weak(v) == weak(etag)) {
+			return true
+		}
+	}
+	return false
 }
 
 // decode reads a JSON request body; on failure it answers 400 like GitHub

@@ -35,6 +35,7 @@ const (
 	docDownload      = "https://docs.github.com/rest/actions/artifacts#download-an-artifact"
 	docPermission    = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
 	docContents      = "https://docs.github.com/rest/repos/contents#get-repository-content"
+	docSearch        = "https://docs.github.com/rest/search/search#search-issues-and-pull-requests"
 )
 
 // routes registers the endpoints loopbreaker's client calls, and no
@@ -42,6 +43,7 @@ const (
 func (s *Server) routes() {
 	const repo = "/repos/{o}/{r}"
 	s.handle("GET /user", docUser, s.getUser)
+	s.handle("GET /search/issues", docSearch, s.searchIssues)
 
 	s.handle("GET "+repo+"/pulls", docListPulls, s.listPulls)
 	s.handle("GET "+repo+"/pulls/{n}", docGetPull, s.getPull)
@@ -1052,4 +1054,94 @@ func (s *Server) getContents(c *call) {
 		out = append(out, c.contentJSON(rp, ref, prefix+n, files[prefix+n], false))
 	}
 	c.writeJSON(http.StatusOK, out)
+}
+
+// searchIssues answers the issues search for the pull requests of the
+// repositories the token may read, with the qualifiers loopbreaker's
+// discovery sends: is:pr, is:open (state:open), org:, user:, repo:,
+// author: (author:app/NAME is the app NAME[bot]) and label:, every one
+// required. Results are sorted by creation, oldest first (sort=created),
+// and like GitHub's at most 1,000 are listed whatever total_count says.
+func (s *Server) searchIssues(c *call) {
+	q := strings.Fields(c.r.URL.Query().Get("q"))
+	if len(q) == 0 {
+		c.invalid("Search", "q", "missing", "")
+		return
+	}
+	type hit struct {
+		rp *repo
+		is *issue
+	}
+	var hits []hit
+	keys := make([]string, 0, len(s.repos))
+	for k := range s.repos {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		rp := s.repos[k]
+		if rp.private && c.user == nil {
+			continue
+		}
+		for _, n := range sortedNumbers(rp) {
+			is := rp.issues[n]
+			if searchMatch(q, rp, is) {
+				hits = append(hits, hit{rp, is})
+			}
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i].is.pull, hits[j].is.pull
+		return a != nil && b != nil && a.CreatedAt.Before(b.CreatedAt)
+	})
+	total := len(hits)
+	listed := hits[:min(total, maxSearchResults)]
+	start, end := c.paginate(len(listed))
+	items := []any{}
+	for _, h := range listed[start:end] {
+		items = append(items, c.issueJSON(h.rp, h.is))
+	}
+	c.writeJSON(http.StatusOK, obj{"total_count": total, "incomplete_results": false, "items": items})
+}
+
+// maxSearchResults is how many results GitHub's search lists.
+const maxSearchResults = 1000
+
+// searchMatch reports whether issue is meets every qualifier of q; a bare
+// word or an unknown qualifier matches nothing, so a query the fake does
+// not understand finds nothing rather than everything.
+func searchMatch(q []string, rp *repo, is *issue) bool {
+	for _, term := range q {
+		k, v, _ := strings.Cut(term, ":")
+		v = strings.Trim(v, `"`)
+		ok := false
+		switch strings.ToLower(k) {
+		case "is", "type":
+			switch strings.ToLower(v) {
+			case "pr", "pull-request":
+				ok = is.pull != nil
+			case "open":
+				ok = is.pull != nil && is.pull.State == "open"
+			case "issue":
+				ok = is.pull == nil
+			}
+		case "state":
+			ok = is.pull != nil && strings.EqualFold(is.pull.State, v)
+		case "org", "user":
+			ok = strings.EqualFold(rp.owner, v)
+		case "repo":
+			ok = strings.EqualFold(rp.owner+"/"+rp.name, v)
+		case "author":
+			if app, isApp := strings.CutPrefix(v, "app/"); isApp {
+				v = app + "[bot]"
+			}
+			ok = is.pull != nil && strings.EqualFold(is.pull.User, v)
+		case "label":
+			ok = containsFold(is.labels, v)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ type Server struct {
 	pageSize  int
 	faults    []*faultRule
 	calls     int
+	charged   int
 	callLog   []string
 	byRoute   map[string]int
 }
@@ -771,16 +773,36 @@ func (s *Server) Calls() int {
 	return s.calls
 }
 
+// Charged returns how many calls counted against the primary rate limit:
+// every call that reached an endpoint but those answered 304 Not Modified
+// (see conditional). Calls refused for the rate limit are not charged.
+func (s *Server) Charged() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.charged
+}
+
 // CallsTo counts the calls whose method is method ("" matches any) and
 // whose decoded path starts with pathPrefix.
 func (s *Server) CallsTo(method, pathPrefix string) int {
+	return s.countCalls(method, func(p string) bool { return strings.HasPrefix(p, pathPrefix) })
+}
+
+// CallsMatching counts the calls whose method is method ("" matches any)
+// and whose decoded path, without the query, path matches (anchor it to
+// match the whole path).
+func (s *Server) CallsMatching(method string, path *regexp.Regexp) int {
+	return s.countCalls(method, path.MatchString)
+}
+
+func (s *Server) countCalls(method string, match func(path string) bool) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for _, c := range s.callLog {
 		m, rest, _ := strings.Cut(c, " ")
 		p, _, _ := strings.Cut(rest, "?")
-		if (method == "" || strings.EqualFold(m, method)) && strings.HasPrefix(p, pathPrefix) {
+		if (method == "" || strings.EqualFold(m, method)) && match(p) {
 			n++
 		}
 	}
@@ -800,6 +822,7 @@ func (s *Server) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = 0
+	s.charged = 0
 	s.callLog = nil
 	s.byRoute = map[string]int{}
 }

@@ -1,0 +1,147 @@
+package github
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// maxCachedBody bounds one answer kept for a conditional request; a larger
+// one is read unconditionally every time.
+const maxCachedBody = 4 << 20
+
+// Answer is a GET answer kept for a conditional request: the ETag GitHub
+// sent, the Link header (pagination) and the body. It is what a 304 Not
+// Modified stands for.
+type Answer struct {
+	ETag string `json:"etag"`
+	Link string `json:"link,omitempty"`
+	Body string `json:"body"`
+}
+
+// Cache keeps GET answers by request (method, path and query) so that the
+// next run can ask with If-None-Match and reuse the answer on a 304, which
+// GitHub does not count against the primary rate limit. It is safe for
+// concurrent use; Used returns only the answers this run asked for, so a
+// cache saved from it never grows with requests no longer made.
+type Cache struct {
+	mu      sync.Mutex
+	answers map[string]Answer
+	used    map[string]bool
+}
+
+// NewCache returns a cache holding a previous run's answers (nil: empty).
+func NewCache(previous map[string]Answer) *Cache {
+	c := &Cache{answers: map[string]Answer{}, used: map[string]bool{}}
+	for k, a := range previous {
+		if a.ETag != "" && len(a.Body) <= maxCachedBody {
+			c.answers[k] = a
+		}
+	}
+	return c
+}
+
+// Used returns the answers of the requests made since NewCache, by
+// request.
+func (c *Cache) Used() map[string]Answer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]Answer, len(c.used))
+	for k := range c.used {
+		if a, ok := c.answers[k]; ok {
+			out[k] = a
+		}
+	}
+	return out
+}
+
+func (c *Cache) get(key string) (Answer, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.used[key] = true
+	a, ok := c.answers[key]
+	return a, ok
+}
+
+func (c *Cache) put(key string, a Answer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.answers[key] = a
+}
+
+func (c *Cache) drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.answers, key)
+}
+
+// cacheKey names a request in the cache: its method, path below the API
+// base and query (go-github encodes the query in a stable order).
+func (c *Client) cacheKey(req *http.Request) string {
+	k := c.callName(req, true)
+	if req.URL.RawQuery != "" {
+		k += "?" + req.URL.RawQuery
+	}
+	return k
+}
+
+// conditional returns the cache key of a GET ("" when the request is not
+// cached) and the answer held for it, whose ETag each attempt sends as
+// If-None-Match.
+func (t *transport) conditional(req *http.Request) (string, *Answer) {
+	cache := t.c.opts.Cache
+	if cache == nil || !t.api || req.Method != http.MethodGet {
+		return "", nil
+	}
+	key := t.c.cacheKey(req)
+	if a, ok := cache.get(key); ok {
+		return key, &a
+	}
+	return key, nil
+}
+
+// reuse turns an accepted answer into what the caller reads: a 304 becomes
+// the stored answer with status 200, and a 200 with an ETag is stored.
+func (t *transport) reuse(key string, held *Answer, resp *http.Response) (*http.Response, error) {
+	if key == "" {
+		return resp, nil
+	}
+	cache := t.c.opts.Cache
+	switch {
+	case resp.StatusCode == http.StatusNotModified && held != nil:
+		discard(resp)
+		t.c.countNotModified()
+		resp.StatusCode, resp.Status = http.StatusOK, "200 OK (not modified)"
+		resp.Header = resp.Header.Clone()
+		resp.Header.Del("Link")
+		if held.Link != "" {
+			resp.Header.Set("Link", held.Link)
+		}
+		resp.Body = io.NopCloser(strings.NewReader(held.Body))
+		resp.ContentLength = int64(len(held.Body))
+		return resp, nil
+	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
+		if err != nil {
+			_ = resp.Body.Close()
+			return nil, err
+		}
+		if len(body) > maxCachedBody {
+			// Too large to keep: hand it on whole, unkept.
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+			cache.drop(key)
+			return resp, nil
+		}
+		_ = resp.Body.Close()
+		cache.put(key, Answer{ETag: resp.Header.Get("ETag"), Link: resp.Header.Get("Link"), Body: string(body)})
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
+	cache.drop(key)
+	return resp, nil
+}
