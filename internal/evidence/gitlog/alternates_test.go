@@ -67,7 +67,7 @@ func openDir(t *testing.T, dir string) *Repo {
 // included: the fallback the readers must agree with.
 func readersOff(t *testing.T, repo *Repo) *Repo {
 	t.Helper()
-	repo.st.loose, repo.st.packs = newLooseObjects(), newPackObjects()
+	repo.st.packs = newPackObjects()
 	return repo
 }
 
@@ -248,8 +248,8 @@ func TestLinkedWorkTreeReadsTheCommonObjects(t *testing.T) {
 		}
 	}
 	repo := openDir(t, work)
-	if len(repo.st.packs.dirs) != 1 || len(repo.st.loose.dirs) != 1 {
-		t.Errorf("readers of %d pack and %d loose directories, want 1 and 1: the common objects", len(repo.st.packs.dirs), len(repo.st.loose.dirs))
+	if len(repo.st.packs.dirs) != 1 {
+		t.Errorf("a pack reader of %d directories, want 1: the common objects", len(repo.st.packs.dirs))
 	}
 	got, err := repo.History(opts)
 	if err != nil {

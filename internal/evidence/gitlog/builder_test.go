@@ -279,7 +279,7 @@ func (r *testRepo) removeObject(h plumbing.Hash) {
 // did before it had readers of its own: the baseline they must agree with.
 func goGitOnly(t testing.TB, repo *Repo) *Repo {
 	t.Helper()
-	repo.st.loose, repo.st.packs = newLooseObjects(), newPackObjects()
+	repo.st.packs = newPackObjects()
 	return repo
 }
 

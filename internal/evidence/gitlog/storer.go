@@ -113,8 +113,7 @@ func openStorage(gitDir string) (st *objectStorer, skipped []string, err error) 
 	c := cache.NewObjectLRUDefault()
 	st = &objectStorer{Storage: filesystem.NewStorageWithOptions(noAlternates{files}, c, opts), refused: refused}
 	alternates, skipped := alternateStores(objects)
-	stores := append([]string{objects}, alternates...)
-	st.loose, st.packs = newLooseObjects(stores...), newPackObjects(stores...)
+	st.packs = newPackObjects(append([]string{objects}, alternates...)...)
 	for _, store := range alternates {
 		if filepath.Base(store) != "objects" {
 			// go-git reads an objects directory named "objects" only.
@@ -133,24 +132,20 @@ func openStorage(gitDir string) (st *objectStorer, skipped []string, err error) 
 
 // objectStorer is go-git's storage of the repository, then of its
 // alternate object stores (an object the repository lacks is looked for
-// in each in turn), with this package's readers of loose and packed
-// objects in front (loose.go, packed.go). go-git's own walks (revision
-// parsing such as HEAD~200, FileAt's path lookup) read through it too.
+// in each in turn), with this package's pack reader in front (packed.go).
+// go-git's own walks (revision parsing such as HEAD~200, FileAt's path
+// lookup) read through it too.
 type objectStorer struct {
 	*filesystem.Storage
-	loose      *looseObjects
 	packs      *packObjects
 	alternates []*filesystem.ObjectStorage
 	refused    *refusal // the first file of the repository refused (regularFS)
 }
 
-// EncodedObject returns object h of type t (or of any type). A loose or
-// packed object the readers find damaged is an error naming its file or
-// pack; go-git reads only what they leave to it.
+// EncodedObject returns object h of type t (or of any type). A packed
+// object the pack reader finds damaged is an error naming its pack; go-git
+// reads only what the pack reader leaves to it.
 func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok, err := s.loose.read(h, t, DefaultMaxFileBytes); err != nil || ok {
-		return obj, err
-	}
 	if obj, ok, err := s.packs.read(h, t, DefaultMaxFileBytes); err != nil || ok {
 		return obj, err
 	}
@@ -160,6 +155,12 @@ func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 			break
 		}
 		obj, err = alt.EncodedObject(t, h)
+	}
+	if err == nil && obj.Hash() != h {
+		// go-git reads a damaged loose object (its content cut short or
+		// its header's size wrong) as whatever it holds; the hash it
+		// keys its cache by says so, at no further cost.
+		return nil, fmt.Errorf("object %s is damaged: its content hashes to %s", h, obj.Hash())
 	}
 	return obj, err
 }
@@ -180,9 +181,6 @@ func (s *objectStorer) HasEncodedObject(h plumbing.Hash) error {
 // EncodedObjectSize returns the size of object h without reading a large
 // object's content.
 func (s *objectStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if n, ok, err := s.loose.size(h, plumbing.BlobObject); err != nil || ok {
-		return n, err
-	}
 	if n, ok, err := s.packs.size(h, plumbing.BlobObject); err != nil || ok {
 		return n, err
 	}
