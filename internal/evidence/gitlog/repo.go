@@ -171,8 +171,9 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 		}
 	}
 	if start, steps, ok := ancestry(rev); ok {
-		if h, ok := r.walkAncestry(start, steps); ok {
-			return h, nil
+		h, ok, err := r.walkAncestry(start, steps)
+		if ok || err != nil {
+			return h, err
 		}
 		// Whatever the walk could not follow (a tag to peel, a parent
 		// not in the clone), go-git answers, and names the fault.
@@ -186,6 +187,9 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 	ph, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err := r.refusal(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w", rev, r.dir, err)
+	}
+	if err != nil && r.st.damaged != nil {
+		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w", rev, r.dir, r.st.damaged)
 	}
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
@@ -234,11 +238,13 @@ func ancestry(rev string) (start string, steps []ancestryStep, ok bool) {
 }
 
 // walkAncestry resolves start and walks steps back from it to a commit;
-// ok is false when any of them cannot be followed.
-func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, bool) {
+// ok is false when any of them cannot be followed. A commit that is there
+// but cannot be read (a damaged object, a pack cut short) is an error: go-git
+// would report it as an unknown revision.
+func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, bool, error) {
 	h, err := r.resolve(start)
 	if err != nil {
-		return plumbing.ZeroHash, false
+		return plumbing.ZeroHash, false, nil
 	}
 	for _, st := range steps {
 		moves, parent := st.n, 1
@@ -247,14 +253,19 @@ func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, 
 		}
 		for range moves {
 			c, err := r.commit(h)
+			if err != nil && !isMissing(err) {
+				return plumbing.ZeroHash, false, err
+			}
 			if err != nil || len(c.ParentHashes) < parent {
-				return plumbing.ZeroHash, false
+				return plumbing.ZeroHash, false, nil
 			}
 			h = c.ParentHashes[parent-1]
 		}
 	}
-	_, err = r.commit(h)
-	return h, err == nil
+	if _, err = r.commit(h); err != nil && !isMissing(err) {
+		return plumbing.ZeroHash, false, err
+	}
+	return h, err == nil, nil
 }
 
 // resolveCommit resolves a revision and reads its commit.

@@ -140,12 +140,24 @@ type objectStorer struct {
 	packs      *packObjects
 	alternates []*filesystem.ObjectStorage
 	refused    *refusal // the first file of the repository refused (regularFS)
+	// damaged is the first object that was there but could not be read:
+	// go-git's revision parsing reports such a fault as an unknown
+	// revision.
+	damaged error
 }
 
 // EncodedObject returns object h of type t (or of any type). A packed
 // object the pack reader finds damaged is an error naming its pack; go-git
 // reads only what the pack reader leaves to it.
 func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := s.encodedObject(t, h)
+	if err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) && s.damaged == nil {
+		s.damaged = err
+	}
+	return obj, err
+}
+
+func (s *objectStorer) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok, err := s.packs.read(h, t, DefaultMaxFileBytes); err != nil || ok {
 		return obj, err
 	}
