@@ -389,9 +389,13 @@ func (pk *pack) header(off uint64) (entry, error) {
 // maxEntryHeader bounds the bytes read for an object's header.
 const maxEntryHeader = 32
 
-// stream points the reused zlib reader at the compressed data at off.
-func (p *packObjects) stream(pk *pack, off int64) error {
-	sec := io.NewSectionReader(pk.file, off, pk.size-hashLen-off)
+// stream points the reused zlib reader at the compressed data at off,
+// reading at most limit bytes of it. inflate's limit is the most its
+// object's size takes compressed by git's zlib (stored blocks add 5 bytes
+// in 64 KiB, the header and checksum 6): most objects are small, and
+// reading the whole buffer for each would copy far more than it uses.
+func (p *packObjects) stream(pk *pack, off, limit int64) error {
+	sec := io.NewSectionReader(pk.file, off, min(pk.size-hashLen-off, limit))
 	if p.src == nil {
 		p.src = bufio.NewReaderSize(sec, 32<<10)
 	} else {
@@ -408,7 +412,17 @@ func (p *packObjects) stream(pk *pack, off int64) error {
 // inflate decompresses exactly size bytes from the zlib stream at off,
 // checking that the stream ends there (with its checksum).
 func (p *packObjects) inflate(pk *pack, off int64, size int64) ([]byte, error) {
-	if err := p.stream(pk, off); err != nil {
+	out, err := p.inflateWithin(pk, off, size, size+size>>10+64)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// A stream longer than git's zlib makes it: read on to the end.
+		out, err = p.inflateWithin(pk, off, size, pk.size)
+	}
+	return out, err
+}
+
+// inflateWithin is inflate reading at most limit compressed bytes.
+func (p *packObjects) inflateWithin(pk *pack, off, size, limit int64) ([]byte, error) {
+	if err := p.stream(pk, off, limit); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
 	}
 	out := make([]byte, size)
@@ -646,7 +660,7 @@ func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bo
 	if objectTypes[base.typ] != want {
 		return 0, false, nil
 	}
-	head, err := p.inflatePrefix(pk, e.data, 20)
+	head, err := p.inflatePrefix(pk, e.data, e.size, 20)
 	if err != nil {
 		return 0, false, pk.fault(fmt.Errorf("object at %d: %w", off, err))
 	}
@@ -661,9 +675,10 @@ func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bo
 	return int64(dst), true, nil
 }
 
-// inflatePrefix decompresses at most n bytes from the stream at off.
-func (p *packObjects) inflatePrefix(pk *pack, off int64, n int) ([]byte, error) {
-	if err := p.stream(pk, off); err != nil {
+// inflatePrefix decompresses at most n bytes from the stream at off, of
+// an object that inflates to size bytes.
+func (p *packObjects) inflatePrefix(pk *pack, off, size int64, n int) ([]byte, error) {
+	if err := p.stream(pk, off, size+size>>10+64); err != nil {
 		return nil, err
 	}
 	buf := make([]byte, n)
