@@ -30,7 +30,6 @@ var notYetWritten = []string{
 	"docs/evaluation.md",     // results on real agent loops
 	"docs/security.md",       // the trust boundary on GitHub
 	"docs/security-local.md", // the threat model of local loops
-	"docs/performance.md",    // costs measured against git
 	"docs/integrations.md",   // the Claude Code hook, ralph, shell loops
 }
 
