@@ -67,6 +67,12 @@ type Breaker struct {
 	// progress moves CLOSED to HALF_OPEN, and stagnation that recurs in
 	// them opens at once. 0 turns the watch off.
 	WatchIterations int `toml:"watch_iterations"`
+	// PhaseIterations bounds a phase the agent chose (a Loop-Phase trailer
+	// or a status block): it may only move along the phase order, and
+	// after this many iterations in a row in one phase the phase's
+	// overrides no longer apply. A phase a person set (--phase, the
+	// Action's input) is not bounded.
+	PhaseIterations int `toml:"phase_iterations"`
 }
 
 // Progress says what counts as progress.
@@ -94,6 +100,26 @@ type Progress struct {
 	// DOCUMENT phase); otherwise it counts only in an iteration that
 	// completes a task.
 	BusyworkIsProgress bool `toml:"busywork_is_progress"`
+	// Journal learns the loop's journal from its history: a file, or a
+	// folder growing one note at a time, that the loop changed in nearly
+	// every recent iteration with prose, counters or timestamps is loop
+	// state, not progress.
+	Journal bool `toml:"journal"`
+	// Admissions makes the agent's own admission of no progress (idle,
+	// no-op, nothing to do, still blocked, ...) in a commit message, a
+	// status block or its log count as no progress, and a blocker reported
+	// again count as a repeated error. It can only make the breaker
+	// stricter.
+	Admissions bool `toml:"admissions"`
+	// TicksNeedWork credits a task checked for the first time only when
+	// the iteration, or those since the last credited tick, changed the
+	// work product (code, tests, documentation, assets).
+	TicksNeedWork bool `toml:"ticks_need_work"`
+	// Churn makes a change of only digits, hex strings and timestamps
+	// outside code and documentation no progress in any phase and with any
+	// tick. Without it (ralph) such a change reads as it always did: hex
+	// strings and timestamps as a change, digits as busywork.
+	Churn bool `toml:"churn"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
 	// TestDataPaths classify test data (fixtures, snapshots, testdata):
@@ -287,7 +313,8 @@ func (p *Policy) HasSignal(name Signal) bool {
 	return false
 }
 
-// Rule names, in the order SPEC §10 reports them when several fire.
+// Rule names, in trigger priority: the order a decision reports them in
+// when several fire.
 const (
 	RuleProtectedPath    = "protected_path"
 	RulePermissionDenied = "permission_denied"

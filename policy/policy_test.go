@@ -112,7 +112,8 @@ func TestBuiltinIsACopy(t *testing.T) {
 	}
 }
 
-// TestDefaultMatchesSpec checks the default policy against SPEC §3 and §10.
+// TestDefaultMatchesSpec checks the default policy's documented
+// thresholds and edge rules.
 func TestDefaultMatchesSpec(t *testing.T) {
 	t.Parallel()
 	p := mustBuiltin(t, "default")
@@ -163,7 +164,7 @@ func TestDefaultMatchesSpec(t *testing.T) {
 			break
 		}
 	}
-	// SPEC §11: what steers the agent or the breaker is protected; the
+	// What steers the agent or the breaker is protected; the
 	// loop's ephemeral state is ignored (and deletable); the loop's own
 	// code under .ralph/ is neither.
 	matches := func(key string, list []string, path string, want bool) {
@@ -205,8 +206,8 @@ func TestDefaultMatchesSpec(t *testing.T) {
 	}
 }
 
-// TestBuiltinsMatchSpec checks what SPEC §3 and §10 say of each other
-// built-in.
+// TestBuiltinsMatchSpec checks what each other built-in changes from
+// default.
 func TestBuiltinsMatchSpec(t *testing.T) {
 	t.Parallel()
 	t.Run("ralph", func(t *testing.T) {

@@ -220,7 +220,7 @@ for n in $growth; do
   say "2. check: a loop of $n iterations with a ledger of $n records"
   make_loop "$work/loop$n" "$n"
   # The ledger as the loop's previous run leaves it (the Action's artifact): its cumulative
-  # record file, with the checkpoint the next run goes on from.
+  # record file.
   "$lb" check --repo "$work/loop$n" --base main --ledger "$work/loop$n.ledger" \
     --record "$work/loop$n.ledger/ledger.json" --format json >/dev/null || [ $? -eq 1 ]
 done

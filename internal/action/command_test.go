@@ -41,7 +41,7 @@ func recordCount(t *testing.T, h *harness) int {
 
 // TestCommandRunIsNotAnIteration: a run started by a person's
 // /loopbreaker command (an issue_comment event) is not an iteration of the
-// loop (SPEC §1): it applies the command and reports the breaker's status
+// loop: it applies the command and reports the breaker's status
 // at its time, adding no iteration and no record. After a reset the loop
 // is CLOSED, the open label goes and no half-open label comes; the loop's
 // next run is the first iteration in the watch after the reset.

@@ -40,6 +40,9 @@ type Env struct {
 	// Sleep waits between API retries; tests pass one that records and
 	// returns at once.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// ExitForError is the exit code of a failed run (nil: exitError): the
+	// command line tells internal and transient faults from bad input.
+	ExitForError func(error) int
 }
 
 // Exit codes of the action (the domain's, as for the CLI).
@@ -96,6 +99,9 @@ func Run(ctx context.Context, env Env) int {
 	code, err := r.main(ctx)
 	if err != nil {
 		gha.Errorf("loopbreaker: %s", render.Clean(err.Error()))
+		if env.ExitForError != nil {
+			return env.ExitForError(err)
+		}
 		return exitError
 	}
 	return code
@@ -178,7 +184,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	r.statusOnly = r.ev.Control()
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
-		StatusOnly: r.statusOnly, Incremental: true}
+		StatusOnly: r.statusOnly}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
 	}
@@ -186,6 +192,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
 	}
+	r.jobRecords(&cfg)
 	res, err := loop.Run(cfg)
 	if errors.Is(err, gitlog.ErrNotAncestor) {
 		if mb, ok := r.mergeBase(g); ok {
@@ -204,7 +211,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 }
 
 // applyLabelResets folds the resets people made by taking the open label
-// off, which only the pull request's label events show (SPEC §7). The
+// off, which only the pull request's label events show. The
 // events are read (one call) only when a reset may be missing from res,
 // the fold without them: the open label is gone from an OPEN pull
 // request, or the ledger's newest record says its run applied such
@@ -405,6 +412,38 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		r.note("no earlier records (artifact missing or expired, no digest): iterations are the commits since the base")
 	}
 	return nil
+}
+
+// jobRecords takes up the records that earlier iterations of this job
+// (the action run more than once in one job) left in the record file:
+// no artifact or digest holds them yet, and the file is written anew. A
+// file that holds no record of this run attempt is another job's, and is
+// not read as a ledger.
+func (r *run) jobRecords(cfg *loop.Config) {
+	if r.runID <= 0 {
+		return
+	}
+	data, err := statefile.ReadRegular(r.record, ledger.MaxFileBytes, "record file")
+	if err != nil {
+		return // none yet (a fault in it is the write's to report)
+	}
+	l := ledger.Decode(data, r.record)
+	var mine []ledger.Record
+	for _, rec := range l.Records {
+		if rec.RunID == r.runID && rec.RunAttempt == r.try {
+			mine = append(mine, rec)
+		}
+	}
+	switch {
+	case len(mine) == 0:
+	case cfg.Ledger == nil:
+		cfg.Ledger = l
+	default:
+		cfg.Ledger.Add(mine)
+	}
+	if len(mine) > 0 {
+		r.note(fmt.Sprintf("%d records of earlier iterations of this job came from %s", len(mine), r.record))
+	}
 }
 
 // artifactLedger downloads the previous run's cumulative record: the

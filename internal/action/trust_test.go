@@ -19,7 +19,7 @@ import (
 
 // The watched agent writes commits, files, comments (through its own
 // token) and runs the workflow; none of that may reset, loosen or blind
-// its breaker (SPEC §7). These tests build on TestTrustedCommentResets,
+// its breaker. These tests build on TestTrustedCommentResets,
 // TestLabelRemovedByBotIsNoReset and TestPolicyComesFromTheBaseBranch.
 
 // stagnantWith is a loop whose first iteration changes a file and whose
@@ -207,7 +207,7 @@ func TestForcePushDoesNotHideIterations(t *testing.T) {
 }
 
 // TestSelfReportedPercentIsBounded: the default policy counts a rising
-// reported percentage as progress (SPEC §4, seed 001), so an agent can
+// reported percentage as progress, so an agent can
 // claim progress with trailers alone; the claims end at 100 % and
 // max_iterations still stops the loop.
 func TestSelfReportedPercentIsBounded(t *testing.T) {

@@ -646,7 +646,7 @@ func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) contro
 }
 
 // labelResets folds the resets people made by taking the open label off,
-// which only the label events show (SPEC §7), by the check run's rule
+// which only the label events show, by the check run's rule
 // (control.LabelResets): every removal by a person with write access made
 // while the breaker was OPEN, not only the newest; refold folds again with
 // each. d is the decision without them. The events are read (from the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,6 +95,16 @@ type Snapshot struct {
 	// Complete is the evidence that the newest iteration finished the
 	// loop's work; nil when it did not.
 	Complete *Completion `json:"complete,omitempty"`
+	// Journal follows the files and folders the loop changed recently
+	// with prose, counters or timestamps, to learn its journal.
+	Journal []TextSeen `json:"journal,omitempty"`
+	// WorkSinceTick says the work product changed since the last credited
+	// tick (or since the reset): the next first-time tick is backed.
+	WorkSinceTick bool `json:"work_since_tick,omitempty"`
+	// AgentPhase is the phase the agent chose last, and PhaseRun how many
+	// iterations in a row it has been in it.
+	AgentPhase string `json:"agent_phase,omitempty"`
+	PhaseRun   int    `json:"phase_run,omitempty"`
 }
 
 // TaskRun is the current task and how many iterations in a row it has
@@ -258,7 +269,7 @@ func (s *Snapshot) check() error {
 		v    int
 	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
 		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
-		{"watch_left", s.WatchLeft}} {
+		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}} {
 		if n.v < 0 {
 			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
 		}
@@ -274,8 +285,13 @@ func (s *Snapshot) check() error {
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
 		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
-		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors {
+		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal {
 		return errors.New("a bounded list is longer than its bound")
+	}
+	for _, e := range s.Journal {
+		if len(e.Iterations) > journalSpan {
+			return errors.New("journal: a file's iterations are longer than their bound")
+		}
 	}
 	return nil
 }
@@ -327,6 +343,12 @@ func (s Snapshot) clone() Snapshot {
 		c.Window[i].TestPaths = cloneSlice(c.Window[i].TestPaths)
 	}
 	c.Trees = cloneSlice(s.Trees)
+	if s.Journal != nil {
+		c.Journal = make([]TextSeen, len(s.Journal))
+		for i, e := range s.Journal {
+			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations)}
+		}
+	}
 	c.Hour = cloneSlice(s.Hour)
 	c.LastWarnings = cloneSlice(s.LastWarnings)
 	c.History = cloneSlice(s.History)
@@ -381,12 +403,6 @@ func (s *Snapshot) lastTime() time.Time {
 
 // Policy returns the effective policy (with the profile applied).
 func (b *Breaker) Policy() *policy.Policy { return b.base }
-
-// WindowOf is how many of the newest iterations a breaker keeps in its
-// rule windows (Snapshot.Window) for an effective policy: the furthest
-// any of its windowed rules looks back. A breaker keeps the most of its
-// policy's and its phases'.
-func WindowOf(p *policy.Policy) int { return windowSize(p) }
 
 func (b *Breaker) effective(phase string) *policy.Policy {
 	if phase == "" {
@@ -483,6 +499,9 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 	s.LastAt = it.At
 	s.LastCommit = it.Commit
 	phase := it.Phase
+	if it.PhaseByAgent && phase != "" {
+		phase = b.agentPhase(phase)
+	}
 	if phase == "" {
 		phase = b.opts.Phase
 	}
@@ -510,6 +529,33 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol),
 		Trend: len(trends) > 0})
 	return b.decision(pol, &m), nil
+}
+
+// agentPhase bounds a phase the agent chose: it may stay, move on along
+// the policy's phase order, or go back to the first phase for a new cycle;
+// any other move keeps the phase it was in. After phase_iterations
+// iterations in a row in one phase its allowance is spent and "" (no
+// phase of the agent's) is returned.
+func (b *Breaker) agentPhase(want string) string {
+	s := &b.s
+	order := b.base.PhaseOrder
+	at := func(ph string) int { return slices.Index(order, ph) }
+	next := s.AgentPhase
+	switch {
+	case next == "" || want == next:
+		next = want
+	case at(want) >= 0 && (at(want) > at(next) || at(want) == 0):
+		next = want
+	}
+	if next == s.AgentPhase {
+		s.PhaseRun++
+	} else {
+		s.AgentPhase, s.PhaseRun = next, 1
+	}
+	if s.PhaseRun > b.base.Breaker.PhaseIterations {
+		return ""
+	}
+	return next
 }
 
 // passOver handles an iteration that is not measured: one that ran while

@@ -28,7 +28,7 @@ func openAt(t *testing.T, p *policy.Policy) (*breaker.Breaker, time.Time) {
 }
 
 // TestCooldownElapsedIsExact: elapsed means at >= opened_at + cooldown, to
-// the nanosecond (SPEC §10: 30:00 has elapsed, 29:59 has not).
+// the nanosecond (30:00 has elapsed, 29:59 has not).
 func TestCooldownElapsedIsExact(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

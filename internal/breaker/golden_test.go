@@ -61,8 +61,9 @@ type streamStep struct {
 	Tasks             *breaker.Tasks  `json:"tasks,omitempty"`
 	TasksBefore       *int            `json:"tasks_before,omitempty"`
 
-	// Want and WantTrigger are what SPEC says of the decision after the
-	// step (checked before the golden comparison; "-" for no trigger).
+	// Want and WantTrigger are what the documented rules say of the
+	// decision after the step (checked before the golden comparison; "-"
+	// for no trigger).
 	Want        string `json:"want,omitempty"`
 	WantTrigger string `json:"want_trigger,omitempty"`
 }

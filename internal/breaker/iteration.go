@@ -22,6 +22,18 @@ type Iteration struct {
 	RunAttempt int
 	// Phase is the iteration's phase, if any.
 	Phase string
+	// PhaseByAgent says the phase came from the agent (a Loop-Phase
+	// trailer or a status block), not from a person: it may only move
+	// along the policy's phase order, for a bounded number of iterations.
+	PhaseByAgent bool
+	// Admitted says the agent admitted making no progress (idle, no-op,
+	// nothing to do, still blocked, ...) in its commit message, status
+	// block or log. An admission only makes the breaker stricter.
+	Admitted bool
+	// Blocker is the blocker the agent reported as still in its way,
+	// normalised so that the same blocker reported again matches; nil
+	// when none.
+	Blocker *Signature
 
 	// Change is the diff against the previous iteration; nil when unknown.
 	Change *Change
@@ -134,6 +146,21 @@ type Change struct {
 	BusyFiles    int `json:"busy_files,omitempty"`
 	BusyLines    int `json:"busy_lines,omitempty"`
 	BusyDocFiles int `json:"busy_doc_files,omitempty"`
+	// ChurnFiles and ChurnLines are changes of only digits, hex strings
+	// and timestamps outside source code and documentation (and in
+	// notes): never progress, in no phase.
+	ChurnFiles int `json:"churn_files,omitempty"`
+	ChurnLines int `json:"churn_lines,omitempty"`
+	// HexFiles and HexLines are the part of the churn that changed more
+	// than digits (hex strings, timestamps): a policy without the churn
+	// rule counts them as meaningful.
+	HexFiles int `json:"hex_files,omitempty"`
+	HexLines int `json:"hex_lines,omitempty"`
+	// Text lists the changed files that may be the loop's journal (bounded):
+	// files outside task lists, test files and code whose edited lines read
+	// as prose or changed only digits, hex strings and timestamps. nil
+	// when not known.
+	Text []TextFile `json:"text,omitempty"`
 	// Tree is the tree hash after the iteration ("" when unknown).
 	Tree string `json:"tree,omitempty"`
 	// Reverted is true when the commit says it reverts earlier changes.
@@ -143,6 +170,20 @@ type Change struct {
 	ProtectedModified []string `json:"protected_modified,omitempty"`
 }
 
+// TextFile is a changed file that may be the loop's journal.
+type TextFile struct {
+	Path string `json:"path"`
+	// Lines are its added plus deleted lines.
+	Lines int `json:"lines"`
+	// New says the file was added (a note in a folder of notes).
+	New bool `json:"new,omitempty"`
+	// Doc says it is a documentation file.
+	Doc bool `json:"doc,omitempty"`
+	// Counted says it is counted in MeaningfulFiles (and DocFiles when
+	// Doc): it is neither notes nor churn.
+	Counted bool `json:"counted,omitempty"`
+}
+
 // FileLines is a changed file and its added plus deleted lines.
 type FileLines struct {
 	Path  string `json:"path"`
@@ -150,6 +191,8 @@ type FileLines struct {
 	// Grew says the file existed before and only gained lines: tests
 	// appended to a suite, none of its lines changed or removed.
 	Grew bool `json:"grew,omitempty"`
+	// New says the file was added.
+	New bool `json:"new,omitempty"`
 }
 
 // Tests summarises test reports.

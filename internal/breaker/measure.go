@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -33,6 +34,12 @@ type measured struct {
 	// signal; testLines are the lines the test_only rule counts.
 	testOnly  bool
 	testLines int
+	// work says the iteration changed the work product: a counted file
+	// that is neither notes, churn nor the loop's journal.
+	work bool
+	// journal and journalDocs count the counted files that are the loop's
+	// journal (and of them, documentation files).
+	journal, journalDocs int
 }
 
 // measure scores the iteration and decides whether it made progress. It
@@ -47,12 +54,22 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	if len(m.errs) > 0 {
 		m.primary = &m.errs[0]
 	}
+	if m.primary == nil && it.Blocker != nil && pol.Progress.Admissions {
+		// The same blocker reported again counts like a repeated error.
+		b := *it.Blocker
+		m.primary = &b
+	}
 	m.tasksNew = newTasks(s, it)
 	m.measureChange(pol, s, prev, it)
 	tests := m.measureTests(prev, it)
 	m.measureErrors(pol, s, prev, it)
 	percentUp := m.measurePercent(pol, s, it)
 	m.judge(pol, it, tests, percentUp)
+	if it.Admitted && pol.Progress.Admissions {
+		// The agent said it made no progress: that only makes the breaker
+		// stricter.
+		m.progress, m.vetoed, m.signals = false, true, nil
+	}
 	m.measureTestOnly(pol, s, it, tests, percentUp)
 	m.score = score(pol.Rules.Score.Weights, &m)
 	return m
@@ -66,11 +83,28 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	if c == nil {
 		return
 	}
-	files, lines := c.MeaningfulFiles, c.MeaningfulLines
-	if c.BusyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
+	jFiles, jLines, jDocs := measureJournal(pol, s, c)
+	m.journal, m.journalDocs = jFiles, jDocs
+	files, lines := c.MeaningfulFiles-jFiles, c.MeaningfulLines-jLines
+	busyFiles, busyLines := c.BusyFiles, c.BusyLines
+	if !pol.Progress.Churn {
+		// Without the churn rule churn reads as it always did: hex
+		// strings and timestamps as a change, digits as busywork.
+		files += c.HexFiles
+		lines += c.HexLines
+		busyFiles += c.ChurnFiles - c.HexFiles
+		busyLines += c.ChurnLines - c.HexLines
+	}
+	m.work = files > 0
+	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work && !s.WorkSinceTick {
+		// Ticking boxes with nothing else done since the last credited
+		// tick is bookkeeping, not progress.
+		m.tasksNew = 0
+	}
+	if busyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
 		m.busy = true
-		files += c.BusyFiles
-		lines += c.BusyLines
+		files += busyFiles
+		lines += busyLines
 	}
 	// Only a counted change can return to an earlier tree: a commit that
 	// changed nothing meaningful (such as unticking and re-ticking a task)
@@ -208,6 +242,11 @@ func (m *measured) measureErrors(pol *policy.Policy, s *Snapshot, prev *Prev, it
 				break
 			}
 		}
+		// An error that went away while nothing changed resolved nothing:
+		// the run was flaky, or the log tells another story.
+		if it.Change != nil && !m.work {
+			m.resolved = 0
+		}
 	}
 	if m.primary != nil {
 		m.same = prev.Primary != "" && m.primary.Hash == prev.Primary
@@ -280,7 +319,7 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 	case policy.SignalDocs:
 		docs := 0
 		if c := it.Change; c != nil {
-			docs = c.DocFiles
+			docs = c.DocFiles - m.journalDocs
 			if m.busy {
 				docs += c.BusyDocFiles
 			}
@@ -306,8 +345,13 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 // files counts them all.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
-	if c == nil || c.TestLines == 0 || c.CodeFiles > 0 || (m.busy && c.BusyFiles > 0) ||
+	if c == nil || c.TestLines == 0 || c.CodeFiles-m.journal > 0 || (m.busy && c.BusyFiles > 0) ||
 		m.tasksNew > 0 || m.fixed > 0 || tests.up || m.resolved > 0 || percentUp {
+		return
+	}
+	if spreadNewTests(c.TestFiles) {
+		// New test files in several packages while the specs move is new
+		// coverage being laid down, not the same tests rewritten.
 		return
 	}
 	m.testOnly = true
@@ -326,6 +370,21 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 			m.testLines += f.Lines
 		}
 	}
+}
+
+// spreadNewTests reports new test files in two or more folders, with some
+// other test file changed beside them or in more than two folders.
+func spreadNewTests(files []FileLines) bool {
+	dirs := map[string]bool{}
+	edited := false
+	for _, f := range files {
+		if f.New {
+			dirs[path.Dir(f.Path)] = true
+		} else {
+			edited = true
+		}
+	}
+	return len(dirs) >= 3 || (len(dirs) == 2 && edited)
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest
@@ -356,7 +415,7 @@ func fnv64(s string) uint64 {
 	return h
 }
 
-// score is the iteration's progress score (SPEC §4, §10). A test
+// score is the iteration's progress score. A test
 // regression scores its penalties only, with test_regression on top.
 func score(w policy.Weights, m *measured) int {
 	n := 0
@@ -403,6 +462,8 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	countErrors(s, it, m)
 	b.pushWindow(it, m)
 	rememberTree(s, it)
+	rememberText(s, it)
+	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew == 0
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
 	rememberTasks(s, it)

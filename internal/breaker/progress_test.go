@@ -40,7 +40,9 @@ func TestTaskIdentity(t *testing.T) {
 	}
 	// The stalls between the ticks would open the breaker in the watch
 	// after the recovery at "tick b and c"; this test is about the tasks.
-	b := newBreaker(t, pol(t, "default", func(p *policy.Policy) { p.Breaker.WatchIterations = 0 }), breaker.Options{})
+	// Ticks here are credited on their own (TestTicksNeedWork has the rule
+	// that a tick needs work).
+	b := newBreaker(t, pol(t, "default", func(p *policy.Policy) { p.Breaker.WatchIterations = 0; p.Progress.TicksNeedWork = false }), breaker.Options{})
 	for i, s := range steps {
 		it := s.it
 		it.At = t0.Add(time.Duration(i) * time.Minute)
@@ -70,7 +72,7 @@ func withAt(it breaker.Iteration, at time.Time) breaker.Iteration {
 // bounded; the oldest are forgotten.
 func TestCompletedTasksBounded(t *testing.T) {
 	t.Parallel()
-	b := newBreaker(t, pol(t, "default", func(p *policy.Policy) { p.Rules.Rate.Enabled = false }), breaker.Options{})
+	b := newBreaker(t, pol(t, "default", func(p *policy.Policy) { p.Rules.Rate.Enabled = false; p.Progress.TicksNeedWork = false }), breaker.Options{})
 	var ids []string
 	for i := 0; i < breaker.MaxCompleted+100; i++ {
 		ids = append(ids, fmt.Sprintf("task-%05d", i))
@@ -108,8 +110,9 @@ func TestCompletedTasksOnce(t *testing.T) {
 	}
 }
 
-// TestBusywork: changes confined to notes or digits are not progress unless
-// a task is completed, or the policy counts busywork (the DOCUMENT phase).
+// TestBusywork: changes confined to notes are not progress unless a task is
+// completed (which, by default, needs work) or the policy counts busywork
+// (the DOCUMENT phase).
 func TestBusywork(t *testing.T) {
 	t.Parallel()
 	busy := &breaker.Change{BusyFiles: 1, BusyLines: 3, BusyDocFiles: 1, TestFiles: []breaker.FileLines{}}
@@ -122,7 +125,8 @@ func TestBusywork(t *testing.T) {
 	}{
 		{"busywork alone", pol(t, "default"), breaker.Iteration{Change: busy}, false, -3},
 		{"busywork alone under ralph", pol(t, "ralph"), breaker.Iteration{Change: busy}, false, 0},
-		{"busywork with a completed task", pol(t, "default"), breaker.Iteration{Change: busy, TaskChange: &breaker.TaskChange{Checked: []string{"a"}}}, true, 5 + 1},
+		{"busywork with a tick and no work is bookkeeping", pol(t, "default"), breaker.Iteration{Change: busy, TaskChange: &breaker.TaskChange{Checked: []string{"a"}}}, false, -3},
+		{"busywork with a completed task", pol(t, "default", func(p *policy.Policy) { p.Progress.TicksNeedWork = false }), breaker.Iteration{Change: busy, TaskChange: &breaker.TaskChange{Checked: []string{"a"}}}, true, 5 + 1},
 		{"busywork with a completed task under ralph", pol(t, "ralph"), breaker.Iteration{Change: busy, TaskChange: &breaker.TaskChange{Checked: []string{"a"}}}, true, 0},
 		{"busywork counted by the policy", pol(t, "default", func(p *policy.Policy) { p.Progress.BusyworkIsProgress = true }), breaker.Iteration{Change: busy}, true, 1},
 		{"busywork beside a real change", pol(t, "default"), breaker.Iteration{Change: &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 4, CodeFiles: 1, BusyFiles: 2}}, true, 1},

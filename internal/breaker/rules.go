@@ -29,7 +29,7 @@ type firing struct {
 	frees *time.Time
 }
 
-// rule is one trip rule of SPEC §3: the trigger name it reports, the
+// rule is one trip rule: the trigger name it reports, the
 // policy keys that tune it, whether the policy switches it on, and its
 // check, which judges the state after the iteration was counted.
 type rule struct {
@@ -39,7 +39,7 @@ type rule struct {
 	check func(c *ruleCheck)
 }
 
-// rules are the trip rules in SPEC §10's trigger priority (specific causes
+// rules are the trip rules in trigger priority (specific causes
 // before generic caps): when several fire in one iteration, the first trip
 // is the trigger reported.
 var rules = []rule{

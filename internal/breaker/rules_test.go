@@ -11,7 +11,7 @@ import (
 )
 
 // everythingFires is a policy under which one iteration fires every rule,
-// with the rules before `from` in SPEC §10's order switched off.
+// with the rules before `from` in trigger priority switched off.
 func everythingFires(t *testing.T, from int) *policy.Policy {
 	t.Helper()
 	return pol(t, "default", func(p *policy.Policy) {
@@ -59,7 +59,7 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 }
 
 // TestTriggerPrecedence: when several rules fire in one iteration, the
-// first of SPEC §10's order is reported. Switching the rules off one by
+// first in trigger priority is reported. Switching the rules off one by
 // one in that order must walk down the whole list.
 func TestTriggerPrecedence(t *testing.T) {
 	t.Parallel()
@@ -150,7 +150,7 @@ func withErr(files int, samples ...string) func(time.Time) breaker.Iteration {
 	}
 }
 
-// TestRuleCounting checks how each counting rule counts (SPEC §3, §10),
+// TestRuleCounting checks how each counting rule counts,
 // with the other rules quiet.
 func TestRuleCounting(t *testing.T) {
 	t.Parallel()
@@ -374,7 +374,7 @@ func output(lines int) func(time.Time) breaker.Iteration {
 	}
 }
 
-// TestProgressSignals checks what counts as progress (SPEC §4).
+// TestProgressSignals checks what counts as progress.
 func TestProgressSignals(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -536,7 +536,7 @@ func TestCompletionClaimTasksRemain(t *testing.T) {
 }
 
 // TestMaxIterationsWarnings: warnings from iteration 8, critical from 15,
-// OPEN at 20 (SPEC §10).
+// OPEN at 20.
 func TestMaxIterationsWarnings(t *testing.T) {
 	t.Parallel()
 	b := newBreaker(t, pol(t, "default"), breaker.Options{})

@@ -5,7 +5,7 @@ import "fmt"
 // State is the breaker's state.
 type State int
 
-// The three states of SPEC §2.
+// The three states of a breaker.
 const (
 	Closed State = iota
 	HalfOpen

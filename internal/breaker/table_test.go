@@ -11,8 +11,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// TestRuleTableIsSpecOrder: the table is walked in SPEC §10's trigger
-// priority, which is written out here as the SPEC lists it.
+// TestRuleTableIsSpecOrder: the table is walked in trigger priority,
+// which is written out here as it is documented.
 func TestRuleTableIsSpecOrder(t *testing.T) {
 	t.Parallel()
 	want := []string{"protected_path", "permission_denied", "same_error", "circular", "test_only", "output_decline",
@@ -66,7 +66,7 @@ func TestRuleKeysArePolicyKeys(t *testing.T) {
 }
 
 // TestRuleSwitches: every rule is on in default; ralph turns off exactly
-// the rules SPEC §10 says ralph's breaker does not have.
+// the rules ralph's breaker does not have.
 func TestRuleSwitches(t *testing.T) {
 	t.Parallel()
 	ralphOff := map[string]bool{"score": true, "output_decline": true, "circular": true, "test_only": true,

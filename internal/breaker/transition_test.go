@@ -311,7 +311,7 @@ func claimWhileFailing(at time.Time) breaker.Iteration {
 }
 
 // TestTransitions folds every outcome from every starting state and checks
-// the next state, the trigger and the reason (SPEC §2, §3, §10).
+// the next state, the trigger and the reason.
 func TestTransitions(t *testing.T) {
 	t.Parallel()
 	for _, st := range startStates {
@@ -402,7 +402,7 @@ func checkWant(t *testing.T, d breaker.Decision, before breaker.Snapshot, w want
 }
 
 // checkIgnored checks an iteration that ran while OPEN: nothing changes
-// but ignored_open (SPEC §2, §10).
+// but ignored_open.
 func checkIgnored(t *testing.T, d breaker.Decision, before breaker.Snapshot, trigger string) {
 	t.Helper()
 	if d.State != breaker.Open || str(d.Trigger) != trigger {

@@ -13,5 +13,5 @@ func runAction(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	return action.Run(context.Background(), action.Env{Getenv: env.Getenv, Stdout: env.Stdout, Now: env.Now}), nil
+	return action.Run(context.Background(), action.Env{Getenv: env.Getenv, Stdout: env.Stdout, Now: env.Now, ExitForError: exitForError}), nil
 }

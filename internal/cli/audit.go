@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
-	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
@@ -149,9 +148,9 @@ func runAudit(args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: %s\n", oneLine(s))
 	}
 	if *failOnOpen && !*dryRun && len(result.Aborted()) > 0 {
-		return breaker.ExitOpen, nil
+		return ExitOpen, nil
 	}
-	return breaker.ExitContinue, nil
+	return ExitContinue, nil
 }
 
 func parseReserve(s string) (audit.Reserve, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/localstate"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
@@ -30,9 +31,16 @@ type gitFlags struct {
 	ledger, record                                  string
 	reports                                         strList
 	dryRun, progress                                bool
-	// incremental lets the fold go on from a verified checkpoint (check:
-	// only the newest decision is needed; replay prints every one).
-	incremental bool
+	// stateDir moves the local state directory.
+	stateDir string
+	// controls are a person's local resets; statusOnly folds without
+	// taking the run as an iteration.
+	controls   []loop.Control
+	statusOnly bool
+	// auto is the repository's own loop state, when check keeps it.
+	auto *localstate.Repo
+	// notes are said with the decision.
+	notes []note.Note
 }
 
 func (g *gitFlags) register(fs *flag.FlagSet) {
@@ -66,7 +74,6 @@ type folded struct {
 	record    *recordFile     // nil without --record, or when it could not be locked
 	recordErr error           // why the --record file cannot be written
 	records   []ledger.Record // what to write to it
-	ledger    *ledger.Ledger  // the --ledger read, whose records it may copy
 }
 
 // close releases the --record file's lock.
@@ -86,7 +93,7 @@ func (f *folded) writeRecord() error {
 	if f.record == nil || f.records == nil {
 		return nil
 	}
-	return f.record.write(f.ledger, f.records)
+	return f.record.write(f.records)
 }
 
 // fold reads the repository and folds every iteration. With --record the
@@ -104,7 +111,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &folded{notes: polNotes}
+	out := &folded{notes: append(append([]note.Note(nil), g.notes...), polNotes...)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -114,7 +121,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	// A ledger directory that does not exist holds no records yet; look
 	// before the record file's directory (perhaps the same) is made.
 	ledgerMissing := false
-	if g.ledger != "" {
+	if g.ledger != "" && g.auto == nil {
 		if _, err := os.Stat(g.ledger); errors.Is(err, fs.ErrNotExist) {
 			ledgerMissing = true
 			out.notes = append(out.notes, note.New(note.LedgerMissing, "ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
@@ -124,13 +131,8 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 		out.record, out.recordErr = lockRecordFile(g.record)
 	}
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
-		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC()}
+		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC(), Controls: g.controls, StatusOnly: g.statusOnly}
 	cfg.RunID, cfg.Attempt = runIdentity(env)
-	// Without a ledger the checkpoints live in the repository's git
-	// directory; a --record file needs every iteration's record, which a
-	// fold from the cache does not make.
-	cfg.Incremental = g.incremental
-	cfg.Cache = g.incremental && g.ledger == "" && g.record == ""
 	if !isBuiltinName(g.policy) {
 		if rel, ok := within(g.repo, g.policy); ok {
 			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
@@ -139,6 +141,13 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if g.ledger != "" && !ledgerMissing {
 		if cfg.Ledger, err = ledger.ReadDir(g.ledger); err != nil {
 			return nil, err
+		}
+	}
+	if g.auto != nil {
+		// check's own loop: every check is an iteration, the first one too.
+		cfg.Runs = true
+		if cfg.Ledger == nil {
+			cfg.Ledger = &ledger.Ledger{}
 		}
 	}
 	if g.progress && isTerminal(env.Stderr) {
@@ -158,7 +167,6 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	out.notes = append(out.notes, res.Notes...)
 	out.policy = res.Policy
 	if out.record != nil && res.Records != nil {
-		out.ledger = cfg.Ledger
 		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
 		out.notes = append(out.notes, more...)
@@ -346,14 +354,26 @@ func within(dir, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-func resetHint(dir string) string {
-	return fmt.Sprintf("fix the cause, then continue from a new base: loopbreaker check --repo %s --base HEAD (or remove the loopbreaker:open label in GitHub)", dir)
+// isLocal reports whether the run is outside GitHub Actions: its output
+// offers local commands, never pull request commands.
+func isLocal(env Env) bool { return env.Getenv("GITHUB_ACTIONS") != "true" }
+
+// resetHint says how a person resets the breaker of a local loop.
+func (g *gitFlags) resetHint() string {
+	if g.auto != nil {
+		return fmt.Sprintf("fix the cause, then: loopbreaker reset --repo %s --reason \"...\"", g.repo)
+	}
+	if g.ledger != "" {
+		return fmt.Sprintf("fix the cause, then: loopbreaker reset --ledger %s --reason \"...\"", g.ledger)
+	}
+	return fmt.Sprintf("fix the cause, then continue from a new base: loopbreaker check --repo %s --base HEAD (or remove the loopbreaker:open label in GitHub)", g.repo)
 }
 
 func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
-	g := gitFlags{incremental: true}
+	var g gitFlags
 	g.register(fs)
+	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
@@ -362,18 +382,29 @@ func runCheck(args []string, env Env) (int, error) {
 	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
 		return writeDisabled(env, g.format, why, err)
 	}
+	if err := render.CheckFormat(g.format); err != nil {
+		return 0, usagef("%v", err)
+	}
+	if autoApplies(fs, env) {
+		if err := g.settleAuto(env, false); err != nil {
+			return 0, err
+		}
+	}
+	if err := g.ledgerResets(env); err != nil {
+		return 0, err
+	}
 	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
 	}
 	defer f.close()
 	d := f.decisions[len(f.decisions)-1]
-	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: resetHint(g.repo), Notes: f.notes}); err != nil {
+	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: isLocal(env)}); err != nil {
 		return 0, err
 	}
 	err = f.writeRecord()
 	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
-	return d.ExitCode(), err
+	return exitFor(&d), err
 }
 
 // writeDisabled says that the breaker is off (why names the setting), or
@@ -409,17 +440,23 @@ func runReplay(args []string, env Env) (int, error) {
 	if g.format == "agent" {
 		// The block for the agent's next prompt is the final decision's.
 		last := f.decisions[len(f.decisions)-1]
-		if err := render.Agent(env.Stdout, &last); err != nil {
+		if err := render.Write(env.Stdout, "agent", &last, render.Options{ResetHint: g.resetHint(), Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
-		return last.ExitCode(), f.writeRecord()
+		return exitFor(&last), f.writeRecord()
 	}
+	subjects := commitSubjects(g.repo, f.decisions, g.format)
 	for i := range f.decisions {
 		var notes []note.Note
 		if i == len(f.decisions)-1 {
 			notes = f.notes
 		}
-		if err := writeReplayLine(env.Stdout, g.format, &f.decisions[i], notes); err != nil {
+		line := replayLine{d: &f.decisions[i], subject: subjects[f.decisions[i].Commit]}
+		if i < len(f.steps) {
+			line.ignored = f.steps[i].IgnoredOpen
+		}
+		line.opened = f.decisions[i].State == breaker.Open && (i == 0 || f.decisions[i-1].State != breaker.Open)
+		if err := line.write(env.Stdout, g.format, render.Options{ResetHint: g.resetHint(), Notes: notes, Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
 	}
@@ -432,11 +469,11 @@ func runReplay(args []string, env Env) (int, error) {
 		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n.Text))
 	}
 	last := f.decisions[len(f.decisions)-1]
-	return last.ExitCode(), f.writeRecord()
+	return exitFor(&last), f.writeRecord()
 }
 
 // replayHeader heads replay's markdown table.
-const replayHeader = "| iteration | commit | state | score | no progress | why |\n|---|---|---|---|---|---|\n"
+const replayHeader = "| iteration | commit | subject | state | score | no progress | why |\n|---|---|---|---|---|---|---|\n"
 
 // maxReplayChart is how many of the newest iterations replay's chart
 // draws.
@@ -454,20 +491,91 @@ func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) er
 	return err
 }
 
-// writeReplayLine prints one decision of the fold: a JSON object per line
-// (the last one with the run's notes), or one text or markdown table line
-// per iteration.
-func writeReplayLine(w io.Writer, format string, d *breaker.Decision, notes []note.Note) error {
+// replayLine is one decision of the fold as replay prints it.
+type replayLine struct {
+	d       *breaker.Decision
+	subject string // the commit's subject, agent text ("" unknown)
+	// ignored: the iteration ran while the breaker was OPEN; opened: the
+	// breaker opened at it.
+	ignored, opened bool
+}
+
+// maxSubject is how many characters of a commit subject replay shows.
+const maxSubject = 50
+
+// write prints the line: a JSON object (the last one with the run's
+// notes), or one text or markdown table line with the commit's short
+// subject (escaped) and a mark where the breaker opened and on the
+// iterations that ran while it was OPEN.
+func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
+	d := l.d
 	switch format {
 	case "json":
 		d.History = nil
-		return render.JSON(w, d, notes)
+		return render.Write(w, "json", d, o)
 	case "markdown":
-		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, true))
+		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), render.Markdown(shortSubject(l.subject)),
+			d.State, d.ProgressScore, d.ConsecutiveNoProgress, l.why(true))
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore, d.ConsecutiveNoProgress, reasonOf(d, false))
+	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s%s\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore,
+		d.ConsecutiveNoProgress, l.why(false), quotedSubject(l.subject))
 	return err
+}
+
+// why is the line's reason: where the breaker opened, and a mark instead
+// of the reason repeated on the iterations that ran while it was OPEN.
+func (l *replayLine) why(md bool) string {
+	switch {
+	case l.ignored:
+		return "ran while OPEN (ignored)"
+	case l.opened:
+		return "OPENED here: " + reasonOf(l.d, md)
+	}
+	return reasonOf(l.d, md)
+}
+
+// shortSubject is a subject cut to maxSubject characters.
+func shortSubject(s string) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) > maxSubject {
+		return string(r[:maxSubject-1]) + "…"
+	}
+	return string(r)
+}
+
+// quotedSubject is the text line's subject, cleaned and quoted ("" none).
+func quotedSubject(s string) string {
+	if s = shortSubject(render.Clean(s)); s == "" {
+		return ""
+	}
+	return fmt.Sprintf("  %q", s)
+}
+
+// commitSubjects reads the subjects of the decisions' commits for text
+// and markdown; a commit that cannot be read has none.
+func commitSubjects(dir string, ds []breaker.Decision, format string) map[string]string {
+	out := map[string]string{}
+	if format != "text" && format != "markdown" {
+		return out
+	}
+	repo, err := gitlog.Open(dir)
+	if err != nil {
+		return out
+	}
+	defer repo.Close()
+	for i := range ds {
+		h := ds[i].Commit
+		if _, seen := out[h]; seen || h == "" {
+			continue
+		}
+		if c, err := repo.Describe(h); err == nil {
+			out[h] = c.Subject
+		} else {
+			out[h] = ""
+		}
+	}
+	return out
 }
 
 func reasonOf(d *breaker.Decision, md bool) string {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -47,6 +46,7 @@ func commands() []command {
 		{"record", "record one iteration in a state file and decide", runRecord},
 		{"status", "show a state file's decision (applies a due cooldown)", runStatus},
 		{"reset", "close the circuit on a person's word", runReset},
+		{"hook", "the Claude Code (or Codex) Stop hook, and its install into .claude/settings.json", runHook},
 		{"audit", "evaluate every open agent pull request of a GitHub repository", runAudit},
 		{"discover", "find an organisation's open agent pull requests: the audit jobs' matrix", runDiscover},
 		{"org-report", "fold the audit jobs' results into one organisation report", runOrgReport},
@@ -73,7 +73,7 @@ func Main(args []string, env Env) int {
 	}
 	if len(args) == 0 {
 		usage(env.Stderr)
-		return breaker.ExitError
+		return ExitUsage
 	}
 	name, rest := args[0], args[1:]
 	switch name {
@@ -101,12 +101,12 @@ func Main(args []string, env Env) int {
 			} else {
 				fmt.Fprintf(env.Stderr, "loopbreaker: %s\n", oneLine(err.Error()))
 			}
-			return breaker.ExitError
+			return exitForError(err)
 		}
 		return code
 	}
 	fmt.Fprintf(env.Stderr, "loopbreaker: unknown command %q (run 'loopbreaker help')\n", render.Clean(name))
-	return breaker.ExitError
+	return ExitUsage
 }
 
 // oneLine keeps an error message on a single, clean line.
@@ -123,7 +123,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage, bad input or an internal error")
+	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage or bad input,")
+	fmt.Fprintln(w, "  3 an internal or transient error (run again), 4 done (stop: the work is complete), 5 paused (a person must resume)")
 	fmt.Fprintln(w, "run 'loopbreaker help COMMAND' for a command's flags")
 }
 

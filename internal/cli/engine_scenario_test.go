@@ -53,7 +53,7 @@ func reportFile(t *testing.T, passed, failed int) string {
 }
 
 // TestCompletionThroughCheck: every task checked, the tests green and the
-// agent's claim: check exits 0 and prints "done: stop the loop" with the
+// agent's claim: check exits 4 (done) and prints "done: stop the loop" with the
 // evidence; JSON says complete with allow_continue false. A claim while a
 // task remains or a test fails is the completion_claim warning, not
 // completion.
@@ -64,13 +64,13 @@ func TestCompletionThroughCheck(t *testing.T) {
 	args := []string{"check", "--repo", r.dir, "--base", "main", "--reports", report}
 
 	res := scnMain(nil, r.now, args)
-	if res.code != 0 || !strings.HasPrefix(res.stdout, "loopbreaker: done: stop the loop\n") ||
+	if res.code != ExitDone || !strings.HasPrefix(res.stdout, "loopbreaker: done: stop the loop\n") ||
 		!strings.Contains(res.stdout, "  complete:   all 3 tasks checked · tests green (5 passed, 0 skipped) · the agent says it is done\n") {
 		t.Fatalf("text: got exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	res = scnMain(nil, r.now, append(args, "--format", "json"))
 	d := engDecisions(t, res.stdout)[0]
-	if res.code != 0 || !d.Complete || d.AllowContinue || d.State != "CLOSED" || d.Completion == nil ||
+	if res.code != ExitDone || !d.Complete || d.AllowContinue || d.State != "CLOSED" || d.Completion == nil ||
 		d.Completion.Tasks.Done != 3 || d.Completion.Tasks.Total != 3 || d.Completion.Tests == nil || d.Completion.Tests.Passed != 5 || !d.Completion.Claimed {
 		t.Errorf("json: got exit %d %+v", res.code, d)
 	}
@@ -79,7 +79,7 @@ func TestCompletionThroughCheck(t *testing.T) {
 		t.Errorf("markdown:\n%s", res.stdout)
 	}
 	replay := scnMain(nil, r.now, []string{"replay", "--repo", r.dir, "--base", "main", "--reports", report})
-	if lines := strings.Split(replay.stdout, "\n"); replay.code != 0 || !strings.Contains(lines[1], "done: stop the loop") || strings.Contains(lines[0], "done") {
+	if lines := strings.Split(replay.stdout, "\n"); replay.code != ExitDone || !strings.Contains(lines[1], "done: stop the loop") || strings.Contains(lines[0], "done") {
 		t.Errorf("replay: got exit %d\n%s", replay.code, replay.stdout)
 	}
 

@@ -98,13 +98,15 @@ func TestJSONCarriesNotes(t *testing.T) {
 
 // TestNoBaseFoundExits2: on the default branch with no --base, the merge
 // base is HEAD and there is nothing to decide on: exit 2 with the hint,
-// not a CLOSED decision at iteration 0 that lets a loop run for ever.
+// not a CLOSED decision at iteration 0 that lets a loop run for ever. (A
+// check with no flags at all keeps its own start: TestShellLoop.)
 func TestNoBaseFoundExits2(t *testing.T) {
 	t.Parallel()
 	dir := stuckLoop(t)
-	for _, cmd := range []string{"check", "replay"} {
+	ledger := t.TempDir()
+	for _, cmd := range [][]string{{"check", "--ledger", ledger}, {"replay"}} {
 		for _, format := range []string{"text", "json"} {
-			code, out, errs := exe(t, cmd, "--repo", dir, "--format", format)
+			code, out, errs := exe(t, append(cmd, "--repo", dir, "--format", format)...)
 			if code != 2 || out != "" || !strings.Contains(errs, "HEAD is on the default branch master") || !strings.Contains(errs, "--base REV") {
 				t.Errorf("%s --format %s without --base: got exit %d %q %q, want 2 and the hint", cmd, format, code, out, errs)
 			}

@@ -14,8 +14,12 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
+// ticksAlone is the default policy with ticks credited on their own, for
+// the scenarios about task identity.
+const ticksAlone = "extends = \"default\"\nname = \"ticks-alone\"\n\n[progress]\nticks_need_work = false\n"
+
 // progressScenarios are the scenarios of the progress model calibrated on
-// real agent loops (SPEC §11): what counts as a test-only iteration, task
+// real agent loops: what counts as a test-only iteration, task
 // identity, the loop's state against protected paths, busywork, error
 // alternation, test regressions, percentages, submodules, empty ledgers and
 // unreadable or odd objects.
@@ -49,7 +53,9 @@ func progressScenarios() []scenario {
 				edit("fix_plan.md", plan(2, 4), "plan: renderer done"),
 				edit("tests/render_test.py", lines("test", 60), "test: renderer cases"),
 			},
-			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+			// The second tick has no work since the first (credited) one: a
+			// tick needs work (before: yyyyy).
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyny"},
 		},
 		{
 			name:  "test-only-fixtures-are-test-data",
@@ -108,9 +114,11 @@ func progressScenarios() []scenario {
 
 		// --- task identity ----------------------------------------------
 		{
-			name:  "tasks-plan-rewritten",
-			about: "a plan of 10 is finished and rewritten as 5 new tasks (1 ticked): later ticks are progress although the count never passes 10",
-			base:  withBase(map[string]string{"fix_plan.md": plan(9, 10)}),
+			name: "tasks-plan-rewritten",
+			about: "with ticks credited on their own, a plan of 10 is finished and rewritten as 5 new tasks (1 ticked): later ticks are " +
+				"progress although the count never passes 10",
+			policyTOML: ticksAlone,
+			base:       withBase(map[string]string{"fix_plan.md": plan(9, 10)}),
 			loop: []*scnStep{
 				edit("fix_plan.md", plan(10, 10), "plan: task 10 done"),
 				edit("fix_plan.md", namedPlan("phase 2", 1, 5), "plan: phase 2"),
@@ -131,9 +139,11 @@ func progressScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 3, state: "OPEN", trigger: "no_progress", states: "CHO", progress: "nnn"},
 		},
 		{
-			name:  "tasks-edited-when-ticked",
-			about: "ticking a task while annotating its text is completing it; reopening it and ticking another the same way completes nothing",
-			base:  withBase(map[string]string{"fix_plan.md": plan(0, 3)}),
+			name: "tasks-edited-when-ticked",
+			about: "with ticks credited on their own, ticking a task while annotating its text is completing it; reopening it and " +
+				"ticking another the same way completes nothing",
+			policyTOML: ticksAlone,
+			base:       withBase(map[string]string{"fix_plan.md": plan(0, 3)}),
 			loop: []*scnStep{
 				edit("fix_plan.md", "# Fix plan\n\n- [x] task 1 (done in c1)\n- [ ] task 2\n- [ ] task 3\n", "plan: 1 done"),
 				edit("fix_plan.md", "# Fix plan\n\n- [ ] task 1\n- [x] task 2 (done in c2)\n- [ ] task 3\n", "plan: 2 done"),
@@ -204,9 +214,10 @@ func progressScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "no_progress", states: "CCHO", progress: "ynnn"},
 		},
 		{
-			name:  "notes-with-a-task",
-			about: "notes count with a completed task: each iteration ticks a task and writes NOTES.md",
-			base:  withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
+			name: "notes-with-a-task",
+			about: "each iteration ticks a task and writes NOTES.md, nothing else: a tick needs work, notes are not work, so this is " +
+				"bookkeeping (before ticks needed work: yyy)",
+			base: withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
 			loop: func() []*scnStep {
 				var s []*scnStep
 				for i := 1; i <= 3; i++ {
@@ -214,7 +225,7 @@ func progressScenarios() []scenario {
 				}
 				return s
 			}(),
-			want: scnWant{exit: 0, iteration: 3, state: "CLOSED", states: "CCC", progress: "yyy"},
+			want: scnWant{exit: 1, iteration: 3, state: "OPEN", trigger: "no_progress", states: "CHO", progress: "nnn"},
 		},
 		{
 			name:   "notes-in-document-phase",
@@ -233,11 +244,11 @@ func progressScenarios() []scenario {
 		// --- errors ------------------------------------------------------
 		{
 			name: "error-alternation",
-			about: "runs without commits whose errors alternate A/B/A/B: bringing back an error seen within the same_error window resolves " +
-				"nothing, so no progress from the third run",
+			about: "runs without commits whose errors alternate A/B/A/B: an error that goes away while nothing changed resolved " +
+				"nothing, so no progress from the first run (before: the first swap was progress, nynnn)",
 			runs:    alternatingErrorRuns(4),
 			headLog: "error: internal/app/parse.go:12:3: undefined: Tokenizer\n",
-			want:    scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHHO", progress: "nynnn"},
+			want:    scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CHOOO", progress: "nnnnn", ignored: 2},
 		},
 		{
 			name: "error-alternation-same-error",

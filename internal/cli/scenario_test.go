@@ -27,7 +27,8 @@ import (
 // each run through `replay` and `check` in-process. The decision stream is
 // compared with testdata/scenarios/NAME.golden (regenerate with
 // go test ./internal/cli -run TestScenarios -update-scenarios) and the final
-// decision with the expectation written from the SPEC in the table, so that
+// decision with the expectation written from the documented behaviour in
+// the table, so that
 // a regenerated golden cannot drift silently.
 
 var updateScenarios = flag.Bool("update-scenarios", false, "rewrite testdata/scenarios/*.golden from the current behaviour")
@@ -61,7 +62,7 @@ type scnRun struct {
 	phase      string // the record's phase ("" for none)
 }
 
-// scnWant is the expectation, written from the SPEC.
+// scnWant is the expectation, written from the documented behaviour.
 type scnWant struct {
 	exit      int    // of both replay and check
 	iteration int    // the final decision's iteration number
@@ -99,8 +100,8 @@ type scenario struct {
 	build func(t *testing.T, r *scnRepo, sc *scenario) []string
 	env   map[string]string // the environment Main sees
 	want  scnWant
-	// spec is set where the current behaviour departs from the SPEC: want
-	// then pins the current behaviour, spec holds what the SPEC asks for,
+	// spec is set where the current behaviour departs from the documented
+	// one: want then pins the current behaviour, spec holds what is asked for,
 	// and issue says why. Once the behaviour matches spec the test fails,
 	// so that the scenario is moved over (want = spec) and issue dropped.
 	spec  *scnWant
@@ -166,19 +167,19 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "no-commits-ledger",
-			about: "runs that made no commit are iterations all the same (SPEC §1): the stagnant case",
+			about: "runs that made no commit are iterations all the same: the stagnant case",
 			runs:  []scnRun{{}, {}},
 			want:  scnWant{exit: 1, iteration: 3, state: "OPEN", trigger: "no_progress", states: "CHO"},
 		},
 		{
 			name:  "empty-commits",
-			about: "one change, then empty commits: HALF_OPEN at 2, OPEN at 3 (SPEC §2)",
+			about: "one change, then empty commits: HALF_OPEN at 2, OPEN at 3",
 			loop:  []*scnStep{code(1), empty("chore: retry"), empty("chore: retry"), empty("chore: retry")},
 			want:  scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "no_progress", states: "CCHO"},
 		},
 		{
 			name:  "whitespace-only",
-			about: "re-indenting and trailing blanks are not meaningful changes (SPEC §4)",
+			about: "re-indenting and trailing blanks are not meaningful changes",
 			loop: []*scnStep{
 				code(1),
 				edit("internal/app/step01.go", strings.ReplaceAll(codeText(1), "\t", "    "), "style: indent with spaces"),
@@ -189,7 +190,7 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "lock-file-only",
-			about: "lock files are in ignore_paths: changing only them is no progress (SPEC §10)",
+			about: "lock files are in ignore_paths: changing only them is no progress",
 			loop: []*scnStep{
 				code(1),
 				edit("go.sum", "example.com/dep v1.0.0 h1:aaa=\n", "deps: tidy"),
@@ -200,7 +201,7 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "generated-only",
-			about: "files with a \"Code generated ... DO NOT EDIT.\" header are never meaningful (SPEC §10)",
+			about: "files with a \"Code generated ... DO NOT EDIT.\" header are never meaningful",
 			loop: []*scnStep{
 				code(1),
 				edit("internal/gen/api.pb.go", generated(1), "gen: regenerate"),
@@ -227,7 +228,7 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "percent-stalls",
-			about: "files change but the reported percentage rises by less than stagnation_percent: no progress (SPEC §3)",
+			about: "files change but the reported percentage rises by less than stagnation_percent: no progress",
 			loop: []*scnStep{
 				code(1).msgf(progressMsg("feat: step 1", 40)),
 				code(2).msgf(progressMsg("feat: step 2", 41)),
@@ -238,7 +239,7 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "recovery-from-half-open",
-			about: "HALF_OPEN after two empty commits, progress closes it and resets the counter (SPEC §2)",
+			about: "HALF_OPEN after two empty commits, progress closes it and resets the counter",
 			loop:  []*scnStep{code(1), empty("wip"), empty("wip"), code(2), empty("wip"), code(3)},
 			want:  scnWant{exit: 0, iteration: 6, state: "CLOSED", states: "CCHCHC", progress: "ynnyny"},
 		},
@@ -306,7 +307,7 @@ func scenarios() []scenario {
 		},
 		{
 			name:  "revert-to-base",
-			about: "reverting the loop's only change restores the base tree, an earlier tree (SPEC §4)",
+			about: "reverting the loop's only change restores the base tree, an earlier tree",
 			loop: []*scnStep{
 				code(1), revertOf(1), empty("wip"), empty("wip"),
 			},
@@ -338,24 +339,28 @@ func scenarios() []scenario {
 			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC"},
 		},
 		{
-			name:  "task-list-only",
-			about: "progress only in .ralph/@fix_plan.md (an ignored path): ticking counts, unticking and re-ticking does not",
-			base:  withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
-			loop:  taskOnlyLoop(true),
-			want:  scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCHC", progress: "yynny"},
+			name: "task-list-only",
+			about: "only .ralph/@fix_plan.md changes (an ignored path): ticking boxes with no work done is bookkeeping, not progress " +
+				"(before ticks needed work: CCCHC, yynny)",
+			base: withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
+			loop: taskOnlyLoop(true),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CHOOO", progress: "nnnnn", ignored: 2},
 		},
 		{
 			name: "task-list-untick-retick",
-			about: "unticking and re-ticking with nothing else changed is no progress (SPEC §4) and, being no meaningful " +
-				"change, not an alternation of approaches either; a tick above the high-water mark is progress again",
-			base: withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
-			loop: taskOnlyLoop(false),
-			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCHC", progress: "yynny"},
+			about: "with ticks credited on their own, unticking and re-ticking with nothing else changed is no progress and, being " +
+				"no meaningful change, not an alternation of approaches either; a tick above the high-water mark is progress again",
+			policyTOML: ticksAlone,
+			base:       withBase(map[string]string{".ralph/@fix_plan.md": plan(0, 5)}),
+			loop:       taskOnlyLoop(false),
+			want:       scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCHC", progress: "yynny"},
 		},
 		{
-			name:  "ledger-task-ticking",
-			about: "ledger runs that only tick tasks: the first tick counts against the base's count, as from git",
-			base:  withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
+			name: "ledger-task-ticking",
+			about: "with ticks credited on their own, ledger runs that only tick tasks: the first tick counts against the base's " +
+				"count, as from git",
+			policyTOML: ticksAlone,
+			base:       withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
 			runs: []scnRun{
 				{commit: edit("fix_plan.md", plan(1, 4), "plan: task 1 done")},
 				{commit: edit("fix_plan.md", plan(2, 4), "plan: task 2 done")},
@@ -616,7 +621,7 @@ func scenarios() []scenario {
 			build: buildSingleCommit,
 			want:  scnWant{exit: 0, iteration: 1, state: "CLOSED", states: "C", stderr: "counting from the root"},
 			spec:  &scnWant{exit: 0, iteration: 0, state: "CLOSED", states: "C", stderr: "counting from the root"},
-			issue: "SPEC §6: --base defaults to the merge base with the default branch, else the root, and §1 makes the base " +
+			issue: "--base defaults to the merge base with the default branch, else the root, and the base " +
 				"exclusive, so the root commit itself is no iteration; the reader walks to the root and counts it (diffed " +
 				"against the empty tree, every protected file it creates is a modification warning)",
 		},
@@ -668,7 +673,7 @@ func scenarios() []scenario {
 			build:      buildShallow,
 			want:       scnWant{exit: 2, stderr: "shallow clone"},
 		},
-	}, progressScenarios()...)
+	}, append(progressScenarios(), workScenarios()...)...)
 }
 
 // ---------------------------------------------------------------------
@@ -1363,15 +1368,15 @@ func runScenario(t *testing.T, sc scenario) {
 	}
 	compareGolden(t, filepath.Join("testdata", "scenarios", sc.name+".golden"), g.String())
 
-	// The SPEC-derived expectation.
+	// The expectation from the documented behaviour.
 	for _, msg := range scnCheck(sc.want, replay, check, decisions) {
 		t.Error(msg)
 	}
 	if sc.spec != nil {
 		if len(scnCheck(*sc.spec, replay, check, decisions)) == 0 {
-			t.Errorf("the behaviour now matches the SPEC (%s): set want to spec and drop spec and issue", sc.issue)
+			t.Errorf("the behaviour now matches the documented one (%s): set want to spec and drop spec and issue", sc.issue)
 		} else {
-			t.Logf("known departure from the SPEC: %s", sc.issue)
+			t.Logf("known departure from the documented behaviour: %s", sc.issue)
 		}
 	}
 	if replay.code == 2 {

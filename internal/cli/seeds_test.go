@@ -55,7 +55,7 @@ func TestOnOpenThroughTheCommandLine(t *testing.T) {
 		verdict      string
 	}{
 		{"abort", "", 1, false, "circuit_open", nil, "loopbreaker: OPEN: stop the loop"},
-		{"pause", "on_open = \"pause\"\n", 0, false, "circuit_open", nil, "loopbreaker: OPEN: the loop is paused until a person resumes it"},
+		{"pause", "on_open = \"pause\"\n", 5, false, "circuit_open", nil, "loopbreaker: OPEN: the loop is paused until a person resumes it"},
 		{"alert", "on_open = \"alert\"\n", 0, true, nil, nil, "loopbreaker: OPEN: alert, the loop goes on"},
 		{"escalate", "on_open = \"escalate\"\n[escalation]\nmodel_progression = [\"haiku\", \"sonnet\"]\n", 0, true, nil, "sonnet", "loopbreaker: OPEN: escalated, the loop goes on with the next model"},
 	}
@@ -132,10 +132,14 @@ func TestAgentFormat(t *testing.T) {
 		t.Errorf("replay: got exit %d\n%s", code, replayed)
 	}
 	_, green, _ := call(seedNow, nil, "check", "--repo", dir, "--base", "HEAD~4", "--policy", "tdd", "--phase", "GREEN", "--format", "agent")
-	for _, want := range []string{"PHASE: GREEN\n", "ADVICE: split the feature or change the approach", "2. [S]kip the GREEN phase"} {
+	// Locally the options are the local reset, never pull request commands.
+	for _, want := range []string{"PHASE: GREEN\n", "ADVICE: split the feature or change the approach", "1. Reset and retry when the cause is fixed: ", "loopbreaker check --repo "} {
 		if !strings.Contains(green, want) {
 			t.Errorf("GREEN: lacks %q\n%s", want, green)
 		}
+	}
+	if strings.Contains(green, "/loopbreaker") {
+		t.Errorf("GREEN: a local run offers pull request commands\n%s", green)
 	}
 	if code, out, _ := call(seedNow, nil, "check", "--repo", twoCommits(t), "--base", "HEAD~1", "--format", "agent"); code != 0 || out != "" {
 		t.Errorf("CLOSED: got exit %d and %q, want 0 and nothing", code, out)

@@ -37,7 +37,7 @@ type stateFlags struct {
 }
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.state, "state", "", "the breaker's JSON state file (required; a missing file is a fresh CLOSED breaker)")
+	fs.StringVar(&f.state, "state", "", "the breaker's JSON state file (a missing file is a fresh CLOSED breaker; status and reset without it use the repository's local loop state)")
 	fs.StringVar(&f.policy, "policy", "", "built-in policy name or TOML file (default: the one the state file was created with, else $"+policy.EnvConfig+", else default)")
 	fs.StringVar(&f.profile, "profile", "", "policy profile (default: the state file's, else $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json, markdown or agent (the block for the agent's next prompt)")
@@ -48,6 +48,12 @@ func (f *stateFlags) check(env Env) error {
 	if f.state == "" {
 		return usagef("--state FILE is required")
 	}
+	return f.checkLocal(env)
+}
+
+// checkLocal checks the flags but the state file, which status and reset
+// may find by themselves.
+func (f *stateFlags) checkLocal(env Env) error {
 	if err := render.CheckFormat(f.format); err != nil {
 		return err
 	}
@@ -165,6 +171,7 @@ func (s *session) save(at time.Time) error {
 
 func (s *session) print(env Env, format string, d *breaker.Decision) error {
 	return render.Write(env.Stdout, format, d, render.Options{
+		Local:     true,
 		ResetHint: fmt.Sprintf("loopbreaker reset --state %s --reason \"...\"", s.path),
 		Notes:     s.notes,
 	})
@@ -177,6 +184,8 @@ func runRecord(args []string, env Env) (int, error) {
 	var m measurementFlags
 	m.register(fs)
 	recordPath := fs.String("record", "", "also append this iteration's record to FILE (a JSON array of records, the ledger format)")
+	repoDir := fs.String("repo", "", "measure the meaningful files changed in this git working tree since the previous record (committed or not), instead of --files-changed")
+	stateDir := fs.String("state-dir", "", stateDirUsage+"; with --repo, where the tree's snapshot is kept")
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
@@ -191,6 +200,9 @@ func runRecord(args []string, env Env) (int, error) {
 	if sf.at.set {
 		at = sf.at.t
 	}
+	if *repoDir != "" && m.filesChanged.set {
+		return 0, usagef("--repo measures the files changed: give it or --files-changed, not both")
+	}
 	it, notes, err := m.iteration(at)
 	if err != nil {
 		return 0, err
@@ -203,6 +215,12 @@ func runRecord(args []string, env Env) (int, error) {
 	at = s.now(&sf, env)
 	it.At = at
 	s.notes = append(s.notes, notes...)
+	var saveTree func() error
+	if *repoDir != "" {
+		if saveTree, err = s.measureTree(env, *repoDir, *stateDir, &it); err != nil {
+			return 0, err
+		}
+	}
 	d, err := s.b.Observe(it)
 	if err != nil {
 		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
@@ -221,9 +239,14 @@ func runRecord(args []string, env Env) (int, error) {
 	if err := s.save(at); err != nil {
 		return 0, err
 	}
+	if saveTree != nil {
+		if err := saveTree(); err != nil {
+			return 0, internal(err)
+		}
+	}
 	err = s.print(env, sf.format, &d)
 	postAlert(env, &d, s.b.Policy(), notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
-	return d.ExitCode(), err
+	return exitFor(&d), err
 }
 
 // recordFile is a ledger file this program writes (record's and check's
@@ -284,15 +307,13 @@ func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []note.Note) 
 }
 
 // write replaces the file with the records, atomically (an existing file
-// keeps its mode; a new one is 0644, an artifact to upload). The leading
-// records that are from's, unchanged, are copied from the file they were
-// read from (from may be nil).
-func (rf *recordFile) write(from *ledger.Ledger, recs []ledger.Record) error {
-	copied, encoded, err := from.EncodeParts(recs)
-	if err != nil {
+// keeps its mode; a new one is 0644, an artifact to upload).
+func (rf *recordFile) write(recs []ledger.Record) error {
+	var buf bytes.Buffer
+	if err := ledger.Encode(&buf, recs); err != nil {
 		return err
 	}
-	return statefile.WriteAtomicParts(rf.target, 0o644, copied, encoded)
+	return statefile.WriteAtomic(rf.target, buf.Bytes(), 0o644)
 }
 
 // appendRecord adds a record to a ledger file under its lock, atomically.
@@ -311,17 +332,30 @@ func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 	if l != nil {
 		recs = l.Records
 	}
+	r.Iteration = ledger.NextIteration(recs, r.RunID, r.RunAttempt)
 	recs, notes := rf.keep(append(recs, r))
-	return notes, rf.write(l, recs)
+	return notes, rf.write(recs)
 }
 
 func runStatus(args []string, env Env) (int, error) {
-	fs := newFlagSet("status", "--state FILE", env)
+	fs := newFlagSet("status", "[--state FILE | --repo DIR]", env)
 	var sf stateFlags
 	sf.register(fs)
+	var lf localFlags
+	lf.register(fs, false)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
+	}
+	if sf.state == "" {
+		if err := sf.checkLocal(env); err != nil {
+			return 0, err
+		}
+		code, hookState, err := autoStatus(env, &sf, &lf)
+		if err != nil || hookState == "" {
+			return code, err
+		}
+		sf.state = hookState
 	}
 	if err := sf.check(env); err != nil {
 		return 0, err
@@ -350,22 +384,34 @@ func runStatus(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
-	return d.ExitCode(), s.print(env, sf.format, &d)
+	return exitFor(&d), s.print(env, sf.format, &d)
 }
 
 func runReset(args []string, env Env) (int, error) {
-	fs := newFlagSet("reset", "--state FILE --reason TEXT", env)
+	fs := newFlagSet("reset", "[--state FILE | --ledger DIR | --repo DIR] --reason TEXT", env)
 	var sf stateFlags
 	sf.register(fs)
+	var lf localFlags
+	lf.register(fs, true)
 	reason := fs.String("reason", "", fmt.Sprintf("why the loop may continue (required; recorded in the history; at most %d bytes are kept)", MaxReason))
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	if err := sf.check(env); err != nil {
+	if err := sf.checkLocal(env); err != nil {
 		return 0, err
 	}
 	if strings.TrimSpace(*reason) == "" {
-		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state file's history)")
+		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state's history)")
+	}
+	if sf.state == "" {
+		code, hookState, err := autoReset(env, &sf, &lf, *reason)
+		if err != nil || hookState == "" {
+			return code, err
+		}
+		sf.state = hookState
+	}
+	if err := sf.check(env); err != nil {
+		return 0, err
 	}
 	s, err := openState(&sf, env, false)
 	if err != nil {

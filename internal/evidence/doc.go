@@ -1,7 +1,7 @@
 // Package evidence turns what an iteration left behind — its diff, test
 // reports and agent output — into the breaker's Iteration. The readers live
 // in subpackages (gitlog, testreport, agentlog, signature); this package
-// combines their results in the order SPEC §10 gives for the primary error:
+// combines their results in this order for the primary error:
 // the agent log's first error line, else the build failure, else the first
 // failing test's message.
 package evidence

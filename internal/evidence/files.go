@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"errors"
+
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
@@ -15,6 +17,9 @@ const MaxErrors = 64
 type Files struct {
 	Report *testreport.Report
 	Log    *agentlog.Log
+	// MissingReport is the report glob that matched no file: the build
+	// produced no report, which counts as a build failure.
+	MissingReport string
 }
 
 // ReadFiles reads the test reports matched by the globs and the agent log;
@@ -23,10 +28,15 @@ func ReadFiles(reportGlobs []string, logPath string) (*Files, error) {
 	f := &Files{}
 	if len(reportGlobs) > 0 {
 		r, err := testreport.ParseGlobs(reportGlobs)
-		if err != nil {
+		var none *testreport.NoMatchError
+		switch {
+		case errors.As(err, &none):
+			f.MissingReport = none.Glob
+		case err != nil:
 			return nil, err
+		default:
+			f.Report = r
 		}
-		f.Report = r
 	}
 	if logPath != "" {
 		l, err := agentlog.ReadFile(logPath)
@@ -42,6 +52,9 @@ func ReadFiles(reportGlobs []string, logPath string) (*Files, error) {
 // reader's notes (test_report), then the agent log reader's (agent_log).
 func (f *Files) Notes() []note.Note {
 	var out []note.Note
+	if f.MissingReport != "" {
+		out = append(out, note.New(note.ReportMissing, "report glob %q matches no file: the iteration is taken as a build that produced no report (a build failure)", f.MissingReport))
+	}
 	if f.Report != nil {
 		out = append(out, note.Of(note.TestReport, f.Report.Notes)...)
 	}
@@ -75,6 +88,12 @@ func (f *Files) Apply(it *breaker.Iteration) {
 		it.PermissionDenials = l.PermissionDenials
 		it.CompletionClaimed = it.CompletionClaimed || l.CompletionClaimed
 		it.QuestionsAsked = it.QuestionsAsked || l.QuestionsAsked
+		if l.Admitted {
+			it.Admitted = true
+			if l.Blocker != "" && it.Blocker == nil {
+				it.Blocker = blockerSignature(l.Blocker)
+			}
+		}
 		if st := l.Status; st != nil {
 			if st.FilesModified != nil {
 				v := *st.FilesModified
@@ -86,6 +105,7 @@ func (f *Files) Apply(it *breaker.Iteration) {
 			}
 			if st.Phase != "" && it.Phase == "" {
 				it.Phase = st.Phase
+				it.PhaseByAgent = true
 			}
 			if st.Status == "COMPLETE" || (st.ExitSignal != nil && *st.ExitSignal) {
 				it.CompletionClaimed = true
@@ -113,6 +133,11 @@ func (f *Files) Apply(it *breaker.Iteration) {
 		}
 		it.Tests = t
 	}
+	if f.MissingReport != "" && f.Report == nil {
+		it.ErrorsKnown = true
+		it.Tests = &breaker.Tests{BuildFailed: true}
+		add("build failed: no test report matched "+f.MissingReport, "")
+	}
 	it.Errors = append(it.Errors, errs...)
 }
 
@@ -121,4 +146,11 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// blockerSignature is the signature of a blocker the agent reported, so
+// that the same blocker reported again counts like a repeated error.
+func blockerSignature(blocker string) *breaker.Signature {
+	s := signature.Of(blocker)
+	return &breaker.Signature{Hash: s.Hash, Sample: s.Sample}
 }

@@ -95,7 +95,7 @@ func TestFilesApply(t *testing.T) {
 			it:   breaker.Iteration{Commit: "c"},
 			want: breaker.Iteration{Commit: "c", ErrorsKnown: true, Errors: []breaker.Signature{logErr},
 				Output: &breaker.Output{Lines: 11, Bytes: int64(len(agentLog))}, PermissionDenials: 1,
-				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", CurrentTask: breaker.StatusTask("write the parser")},
+				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", PhaseByAgent: true, CurrentTask: breaker.StatusTask("write the parser")},
 		},
 		{
 			name: "agent log: the commit's phase and progress win over the status block's",
@@ -131,7 +131,7 @@ func TestFilesApply(t *testing.T) {
 				Tests:  &breaker.Tests{Passed: 1, Failed: 3, Skipped: 1, BuildFailed: true, Failing: []string{"s/a.TestA", "s/a.TestB"}},
 				Errors: []breaker.Signature{earlier, logErr, buildErr, sig("want 1, got 2", "s/a.TestA"), sig("want 1, got 2", "s/a.TestB")},
 				Output: &breaker.Output{Lines: 11, Bytes: int64(len(agentLog))}, PermissionDenials: 1,
-				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", CurrentTask: breaker.StatusTask("write the parser")},
+				ClaimedFiles: intp(3), ProgressPercent: pct(45), Phase: "GREEN", PhaseByAgent: true, CurrentTask: breaker.StatusTask("write the parser")},
 		},
 	}
 	for _, tt := range tests {
@@ -208,6 +208,28 @@ func TestFilesNotes(t *testing.T) {
 	}
 }
 
+// TestAMissingReportIsABuildFailure: a report glob that matches nothing
+// is a build that produced no report: a build failure with its error and
+// a note naming the glob, not an error.
+func TestAMissingReportIsABuildFailure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.xml", junitReport)
+	missing := filepath.Join(dir, "missing*.xml")
+	f, err := evidence.ReadFiles([]string{good, missing}, "")
+	if err != nil || f.MissingReport != missing {
+		t.Fatalf("got %+v, %v; want the missing glob", f, err)
+	}
+	if n := f.Notes(); len(n) != 1 || n[0].Code != note.ReportMissing || !strings.Contains(n[0].Text, missing) {
+		t.Errorf("notes %v, want one report_missing naming the glob", n)
+	}
+	var it breaker.Iteration
+	f.Apply(&it)
+	if it.Tests == nil || !it.Tests.BuildFailed || len(it.Errors) != 1 || !strings.Contains(it.Errors[0].Sample, "no test report") {
+		t.Errorf("iteration %+v %+v, want a build failure with its error", it.Tests, it.Errors)
+	}
+}
+
 func TestReadFilesErrorsNameTheFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -219,7 +241,6 @@ func TestReadFilesErrorsNameTheFile(t *testing.T) {
 		log     string
 		want    string // the error names this
 	}{
-		{"a glob that matches nothing", []string{good, filepath.Join(dir, "missing*.xml")}, "", filepath.Join(dir, "missing*.xml")},
 		{"a file that is no report", []string{notReport}, "", notReport},
 		{"a missing log", nil, filepath.Join(dir, "agent.log"), filepath.Join(dir, "agent.log")},
 		{"a log that is a directory", []string{good}, dir, dir},

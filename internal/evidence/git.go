@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -22,7 +23,7 @@ const (
 // GitOptions compiles the policy's path lists for the git reader. extra
 // protected paths (such as the policy file's own path) are added.
 func GitOptions(p *policy.Policy, base string, extraProtected ...string) (gitlog.Options, error) {
-	o := gitlog.Options{Base: base}
+	o := gitlog.Options{Base: base, Shapes: true}
 	sets := []struct {
 		key  string
 		list []string
@@ -55,6 +56,13 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	it.Change = change(&c.Change, c.Tree, c.Revert, tasks)
 	if v := c.Trailers[TrailerPhase]; len(v) > 0 {
 		it.Phase = strings.ToUpper(strings.TrimSpace(v[len(v)-1]))
+		it.PhaseByAgent = it.Phase != ""
+	}
+	if ok, blocker := agentlog.Admits(c.Message); ok {
+		it.Admitted = true
+		if blocker != "" {
+			it.Blocker = blockerSignature(blocker)
+		}
 	}
 	if v := c.Trailers[TrailerProgress]; len(v) > 0 {
 		if p, ok := parsePercent(v[len(v)-1]); ok {
@@ -98,9 +106,9 @@ const maxTestFiles = 64
 // signal, and unticking and re-ticking must not count as changed files.
 // Modifying a task file is how a loop ticks its tasks, so it is not a
 // protected-path modification either; deleting one still is. Busywork —
-// notes and scratch files, and changes of digits only (timestamps,
-// counters) — is counted apart: the breaker counts it only with a
-// completed task or when the policy says so (the DOCUMENT phase).
+// notes and scratch files — is counted apart: the breaker counts it only
+// when the policy says so (the DOCUMENT phase); churn (digits, hex
+// strings and timestamps only, outside code and documentation) never.
 func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *breaker.Change {
 	out := &breaker.Change{
 		Tree:             tree,
@@ -118,7 +126,22 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			continue
 		}
 		lines := f.Added + f.Deleted
-		if f.Notes || f.DigitsOnly {
+		// Source code is never the loop's journal, whatever its lines hold.
+		text := (f.Prose || f.Churn) && !f.Test && !f.TestData && !f.Binary && !f.Submodule && !gitlog.IsSource(f.Path)
+		switch {
+		case f.Churn && (f.Notes || !(gitlog.IsSource(f.Path) || f.Doc)):
+			// A refreshed date, fingerprint or counter in notes, logs,
+			// boards or status files; in code or documentation digits are
+			// a real change (an off-by-one fix, a corrected figure).
+			out.ChurnFiles++
+			out.ChurnLines += lines
+			if !f.DigitsOnly {
+				out.HexFiles++
+				out.HexLines += lines
+			}
+			out.Text = appendText(out.Text, f, lines, false)
+			continue
+		case f.Notes:
 			out.BusyFiles++
 			out.BusyLines += lines
 			if f.Doc {
@@ -128,12 +151,15 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		}
 		out.MeaningfulFiles++
 		out.MeaningfulLines += lines
+		if text {
+			out.Text = appendText(out.Text, f, lines, true)
+		}
 		switch {
 		case f.Test:
 			out.TestLines += lines
 			if len(out.TestFiles) < maxTestFiles {
 				grew := f.Status == gitlog.StatusModified && f.Added > 0 && f.Deleted == 0
-				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines, Grew: grew})
+				out.TestFiles = append(out.TestFiles, breaker.FileLines{Path: f.Path, Lines: lines, Grew: grew, New: f.Status == gitlog.StatusAdded})
 			}
 		case !f.TestData:
 			out.CodeFiles++
@@ -146,6 +172,17 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		}
 	}
 	return out
+}
+
+// maxTextFiles bounds the journal candidates an iteration lists.
+const maxTextFiles = 64
+
+// appendText lists a journal candidate.
+func appendText(list []breaker.TextFile, f gitlog.FileChange, lines int, counted bool) []breaker.TextFile {
+	if len(list) >= maxTextFiles {
+		return list
+	}
+	return append(list, breaker.TextFile{Path: f.Path, Lines: lines, New: f.Status == gitlog.StatusAdded, Doc: f.Doc, Counted: counted})
 }
 
 func parsePercent(s string) (float64, bool) {

@@ -126,9 +126,10 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 			it.Change = change(&rg.Change, c.Tree, c.Revert, opts.TaskFiles)
 			it.CommitAt = c.At.UTC()
 			from := FromCommit(c, nil, opts.TaskFiles)
-			it.Phase = from.Phase
+			it.Phase, it.PhaseByAgent = from.Phase, from.PhaseByAgent
 			it.ProgressPercent = from.ProgressPercent
 			it.CompletionClaimed = from.CompletionClaimed
+			it.Admitted, it.Blocker = from.Admitted, from.Blocker
 			if rg.Tasks != nil {
 				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
 			}
@@ -141,7 +142,10 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 		if i == 0 && start.First {
 			it.TasksCheckedBefore = checkedBefore
 		}
+		agentPhase := it.Phase
 		r.Apply(&it)
+		// A phase the record names otherwise was a person's (--phase).
+		it.PhaseByAgent = it.PhaseByAgent && it.Phase == agentPhase
 		if it.Tasks != nil {
 			v := it.Tasks.Done
 			before = &v

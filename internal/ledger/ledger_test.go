@@ -177,8 +177,12 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err := Encode(&buf, []Record{r}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := readRecords(buf.Bytes()); !ok {
-		t.Errorf("the hand-written reader does not read what Encode wrote:\n%s", buf.Bytes())
+	want, err := json.MarshalIndent([]Record{r}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != string(want)+"\n" {
+		t.Errorf("Encode wrote\n%s\nwant the records indented by two spaces, as earlier ledgers are:\n%s", got, want)
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "record.json"), buf.Bytes(), 0o644)
@@ -200,5 +204,64 @@ func TestReadDirErrors(t *testing.T) {
 	os.WriteFile(f, nil, 0o644)
 	if _, err := ReadDir(f); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("got %v, want not a directory", err)
+	}
+}
+
+// TestRecordsAreKeyedByRunAttemptAndIteration: the iterations of one run
+// attempt are all kept; a re-run's record replaces the earlier attempt's
+// record of the same iteration and no other; a record written before
+// records were numbered is its run's first iteration.
+func TestRecordsAreKeyedByRunAttemptAndIteration(t *testing.T) {
+	t.Parallel()
+	it := func(run int64, attempt, iteration, minute int) Record {
+		r := rec(run, attempt, minute)
+		r.Iteration = iteration
+		return r
+	}
+	recs := []Record{it(7, 1, 0, 0), it(9, 1, 1, 1), it(9, 1, 2, 2), it(9, 1, 3, 3), it(7, 2, 1, 4), it(9, 2, 1, 5), it(9, 1, 2, 2)}
+	l := Decode(marshal(t, recs), "a.json")
+	type k struct {
+		Run                int64
+		Attempt, Iteration int
+	}
+	var got []k
+	for _, r := range l.Records {
+		got = append(got, k{r.RunID, r.RunAttempt, r.Iteration})
+	}
+	want := []k{{9, 1, 2}, {9, 1, 3}, {7, 2, 1}, {9, 2, 1}}
+	if diff := cmp.Diff(want, got); diff != "" || len(l.Problems) > 0 {
+		t.Errorf("records (-want +got):\n%s\nproblems %v", diff, l.Problems)
+	}
+	if n := NextIteration(l.Records, 9, 2); n != 2 {
+		t.Errorf("got next iteration %d of run 9 attempt 2, want 2", n)
+	}
+	if n := NextIteration(l.Records, 0, 0); n != 0 {
+		t.Errorf("got next iteration %d outside GitHub, want 0", n)
+	}
+	// The re-run's second iteration replaces the first attempt's second.
+	l.Add([]Record{it(9, 2, 2, 6), it(9, 2, 2, 6)})
+	if n := len(l.Records); n != 4 || l.Records[0].Iteration != 3 || l.Records[n-1].Iteration != 2 {
+		t.Errorf("after adding a record twice got %d records, want 4", n)
+	}
+}
+
+// TestCheckpointOfOldRecordsIsDropped: records written when runs went on
+// from a checkpoint carry one; they still load, and lose it, while any
+// other unknown field is refused.
+func TestCheckpointOfOldRecordsIsDropped(t *testing.T) {
+	t.Parallel()
+	old := `{"version":1,"run_id":3,"run_attempt":1,"at":"2026-04-01T12:00:00Z","errors":[],` +
+		`"checkpoint":{"program":"fold/1","policy":"p","base":"rev x","digest":"` + strings.Repeat("a", 64) + `","state":{"breaker":{}}}}`
+	l := Decode([]byte("["+old+"]"), "old.json")
+	if len(l.Records) != 1 || len(l.Problems) > 0 {
+		t.Fatalf("got %d records, problems %v; want the record", len(l.Records), l.Problems)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, l.Records); err != nil || strings.Contains(buf.String(), "checkpoint") {
+		t.Errorf("written back (%v):\n%s\nwant no checkpoint", err, buf.String())
+	}
+	l = Decode([]byte(strings.Replace(old, `"checkpoint"`, `"checkpoints"`, 1)), "new.json")
+	if len(l.Records) != 0 || !problemsSay(l, `unknown field "checkpoints"`) {
+		t.Errorf("got %d records, problems %v; want the unknown field refused", len(l.Records), l.Problems)
 	}
 }

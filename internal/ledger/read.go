@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -59,20 +60,6 @@ type Ledger struct {
 	unlisted int
 	// read counts the bytes decoded, against limit (MaxLedgerBytes).
 	read, limit int64
-	// sources counts the files and zip entries that gave records; laid is
-	// the first such one's, when its leading records are laid out as
-	// Marshal writes them. When the records are that one file's, in its
-	// order, Marshal copies those leading records' bytes.
-	sources int
-	laid    *laidFile
-}
-
-// laidFile is a file whose leading len(ends) records are laid out as
-// Marshal writes them: data[:ends[k-1]] holds the first k, as Marshal
-// writes them before another.
-type laidFile struct {
-	data []byte
-	ends []int
 }
 
 // budget counts n more bytes to decode and reports whether they fit in
@@ -111,9 +98,6 @@ func (l *Ledger) bound(file string, err error) {
 // done orders the records, keeps the newest MaxRecords and closes the
 // problem list.
 func (l *Ledger) done(recs []Record, where string) {
-	if l.sources != 1 || !inOrder(recs) || len(recs) > MaxRecords {
-		l.laid = nil // the records are not one file's, as it holds them
-	}
 	recs, dropped := newest(order(recs))
 	l.Records = recs
 	if l.Dropped += dropped; l.Dropped > 0 {
@@ -337,20 +321,9 @@ func Decode(data []byte, where string) *Ledger {
 
 // decode reads one record, an array of records, or JSON lines, one entry
 // at a time. After MaxBadEntries invalid entries the rest of the blob is
-// skipped. An array of valid records as this program writes them is read
-// by hand (codec.go).
+// skipped.
 func (l *Ledger) decode(data []byte, where string) []Record {
-	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	recs, ends, ok := readRecords(body)
-	if !ok {
-		recs = l.decodeFrom(bytes.NewReader(data), where) // it skips the byte order mark itself, once
-	}
-	if len(recs) > 0 {
-		if l.sources++; l.sources == 1 && len(ends) > 0 {
-			l.laid = &laidFile{data: body, ends: ends}
-		}
-	}
-	return l.keep(nil, recs)
+	return l.keep(nil, l.decodeFrom(bytes.NewReader(data), where))
 }
 
 // decodeFrom is decode reading from r.
@@ -377,6 +350,7 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 		}
 	}
 	dec := json.NewDecoder(br)
+	dec.DisallowUnknownFields()
 	array := first == '['
 	switch {
 	case array:
@@ -399,12 +373,14 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 			}
 			break
 		}
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
+		start := dec.InputOffset()
+		var w wireRecord
+		err := dec.Decode(&w)
 		if err == io.EOF && !array {
 			break
 		}
-		if err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
 			kind := "invalid JSON"
 			if array {
 				kind = "not a JSON array of records: invalid JSON"
@@ -412,7 +388,11 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 			l.problem(where, fmt.Errorf("%s after %d records: %w", kind, i, err))
 			break
 		}
-		r, err := decodeRecord(raw)
+		if err != nil {
+			err = fmt.Errorf("not a record: %w", err)
+		} else {
+			err = w.check(dec.InputOffset() - start)
+		}
 		if err != nil {
 			l.problem(fmt.Sprintf("%s[%d]", where, i), err)
 			if bad++; bad >= MaxBadEntries {
@@ -421,23 +401,37 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 			}
 			continue
 		}
-		out = l.keep(out, []Record{r})
+		if out = append(out, w.Record); len(out) >= 2*MaxRecords {
+			out = l.keep(out, nil)
+		}
 	}
 	return out
 }
 
-// decodeRecord decodes and validates one entry.
-func decodeRecord(raw json.RawMessage) (Record, error) {
-	var r Record
-	if len(raw) > MaxRecordLen {
-		return r, fmt.Errorf("record larger than %d bytes", MaxRecordLen)
+// wireRecord is a record as read. Records written when a run could go on
+// from a checkpoint of an earlier fold may carry one: it is read and
+// dropped, so that those ledgers still load, while any other field this
+// program does not know is refused.
+type wireRecord struct {
+	Record
+	Checkpoint json.RawMessage `json:"checkpoint"`
+}
+
+// check reports a decoding error of the record, which took n bytes, or
+// why it is not valid.
+func (w *wireRecord) check(n int64) error {
+	if n > MaxRecordLen {
+		return fmt.Errorf("record larger than %d bytes", MaxRecordLen)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("not a record: %w", err)
-	}
-	return r, r.Validate()
+	return w.Validate()
+}
+
+// Add adds records to the ledger, ordered and bounded as a reader of all
+// of them would have them.
+func (l *Ledger) Add(recs []Record) {
+	var dropped int
+	l.Records, dropped = newest(order(append(slices.Clip(l.Records), recs...)))
+	l.Dropped += dropped
 }
 
 // newest keeps the newest MaxRecords of ordered records and returns how
@@ -449,43 +443,68 @@ func newest(recs []Record) ([]Record, int) {
 	return recs[len(recs)-MaxRecords:], len(recs) - MaxRecords
 }
 
-// order sorts records by at, run_id, run_attempt; a later attempt of the
-// same run (run_id > 0) replaces the earlier; exact duplicates (the same
+// key is what a record is known by: its run, attempt and iteration.
+type key struct {
+	run                int64
+	attempt, iteration int
+}
+
+func keyOf(r *Record) key { return key{r.RunID, r.RunAttempt, r.number()} }
+
+// before orders keys.
+func (k key) before(o key) bool {
+	if k.run != o.run {
+		return k.run < o.run
+	}
+	if k.attempt != o.attempt {
+		return k.attempt < o.attempt
+	}
+	return k.iteration < o.iteration
+}
+
+// order sorts records by at, then run_id, run_attempt and iteration.
+// Every iteration of a run (run_id > 0) is kept; a later attempt's record
+// of an iteration replaces the earlier attempts' (a re-run does the job
+// again from the same commit), and of two records with the same run,
+// attempt and iteration the later is kept. Exact duplicates (the same
 // record from a cumulative artifact and a single file) are dropped.
 func order(recs []Record) []Record {
 	if inOrder(recs) {
 		return recs
 	}
-	latest := map[int64]int{}
-	for _, r := range recs {
-		if r.RunID > 0 && r.RunAttempt > latest[r.RunID] {
-			latest[r.RunID] = r.RunAttempt
+	type slot struct {
+		run       int64
+		iteration int
+	}
+	latest := map[slot]int{}
+	for i := range recs {
+		if r := &recs[i]; r.RunID > 0 {
+			s := slot{r.RunID, r.number()}
+			latest[s] = max(latest[s], r.RunAttempt)
 		}
 	}
 	var kept []Record
-	for _, r := range recs {
-		if r.RunID > 0 && r.RunAttempt < latest[r.RunID] {
-			continue
+	for i := range recs {
+		if r := &recs[i]; r.RunID == 0 || r.RunAttempt == latest[slot{r.RunID, r.number()}] {
+			kept = append(kept, *r)
 		}
-		kept = append(kept, r)
 	}
 	sort.SliceStable(kept, func(i, j int) bool {
-		a, b := kept[i], kept[j]
+		a, b := &kept[i], &kept[j]
 		if !a.At.Equal(b.At) {
 			return a.At.Before(b.At)
 		}
-		if a.RunID != b.RunID {
-			return a.RunID < b.RunID
-		}
-		return a.RunAttempt < b.RunAttempt
+		return keyOf(a).before(keyOf(b))
 	})
+	last := map[key]int{}
+	for i := range kept {
+		if kept[i].RunID > 0 {
+			last[keyOf(&kept[i])] = i
+		}
+	}
 	out := kept[:0]
 	for i, r := range kept {
-		if i > 0 && sameRecord(&kept[i-1], &r) {
-			continue
-		}
-		if r.RunID > 0 && len(out) > 0 && out[len(out)-1].RunID == r.RunID {
-			out[len(out)-1] = r
+		if r.RunID > 0 && last[keyOf(&r)] != i || r.RunID == 0 && len(out) > 0 && sameRecord(&out[len(out)-1], &r) {
 			continue
 		}
 		out = append(out, r)
@@ -494,33 +513,32 @@ func order(recs []Record) []Record {
 }
 
 // inOrder reports whether order would leave recs as they are: ordered
-// strictly by at, run_id and run_attempt, every run (run_id > 0) once.
-// A cumulative ledger this program wrote is.
+// strictly by at, run_id, run_attempt and iteration, each run (run_id >
+// 0) one attempt whose iterations follow each other. A cumulative ledger
+// this program wrote is.
 func inOrder(recs []Record) bool {
-	var lastRun int64
+	var run key
 	for i := range recs {
 		r := &recs[i]
 		if i > 0 {
 			p := &recs[i-1]
-			switch c := p.At.Compare(r.At); {
-			case c > 0:
-				return false
-			case c == 0 && (p.RunID > r.RunID || p.RunID == r.RunID && p.RunAttempt >= r.RunAttempt):
+			if c := p.At.Compare(r.At); c > 0 || c == 0 && !keyOf(p).before(keyOf(r)) {
 				return false
 			}
 		}
 		if r.RunID > 0 {
-			if r.RunID <= lastRun {
-				return false // run ids out of order: look for repeated runs
+			k := keyOf(r)
+			if k.run < run.run || k.run == run.run && (k.attempt != run.attempt || k.iteration <= run.iteration) {
+				return false // look for repeated runs and iterations
 			}
-			lastRun = r.RunID
+			run = k
 		}
 	}
 	return true
 }
 
 func sameRecord(a, b *Record) bool {
-	if !a.At.Equal(b.At) || a.RunID != b.RunID || a.RunAttempt != b.RunAttempt || a.Commit != b.Commit {
+	if !a.At.Equal(b.At) || keyOf(a) != keyOf(b) || a.Commit != b.Commit {
 		return false // cheap: records that differ here never encode the same
 	}
 	x, _ := json.Marshal(a)
@@ -528,37 +546,17 @@ func sameRecord(a, b *Record) bool {
 	return bytes.Equal(x, y)
 }
 
-// Encode writes records as one JSON array (the cumulative artifact).
+// Encode writes records as one JSON array (the cumulative artifact),
+// indented by two spaces, with a final line break.
 func Encode(w io.Writer, recs []Record) error {
-	b, err := appendRecords(make([]byte, 0, recordSize*len(recs)+4), recs)
+	if len(recs) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
+	}
+	b, err := json.MarshalIndent(recs, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
+	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// recordSize is about the length of an encoded record.
-const recordSize = 640
-
-// EncodeParts returns the text Encode writes for recs in two parts, to be
-// written one after the other. The first holds the leading records that
-// are the ledger's own, unchanged, read from one file laid out as Encode
-// writes it: it is that file's bytes, which the caller must not change,
-// so that a cumulative ledger written again with a record more is not
-// encoded again whole. It is empty when there are none, or l is nil.
-func (l *Ledger) EncodeParts(recs []Record) (copied, encoded []byte, err error) {
-	k := 0
-	if l != nil && l.laid != nil {
-		for k < len(recs) && k < len(l.laid.ends) && identical(&recs[k], &l.Records[k]) {
-			k++
-		}
-	}
-	b := make([]byte, 0, recordSize*(len(recs)-k+1))
-	if k == 0 {
-		b, err = appendRecords(b, recs)
-		return nil, b, err
-	}
-	b, err = appendMore(b, k, recs[k:])
-	return l.laid.data[:l.laid.ends[k-1]:l.laid.ends[k-1]], b, err
 }

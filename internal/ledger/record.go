@@ -1,12 +1,9 @@
 package ledger
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,11 +25,16 @@ const (
 	MaxRecordLen = 1 << 20 // bytes of one record's JSON
 )
 
-// Record is one iteration's evidence (SPEC §6).
+// Record is one iteration's evidence.
 type Record struct {
-	Version           int       `json:"version"`
-	RunID             int64     `json:"run_id"`
-	RunAttempt        int       `json:"run_attempt"`
+	Version    int   `json:"version"`
+	RunID      int64 `json:"run_id"`
+	RunAttempt int   `json:"run_attempt"`
+	// Iteration numbers the iterations of one run attempt (1, 2, ...), so
+	// that a job that runs several iterations keeps a record of each: a
+	// record is known by its run, attempt and iteration. It is absent from
+	// records outside GitHub (run 0) and from records older than it.
+	Iteration         int       `json:"iteration,omitempty"`
 	Commit            string    `json:"commit"`
 	At                time.Time `json:"at"`
 	Phase             string    `json:"phase"`
@@ -47,10 +49,6 @@ type Record struct {
 	// CurrentTask is the task the agent's status block named (absent when
 	// it named none: the first unchecked task is read from git).
 	CurrentTask string `json:"current_task,omitempty"`
-	// Checkpoint, when present, is the fold after this record's iteration
-	// (SPEC §11): a later run may go on from it instead of folding every
-	// earlier record again, once it has checked it.
-	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	// LabelResets are the removals of the open label by people that the
 	// run writing the record applied as resets, every one it found. They
 	// are a claim, never authority: they tell a later run that the label
@@ -68,33 +66,6 @@ type LabelReset struct {
 
 // MaxLabelResets bounds a record's label resets.
 const MaxLabelResets = 64
-
-// Checkpoint is the fold after a record's iteration. It is evidence, never
-// authority: a run uses it only after finding its commit on HEAD's
-// first-parent chain, folding the iterations after it again from git and
-// the records to the same digests, and checking what it says against the
-// records (internal/loop).
-type Checkpoint struct {
-	// Program, Policy and Base say what the fold depends on besides the
-	// records: the build that folded, a digest of the effective policy
-	// with the fold's options, and the loop's start. A run with another
-	// program, policy or base folds the whole loop.
-	Program string `json:"program"`
-	Policy  string `json:"policy"`
-	Base    string `json:"base"`
-	// Digest is the lowercase hex SHA-256 of the fold's state after the
-	// iteration, as JSON.
-	Digest string `json:"digest"`
-	// State is that state; only some records carry it, the others only
-	// its digest, against which a later run checks its own fold.
-	State json.RawMessage `json:"state,omitempty"`
-}
-
-// Bounds on a checkpoint.
-const (
-	MaxCheckpointKey   = 512       // bytes of each of program, policy and base
-	MaxCheckpointState = 512 << 10 // bytes of its state
-)
 
 // Tests are a record's test totals.
 type Tests struct {
@@ -139,6 +110,9 @@ func (r *Record) Validate() error {
 	}
 	if r.RunAttempt < 0 {
 		bad("run_attempt %d is negative", r.RunAttempt)
+	}
+	if r.Iteration < 0 {
+		bad("iteration %d is negative", r.Iteration)
 	}
 	if r.Commit != "" && !isHex(r.Commit, 40) {
 		bad("commit %q is not a full lowercase 40-hex hash", clip(r.Commit))
@@ -188,16 +162,6 @@ func (r *Record) Validate() error {
 	}
 	if t := r.Tasks; t != nil && (t.Done < 0 || t.Total < 0 || t.Done > t.Total) {
 		bad("tasks {done %d, total %d} is not valid", t.Done, t.Total)
-	}
-	if c := r.Checkpoint; c != nil {
-		switch {
-		case len(c.Program) > MaxCheckpointKey || len(c.Policy) > MaxCheckpointKey || len(c.Base) > MaxCheckpointKey:
-			bad("checkpoint: program, policy or base is longer than %d bytes", MaxCheckpointKey)
-		case !isHex(c.Digest, 64):
-			bad("checkpoint.digest is not a lowercase 64-hex SHA-256")
-		case len(c.State) > MaxCheckpointState:
-			bad("checkpoint.state is larger than %d bytes", MaxCheckpointState)
-		}
 	}
 	if len(r.LabelResets) > MaxLabelResets {
 		bad("label_resets has %d entries (at most %d)", len(r.LabelResets), MaxLabelResets)
@@ -313,47 +277,30 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	}
 }
 
-// identical reports whether two records hold the same values, so that
-// they encode to the same text: times compare with their location (the
-// same instant elsewhere is another text), a nil list is not an empty
-// one, and 0 is not -0.
-func identical(a, b *Record) bool {
-	return a.Version == b.Version && a.RunID == b.RunID && a.RunAttempt == b.RunAttempt && a.Commit == b.Commit &&
-		a.At == b.At && a.Phase == b.Phase && identicalTests(a.Tests, b.Tests) && sameList(a.Errors, b.Errors) &&
-		samePtr(a.Output, b.Output) && a.PermissionDenials == b.PermissionDenials && a.CompletionClaimed == b.CompletionClaimed &&
-		a.QuestionsAsked == b.QuestionsAsked && identicalFloat(a.ProgressPercent, b.ProgressPercent) && samePtr(a.Tasks, b.Tasks) &&
-		a.CurrentTask == b.CurrentTask && identicalCheckpoints(a.Checkpoint, b.Checkpoint) &&
-		sameList(a.LabelResets, b.LabelResets)
-}
-
-// samePtr compares what two pointers to comparable values point to.
-func samePtr[T comparable](a, b *T) bool {
-	return a == b || a != nil && b != nil && *a == *b
-}
-
-func identicalTests(a, b *Tests) bool {
-	if a == b {
-		return true
+// NextIteration is the iteration number of a new record of run runID,
+// attempt attempt, that follows recs: one after the highest of that run
+// attempt's records (a record without a number counts as the first), or
+// 0 outside GitHub (run 0).
+func NextIteration(recs []Record, runID int64, attempt int) int {
+	if runID <= 0 {
+		return 0
 	}
-	return a != nil && b != nil && a.Passed == b.Passed && a.Failed == b.Failed && a.Skipped == b.Skipped &&
-		sameList(a.Failing, b.Failing)
-}
-
-// sameList compares two lists element by element (times by instant and
-// location, as their text would differ otherwise), and an empty list with
-// none as different: each is written otherwise.
-func sameList[T comparable](a, b []T) bool {
-	return (a == nil) == (b == nil) && slices.Equal(a, b)
-}
-
-func identicalFloat(a, b *float64) bool {
-	return a == b || a != nil && b != nil && math.Float64bits(*a) == math.Float64bits(*b)
-}
-
-func identicalCheckpoints(a, b *Checkpoint) bool {
-	if a == b {
-		return true
+	n := 0
+	for i := range recs {
+		if recs[i].RunID == runID && recs[i].RunAttempt == attempt {
+			n = max(n, recs[i].number())
+		}
 	}
-	return a != nil && b != nil && a.Program == b.Program && a.Policy == b.Policy && a.Base == b.Base && a.Digest == b.Digest &&
-		bytes.Equal(a.State, b.State)
+	return n + 1
+}
+
+// number is the record's iteration within its run attempt; a record
+// written before records were numbered was its run's only one.
+func (r *Record) number() int { return max(r.Iteration, 1) }
+
+// ReplacedBy reports whether the record of run runID, attempt attempt and
+// iteration n replaces r: a re-run's record replaces the record of the
+// same iteration that an earlier attempt of the run wrote, and no other.
+func (r *Record) ReplacedBy(runID int64, attempt, n int) bool {
+	return runID > 0 && r.RunID == runID && r.RunAttempt < attempt && r.number() == n
 }

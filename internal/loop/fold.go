@@ -68,14 +68,6 @@ type FoldInput struct {
 	DryRun bool
 	// Progress, when set, is told how far the fold has come.
 	Progress func(done, total int)
-	// From, when set, is the state of an earlier fold of the same loop
-	// after the iterations before Iterations: the fold goes on from it,
-	// and the controls it already applied (those up to its newest
-	// iteration's time) are not applied again. BaseTree is then unused.
-	From *State
-	// Keep is how many of the newest iterations' states Folded.States
-	// holds.
-	Keep int
 }
 
 // Folded is what a fold decided.
@@ -87,10 +79,6 @@ type Folded struct {
 	// Notes say which iteration times were not taken at face value
 	// (dates_clamped).
 	Notes []note.Note
-	// States are the fold's states after each of the newest Keep
-	// iterations (fewer when there were fewer), oldest first: what a later
-	// fold of the same loop may go on from.
-	States []State
 }
 
 // Fold runs the breaker over the iterations with the controls interleaved
@@ -107,27 +95,15 @@ type Folded struct {
 // phase when later in phase_order); the iterations keep theirs.
 func Fold(in FoldInput) (Folded, error) {
 	opts := breaker.Options{Profile: in.Profile, Phase: in.Phase, BaseTree: in.BaseTree}
-	var b *breaker.Breaker
-	var err error
-	if in.From != nil {
-		b, err = breaker.Restore(in.Policy, opts, in.From.Breaker)
-	} else {
-		b, err = breaker.New(in.Policy, opts)
-	}
+	b, err := breaker.New(in.Policy, opts)
 	if err != nil {
 		return Folded{}, err
 	}
 	f := &folder{b: b, in: in, now: in.Now.UTC(), controls: sortedControls(in.Controls)}
-	if st := in.From; st != nil {
-		f.restore(st)
-	}
 	f.out.Decisions = make([]breaker.Decision, 0, len(in.Iterations)+1)
 	for i := range in.Iterations {
 		if err := f.observe(i); err != nil {
 			return Folded{}, err
-		}
-		if len(in.Iterations)-i <= in.Keep {
-			f.out.States = append(f.out.States, f.state())
 		}
 	}
 	f.summariseDates()
@@ -152,38 +128,13 @@ type folder struct {
 	now      time.Time
 	controls []Control // not yet applied, oldest first
 	last     time.Time // the previous iteration's time
-	// offset is the number of iterations folded before in.Iterations (an
-	// incremental fold's From).
-	offset int
 	// skipTo is the phase a skip-phase moved the loop to ("" for none);
 	// guide is a person's guidance waiting for the next iteration.
 	skipTo string
 	guide  *breaker.Guidance
 	// backdated and future count the iterations whose time was changed.
 	backdated, future int
-	// applied is the digest of the controls applied so far (controlsDigest).
-	applied string
-	out     Folded
-}
-
-// restore takes up an earlier fold's state: its clock, phase, counts and
-// notes, and drops the controls it applied.
-func (f *folder) restore(st *State) {
-	s := &st.Breaker
-	f.offset, f.last = s.Iteration, s.LastAt
-	f.skipTo, f.backdated, f.future, f.applied = st.SkipTo, st.Backdated, st.Future, st.Controls
-	f.out.Notes = append(f.out.Notes, st.Notes...)
-	i := 0
-	for i < len(f.controls) && !f.controls[i].At.After(s.LastAt) {
-		i++
-	}
-	f.controls = f.controls[i:]
-}
-
-// state is the fold's state after its newest iteration.
-func (f *folder) state() State {
-	return State{Breaker: f.b.Snapshot(), SkipTo: f.skipTo, Backdated: f.backdated, Future: f.future,
-		Notes: append([]note.Note(nil), f.out.Notes...), Controls: f.applied}
+	out               Folded
 }
 
 // iterationError is an iteration the breaker refused.
@@ -203,7 +154,7 @@ func (f *folder) observe(i int) error {
 	obs.Phase = f.phaseOf(it.Phase)
 	d, err := f.b.Observe(obs)
 	if err != nil {
-		return &iterationError{fmt.Errorf("iteration %d (commit %s): %w", f.offset+i+1, short(it.Commit), err)}
+		return &iterationError{fmt.Errorf("iteration %d (commit %s): %w", i+1, short(it.Commit), err)}
 	}
 	d.DryRun = f.in.DryRun
 	if err := Settle(f.b, &d, it.At); err != nil {
@@ -212,7 +163,7 @@ func (f *folder) observe(i int) error {
 	d.Guidance, f.guide = f.guide, nil
 	f.out.Decisions = append(f.out.Decisions, d)
 	if f.in.Progress != nil {
-		f.in.Progress(f.offset+i+1, f.offset+len(f.in.Iterations))
+		f.in.Progress(i+1, len(f.in.Iterations))
 	}
 	return nil
 }
@@ -222,7 +173,6 @@ func (f *folder) observe(i int) error {
 // noted. An iteration without a time (a commit date that does not parse)
 // is taken at the previous iteration's time, or the run's for the first.
 func (f *folder) normalise(i int, it *breaker.Iteration) {
-	i += f.offset
 	if it.At.IsZero() {
 		at := f.last
 		if at.IsZero() {
@@ -279,7 +229,6 @@ func (f *folder) applyControls(upTo time.Time, all bool) (bool, error) {
 		if last := f.b.Snapshot().LastAt; at.Before(last) {
 			at = last
 		}
-		f.applied = controlsDigest(f.applied, c)
 		var err error
 		switch c.Kind {
 		case ControlReset:

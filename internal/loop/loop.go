@@ -44,22 +44,13 @@ type Config struct {
 	// read, the final decision is the breaker's status at Now, and Records
 	// is the ledger unchanged (nil without one).
 	StatusOnly bool
+	// Runs says that every run is an iteration even while the ledger is
+	// empty (a local loop that keeps its own ledger from its first run):
+	// an empty ledger is not read as "the iterations are the commits".
+	Runs bool
 	// Progress, when set, is told how far the fold has come (for long
 	// replays on a terminal).
 	Progress func(done, total int)
-	// Incremental lets the run go on from a checkpoint of an earlier run,
-	// once verified, instead of folding every iteration: for callers that
-	// need the newest decisions (check, the Action), not every one
-	// (replay). Decisions then starts after the iterations it stood for
-	// (Result.Skipped).
-	Incremental bool
-	// Cache keeps checkpoints in the repository's git directory when the
-	// iterations are commits (no ledger), and with Incremental goes on
-	// from them. Result.Records is nil when it did.
-	Cache bool
-	// anyDigest takes every checkpoint digest as matching the fold from
-	// git: the tests' forger, who made the digests for a forged state.
-	anyDigest bool
 }
 
 // Result is what the run decided.
@@ -74,19 +65,16 @@ type Result struct {
 	Records []ledger.Record
 	// Policy is the effective policy (profile applied).
 	Policy *policy.Policy
-	// Visible is the number of iterations, those a checkpoint stood for
-	// included.
+	// Visible is the number of iterations.
 	Visible int
-	// Skipped is the number of earlier iterations a verified checkpoint
-	// stood for: they have no decision in Decisions.
-	Skipped int
 }
 
 // Final is the newest decision.
 func (r *Result) Final() *breaker.Decision { return &r.Decisions[len(r.Decisions)-1] }
 
-// Run reads the evidence and folds it: from a verified checkpoint when
-// cfg.Incremental allows one and there is one, else every iteration.
+// Run reads the evidence and folds every iteration. Nothing stands in
+// for an earlier fold (a cache or a checkpoint): the agent can write its
+// repository's git directory and the records.
 func Run(cfg Config) (*Result, error) {
 	if cfg.Policy == nil {
 		return nil, fmt.Errorf("loop: no policy")
@@ -96,7 +84,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Policy: eff}
-	if l := cfg.Ledger; l != nil && len(l.Records) == 0 {
+	if l := cfg.Ledger; l != nil && len(l.Records) == 0 && !cfg.Runs {
 		// An empty ledger (a new or emptied directory) must not fold every
 		// commit since the base into one iteration: the commits are the
 		// iterations, as without a ledger.
@@ -116,12 +104,6 @@ func Run(cfg Config) (*Result, error) {
 	}
 	defer repo.Close()
 	rn := &runner{cfg: cfg, eff: eff, opts: opts, repo: repo, res: res}
-	rn.prepare()
-	if cfg.Incremental && !cfg.StatusOnly {
-		if done := rn.incremental(); done != nil {
-			return done, nil
-		}
-	}
 	return rn.full()
 }
 
@@ -132,53 +114,23 @@ type runner struct {
 	opts gitlog.Options
 	repo *gitlog.Repo
 	res  *Result
-	// reach is how many iterations before the newest a checkpoint's run
-	// folds again (0: none can be written or used); key what its
-	// checkpoints depend on, Base aside.
-	reach int
-	key   Key
-	// pols are the effective policy and its phases.
-	pols policies
-	// cached is the fold cache as read, so that the same one is not
-	// written again.
-	cached []byte
-}
-
-// prepare finds what checkpoints depend on. A policy whose checkpoints
-// cannot be checked, or a phase the policy does not have (the fold says
-// so), writes and uses none.
-func (rn *runner) prepare() {
-	if ph := rn.cfg.Phase; ph != "" && !rn.eff.HasPhase(ph) {
-		return
-	}
-	rn.pols = policiesOf(rn.eff)
-	if unverifiable(rn.pols) != "" {
-		return
-	}
-	digest, err := policyDigest(rn.eff, rn.cfg.Phase, rn.cfg.ProtectPaths, rn.cfg.Ledger != nil)
-	if err != nil {
-		return
-	}
-	rn.reach, rn.key = reach(rn.pols), Key{Program: program(), Policy: digest}
 }
 
 // full folds every iteration.
 func (rn *runner) full() (*Result, error) {
 	cfg, res := rn.cfg, rn.res
-	start := len(res.Notes)
 	h, err := history(rn.repo, cfg, rn.eff, rn.opts, res)
 	if err != nil {
 		return nil, err
 	}
-	histNotes := len(res.Notes)
 	files, err := readFiles(cfg, res)
 	if err != nil {
 		return nil, err
 	}
 	var its []breaker.Iteration
 	var recs []ledger.Record
-	var ev *evidence.Evidence
 	if cfg.Ledger != nil {
+		var ev *evidence.Evidence
 		if ev, recs, err = fromLedger(rn.repo, h, cfg, rn.opts, res); err != nil {
 			return nil, err
 		}
@@ -189,14 +141,10 @@ func (rn *runner) full() (*Result, error) {
 			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", short(h.Base)))
 		}
 	}
-	newest := applyFiles(its, files, res)
+	applyFiles(its, files, res)
 	res.Visible = len(its)
-	keep := 0
-	if rn.reach > 0 {
-		keep = rn.reach + 2
-	}
 	folded, err := Fold(FoldInput{Policy: cfg.Policy, Profile: cfg.Profile, Phase: cfg.Phase, BaseTree: h.BaseTree,
-		Iterations: its, Controls: cfg.Controls, Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress, Keep: keep})
+		Iterations: its, Controls: cfg.Controls, Now: cfg.Now, DryRun: cfg.DryRun, Progress: cfg.Progress})
 	if err != nil {
 		if isIterationError(err) {
 			return nil, fmt.Errorf("repository %s: %w", cfg.Repo, err)
@@ -207,12 +155,6 @@ func (rn *runner) full() (*Result, error) {
 	res.Notes = append(res.Notes, folded.Notes...)
 	if len(its) > 0 {
 		res.Records = records(cfg, its, recs)
-	}
-	if keep > 0 && len(its) > 0 && !cfg.StatusOnly && checkpointable(h) {
-		rn.key.Base = baseKey(rn.repo, cfg.Base, h.Base)
-		cp := &checkpoints{rn: rn, its: its, first: len(its) - len(folded.States), states: folded.States, newest: newest,
-			history: slices.Clone(res.Notes[start:histNotes]), ev: evidenceNotesOf(ev)}
-		rn.keep(cp, func(g int) string { return its[g-1].Commit })
 	}
 	return res, nil
 }
@@ -235,21 +177,16 @@ func readFiles(cfg Config, res *Result) (*evidence.Files, error) {
 	return files, nil
 }
 
-// applyFiles gives the newest iteration its reports and log, and returns
-// that iteration as it was before: as a later run will read it (from git
-// and its record), without them; nil when there were none, and the
-// iteration is read alike.
-func applyFiles(its []breaker.Iteration, files *evidence.Files, res *Result) *breaker.Iteration {
+// applyFiles gives the newest iteration its reports and log.
+func applyFiles(its []breaker.Iteration, files *evidence.Files, res *Result) {
 	if files == nil {
-		return nil
+		return
 	}
 	if len(its) == 0 {
 		res.Notes = append(res.Notes, note.New(note.EvidenceUnused, "no commit since the base: the reports and log were read but there is no iteration to apply them to"))
-		return nil
+		return
 	}
-	before := its[len(its)-1]
 	files.Apply(&its[len(its)-1])
-	return &before
 }
 
 // history walks the loop's commits: each one's evidence, or with a ledger
@@ -286,16 +223,19 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 }
 
 // earlierRecords notes the ledger's problems and returns its records
-// without this run's own (a re-run replaces it).
+// without the one this run's record replaces: an earlier attempt's record
+// of the same iteration (a re-run does it again). Records of this attempt
+// are earlier iterations of the same job, and stay.
 func earlierRecords(cfg Config, res *Result) []ledger.Record {
 	for _, p := range cfg.Ledger.Problems {
 		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
 	}
 	recs := cfg.Ledger.Records
-	if n := len(recs); n > 0 && !cfg.StatusOnly && cfg.RunID > 0 && recs[n-1].RunID == cfg.RunID {
-		recs = recs[:n-1]
+	if cfg.StatusOnly || cfg.RunID <= 0 {
+		return recs
 	}
-	return recs
+	n := ledger.NextIteration(recs, cfg.RunID, cfg.Attempt)
+	return slices.DeleteFunc(slices.Clone(recs), func(r ledger.Record) bool { return r.ReplacedBy(cfg.RunID, cfg.Attempt, n) })
 }
 
 // withRun appends this run's record, for commit head, to the earlier ones:
@@ -305,7 +245,8 @@ func withRun(cfg Config, recs []ledger.Record, head string) []ledger.Record {
 	if n := len(recs); n > 0 && now.Before(recs[n-1].At) {
 		now = recs[n-1].At
 	}
-	return append(append(make([]ledger.Record, 0, len(recs)+1), recs...), ledger.Record{Version: ledger.Version, RunID: cfg.RunID, RunAttempt: cfg.Attempt, Commit: head, At: now})
+	return append(append(make([]ledger.Record, 0, len(recs)+1), recs...), ledger.Record{Version: ledger.Version, RunID: cfg.RunID, RunAttempt: cfg.Attempt,
+		Iteration: ledger.NextIteration(recs, cfg.RunID, cfg.Attempt), Commit: head, At: now})
 }
 
 // records is the cumulative ledger with this run's record, the newest
@@ -313,9 +254,8 @@ func withRun(cfg Config, recs []ledger.Record, head string) []ledger.Record {
 // each earlier one becomes a record of its own (run 0, at its commit's
 // time), so that the next run, reading this ledger, folds the same
 // iterations instead of one that covers them all, and does not lose the
-// history that decided this run. The records keep no checkpoint of an
-// earlier run. A run that is not an iteration (StatusOnly) returns the
-// ledger as it was.
+// history that decided this run. A run that is not an iteration
+// (StatusOnly) returns the ledger as it was.
 func records(cfg Config, its []breaker.Iteration, recs []ledger.Record) []ledger.Record {
 	if cfg.StatusOnly {
 		if cfg.Ledger == nil {
@@ -333,9 +273,7 @@ func records(cfg Config, its []breaker.Iteration, recs []ledger.Record) []ledger
 		}
 	} else {
 		out = append(out, recs...)
-		for i := range out {
-			out[i].Checkpoint = nil
-		}
 	}
+	r.Iteration = ledger.NextIteration(out, cfg.RunID, cfg.Attempt)
 	return append(out, r)
 }

@@ -86,15 +86,15 @@ const (
 	// policy's phase_order (the loop has no phase, one outside the order,
 	// or the last); the breaker was reset, the phase kept.
 	PhaseNotSkipped Code = "phase_not_skipped"
-	// CheckpointUnused: the ledger (or the local fold cache) had a
-	// checkpoint of an earlier run, but it was written by another build,
-	// policy or base, or did not verify against git and the records: the
-	// whole loop was folded.
-	CheckpointUnused Code = "checkpoint_unused"
-	// FoldCacheIgnored: the local fold cache in the repository's git
-	// directory could not be read (damaged, or not written by this
-	// program); it was ignored and will be written anew.
-	FoldCacheIgnored Code = "fold_cache_ignored"
+	// LoopStarted: a check with no flags kept the loop's start (HEAD) and
+	// its ledger in the local state directory; each check is an iteration.
+	LoopStarted Code = "loop_started"
+	// NoLocalState: there is no local state directory (no HOME), so a check
+	// with no flags folds the commits.
+	NoLocalState Code = "no_local_state"
+	// ReportMissing: a --reports glob matched no file: the iteration is
+	// taken as a build that produced no report.
+	ReportMissing Code = "report_missing"
 )
 
 // Codes lists every code, in the order above.
@@ -102,8 +102,8 @@ func Codes() []Code {
 	return []Code{EmptyRepository, NoBase, NoDefaultBranch, UnrelatedHistory, BaseOffChain, ShallowClone,
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
-		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped, CheckpointUnused,
-		FoldCacheIgnored}
+		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped,
+		LoopStarted, NoLocalState, ReportMissing}
 }
 
 // Known reports whether c is one of the codes above.

@@ -47,7 +47,7 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 	start := max(0, len(res.Decisions)-maxSummaryRows)
 	b.WriteString(render.MermaidCharts(render.Steps(res.Decisions[start:])))
 	b.WriteString("\n| # | commit | state | score | tests passing | no progress | why |\n|---|---|---|---|---|---|---|\n")
-	if earlier := start + res.Skipped; earlier > 0 {
+	if earlier := start; earlier > 0 {
 		fmt.Fprintf(&b, "| … | | | | | | %d earlier iterations |\n", earlier)
 	}
 	for i := range res.Decisions[start:] {

@@ -12,7 +12,8 @@ import (
 )
 
 // Synthetic content. A text file is a sequence of lines, each unique in the
-// whole rebuilt repository: "l<letters> 0", where the letters spell a serial
+// whole rebuilt repository: "l<letters> 0" (or "l<letters>(0);" where the
+// change read as code in a file not named as source), where the letters spell a serial
 // number. A change that deletes N lines and adds M drops N lines at the top
 // and appends M new ones, so that a minimal line diff counts exactly N and
 // M. Whitespace-only changes re-indent or join lines (and add lines of only
@@ -93,11 +94,19 @@ func boxLine(t Task) string {
 }
 
 // lineMaker hands out unique synthetic lines.
-type lineMaker struct{ serial int }
+type lineMaker struct {
+	serial int
+	// code makes the lines read as code ("lab(0);") rather than prose
+	// ("lab 0"): see gitlog.Prose.
+	code bool
+}
 
 // next returns a new unique text line.
 func (m *lineMaker) next() string {
 	m.serial++
+	if m.code {
+		return "l" + letters(m.serial) + "(0);"
+	}
 	return "l" + letters(m.serial) + " 0"
 }
 
@@ -234,13 +243,28 @@ func (m *lineMaker) whitespaceEdit(body []string, del, add int) (out []string, o
 // is incremented). ok is false when the counts differ or the file has too
 // few lines with digits; the edit is then a plain one.
 func (m *lineMaker) digitsEdit(body []string, del, add int) (out []string, ok bool) {
+	return m.rewriteEdit(body, del, add, incrementDigits)
+}
+
+// hexEdit rewrites n lines in place, each one's last token with a digit
+// becoming a new hex string of 7 or more characters (a fingerprint or hash
+// refreshed): a change of volatile tokens that is not digits-only. ok is
+// false when the counts differ or the file has too few such lines; the
+// edit is then a plain one.
+func (m *lineMaker) hexEdit(body []string, del, add int) (out []string, ok bool) {
+	return m.rewriteEdit(body, del, add, m.rehash)
+}
+
+// rewriteEdit rewrites del (= add) lines in place with rewrite, the first
+// lines it changes; a plain edit when it cannot.
+func (m *lineMaker) rewriteEdit(body []string, del, add int, rewrite func(string) (string, bool)) (out []string, ok bool) {
 	if del != add {
 		return m.plainEdit(body, del, add), false
 	}
 	out = append([]string(nil), body...)
 	n := 0
 	for i := 0; i < len(out) && n < del; i++ {
-		if l, changed := incrementDigits(out[i]); changed {
+		if l, changed := rewrite(out[i]); changed {
 			out[i] = l
 			n++
 		}
@@ -249,6 +273,43 @@ func (m *lineMaker) digitsEdit(body []string, del, add int) (out []string, ok bo
 		return m.plainEdit(body, del, add), false
 	}
 	return out, true
+}
+
+// rehash replaces the last alphanumeric token of s that holds a digit by a
+// new hex string: a letter, the serial in hex, a closing digit.
+func (m *lineMaker) rehash(s string) (string, bool) {
+	isAlnum := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	for end := len(s); end > 0; {
+		if !isAlnum(s[end-1]) {
+			end--
+			continue
+		}
+		start := end
+		for start > 0 && isAlnum(s[start-1]) {
+			start--
+		}
+		if old := s[start:end]; strings.ContainsAny(old, "0123456789") {
+			m.serial++
+			tok := "f" + strconv.FormatInt(int64(m.serial)+1<<20, 16) + "0"
+			if dropDigits(tok) == dropDigits(old) {
+				// The letters must change too, or it is a digits-only edit.
+				tok = "e" + tok[1:]
+			}
+			return s[:start] + tok + s[end:], true
+		}
+		end = start
+	}
+	return s, false
+}
+
+// dropDigits is s without its ASCII digits.
+func dropDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // incrementDigits adds one to every run of decimal digits in s.

@@ -7,7 +7,10 @@
 // repository's first-parent chain, oldest commit first: per commit its hash,
 // parents and committer time; per changed path its status, the added and
 // deleted line counts and what kind of change it was (binary,
-// whitespace-only, digits-only, generated, submodule); whether the whole
+// whitespace-only, digits-only, churn of hex strings and timestamps,
+// generated, submodule, and whether its edited lines read as code in a file
+// not named as source); whether the commit message admits no progress, and
+// a hash of the blocker it names (the engine's own detector); whether the whole
 // tree or single files went back to an earlier version; the checkbox states
 // of its task lists, keyed by a hash of the task's text; and the Loop-Phase
 // and Loop-Progress trailers. No file content and no commit message text is

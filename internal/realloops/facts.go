@@ -87,6 +87,12 @@ type Commit struct {
 	Reverts string
 	// Completion is true when the subject claims the work is complete.
 	Completion bool
+	// Admitted is true when the message admits no progress (idle, no-op,
+	// nothing to do, still blocked, ...), as the engine's detector reads
+	// it; Blocker is a 12-hex hash of the blocker it names, normalised, so
+	// that the same blocker reported again has the same hash ("" for none).
+	Admitted bool
+	Blocker  string
 }
 
 // Change is one changed path.
@@ -106,6 +112,14 @@ type Change struct {
 	// DigitsOnly: a modification that only changes digits (a timestamp or
 	// counter rewrite): both sides are equal once the digits are removed.
 	DigitsOnly bool
+	// Churn: a modification that is not digits-only but only changes
+	// digits, hex strings of 7 or more characters and timestamps (a new
+	// fingerprint); a digits-only change is churn too.
+	Churn bool
+	// Code: the edited lines of a text file whose name does not say it is
+	// source code, nor a task list, read as code rather than prose (a
+	// config, a Makefile); only for a change with lines.
+	Code bool
 	// Generated: the file carries a "Code generated ... DO NOT EDIT."
 	// header (the new side; the old side of a deletion).
 	Generated bool
@@ -165,6 +179,8 @@ type wireCommit struct {
 	Revert       bool                `json:"revert,omitempty"`
 	Reverts      string              `json:"reverts,omitempty"`
 	Completion   bool                `json:"completion,omitempty"`
+	Admitted     bool                `json:"admitted,omitempty"`
+	Blocker      string              `json:"blocker,omitempty"`
 }
 
 type wireChange struct {
@@ -176,6 +192,8 @@ type wireChange struct {
 	Binary         bool   `json:"binary,omitempty"`
 	WhitespaceOnly bool   `json:"whitespace_only,omitempty"`
 	DigitsOnly     bool   `json:"digits_only,omitempty"`
+	Churn          bool   `json:"churn,omitempty"`
+	Code           bool   `json:"code,omitempty"`
 	Generated      bool   `json:"generated,omitempty"`
 	Submodule      bool   `json:"submodule,omitempty"`
 	Exec           bool   `json:"exec,omitempty"`
@@ -236,6 +254,7 @@ func Write(w io.Writer, f *Facts) error {
 			Hash: c.Hash, Parents: c.Parents, Time: c.Time.Format(time.RFC3339),
 			Restores: c.Restores, FileRestores: c.FileRestores, Tasks: tt.encodeAll(c.Tasks),
 			Trailers: c.Trailers, Revert: c.Revert, Reverts: c.Reverts, Completion: c.Completion,
+			Admitted: c.Admitted, Blocker: c.Blocker,
 		}
 		if len(c.FileRestores) == 0 {
 			wc.FileRestores = nil
@@ -246,7 +265,7 @@ func Write(w io.Writer, f *Facts) error {
 		for _, ch := range c.Changes {
 			wc.Changes = append(wc.Changes, wireChange{
 				Path: ch.Path, Status: ch.Status, From: ch.From, Added: ch.Added, Deleted: ch.Deleted,
-				Binary: ch.Binary, WhitespaceOnly: ch.WhitespaceOnly, DigitsOnly: ch.DigitsOnly,
+				Binary: ch.Binary, WhitespaceOnly: ch.WhitespaceOnly, DigitsOnly: ch.DigitsOnly, Churn: ch.Churn, Code: ch.Code,
 				Generated: ch.Generated, Submodule: ch.Submodule, Exec: ch.Exec, Lines: ch.Lines,
 			})
 		}
@@ -329,6 +348,7 @@ func decodeFacts(data []byte) (*Facts, error) {
 		c := Commit{
 			Hash: wc.Hash, Parents: wc.Parents, Restores: wc.Restores, FileRestores: wc.FileRestores,
 			Trailers: wc.Trailers, Revert: wc.Revert, Reverts: wc.Reverts, Completion: wc.Completion,
+			Admitted: wc.Admitted, Blocker: wc.Blocker,
 		}
 		t, err := time.Parse(time.RFC3339, wc.Time)
 		if err != nil {
@@ -341,7 +361,7 @@ func decodeFacts(data []byte) (*Facts, error) {
 		for _, ch := range wc.Changes {
 			c.Changes = append(c.Changes, Change{
 				Path: ch.Path, Status: ch.Status, From: ch.From, Added: ch.Added, Deleted: ch.Deleted,
-				Binary: ch.Binary, WhitespaceOnly: ch.WhitespaceOnly, DigitsOnly: ch.DigitsOnly,
+				Binary: ch.Binary, WhitespaceOnly: ch.WhitespaceOnly, DigitsOnly: ch.DigitsOnly, Churn: ch.Churn, Code: ch.Code,
 				Generated: ch.Generated, Submodule: ch.Submodule, Exec: ch.Exec, Lines: ch.Lines,
 			})
 		}

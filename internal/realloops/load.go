@@ -85,6 +85,11 @@ type Label struct {
 	// policy's contract counts as progress here. The replay test expects
 	// exactly these misses, so an entry goes once the policy sees it.
 	Misses map[string]string `json:"misses,omitempty"`
+	// Trips are the progress stretches of the held-out part that a
+	// built-in policy is known to trip, by policy name, each with the
+	// reason in one line. They are measured, never tuned away on the
+	// held-out part; the replay test expects exactly these trips.
+	Trips map[string]string `json:"trips,omitempty"`
 }
 
 // Vote is one labeller's judgement of a stretch.
@@ -356,6 +361,9 @@ func (f *Facts) validate() error {
 		if c.Reverts != "" && !c.Revert {
 			return fmt.Errorf("%s.reverts: set without revert", field)
 		}
+		if c.Blocker != "" && (!c.Admitted || !blockerRE.MatchString(c.Blocker)) {
+			return fmt.Errorf("%s.blocker: %q is not the 12-hex hash of an admitted blocker", field, c.Blocker)
+		}
 		seen[c.Hash] = i
 	}
 	return nil
@@ -394,6 +402,12 @@ func checkChanges(field string, c *Commit, present map[string]bool) error {
 		}
 		if ch.WhitespaceOnly && ch.DigitsOnly {
 			return fmt.Errorf("%s: a change is not both whitespace-only and digits-only", cf)
+		}
+		if ch.Churn && (ch.WhitespaceOnly || ch.Status != StatusModified) {
+			return fmt.Errorf("%s: only a modification that is not whitespace-only is churn (status %s)", cf, ch.Status)
+		}
+		if ch.Code && (ch.Binary || ch.Submodule || ch.Status == StatusDeleted) {
+			return fmt.Errorf("%s: only a text new side reads as code", cf)
 		}
 		if (ch.WhitespaceOnly || ch.DigitsOnly) && ch.Status != StatusModified {
 			return fmt.Errorf("%s: only a modification is whitespace-only or digits-only (status %s)", cf, ch.Status)
@@ -506,16 +520,11 @@ func (c *Corpus) validateLabels() error {
 		if f.Parent(from) == "" {
 			return fmt.Errorf("%s.from: %s is a root commit; a stretch needs a parent to replay from", field, short(l.From))
 		}
-		for _, p := range sortedKeys(l.Misses) {
-			if k := l.Consensus(); k != Stagnation {
-				return fmt.Errorf("%s.misses: only a stagnation stretch can be missed (the labellers' consensus is %s)", field, k)
-			}
-			if !slices.Contains(policy.Names(), p) {
-				return fmt.Errorf("%s.misses: %q is not a built-in policy (%s)", field, p, strings.Join(policy.Names(), ", "))
-			}
-			if err := checkLine(fmt.Sprintf("%s.misses[%q]", field, p), l.Misses[p]); err != nil {
-				return err
-			}
+		if err := checkByPolicy(field+".misses", l.Misses, l.Consensus(), Stagnation, "only a stagnation stretch can be missed"); err != nil {
+			return err
+		}
+		if err := checkByPolicy(field+".trips", l.Trips, l.Consensus(), Progress, "only a progress stretch can be tripped by mistake"); err != nil {
+			return err
 		}
 		k := span{l.Repo, l.From, l.To}
 		if seen[k] {
@@ -578,4 +587,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// checkByPolicy validates a label's entries by policy (misses, trips): the
+// stretch's consensus must be want, each key a built-in policy, each
+// reason one line.
+func checkByPolicy(field string, m map[string]string, k, want Kind, only string) error {
+	for _, p := range sortedKeys(m) {
+		if k != want {
+			return fmt.Errorf("%s: %s (the labellers' consensus is %s)", field, only, k)
+		}
+		if !slices.Contains(policy.Names(), p) {
+			return fmt.Errorf("%s: %q is not a built-in policy (%s)", field, p, strings.Join(policy.Names(), ", "))
+		}
+		if err := checkLine(fmt.Sprintf("%s[%q]", field, p), m[p]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

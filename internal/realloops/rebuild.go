@@ -277,7 +277,11 @@ func (b *builder) apply(i int, c *Commit) error {
 		case StatusRenamed:
 			old = leaving[ch.From]
 		}
+		// The lines a change writes read as code or as prose, as the
+		// change's did.
+		b.lines.code = ch.Code
 		st, err := b.next(i, c, ch, old)
+		b.lines.code = false
 		if err != nil {
 			return fmt.Errorf("%s: %w", ch.Path, err)
 		}
@@ -354,6 +358,8 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		st.body, _ = b.lines.whitespaceEdit(body, del, add)
 	case ch.DigitsOnly:
 		st.body, _ = b.lines.digitsEdit(body, del, add)
+	case ch.Churn:
+		st.body, _ = b.lines.hexEdit(body, del, add)
 	default:
 		st.body = b.lines.plainEdit(body, del, add)
 	}
@@ -417,6 +423,9 @@ func (b *builder) message(i int, c *Commit) string {
 		subject += ": all tasks complete"
 	}
 	var paras []string
+	if c.Admitted {
+		paras = append(paras, admissionText(c.Blocker))
+	}
 	if c.Revert {
 		subject = `Revert "` + subject + `"`
 		line := "This reverts an earlier commit."

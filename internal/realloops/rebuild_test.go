@@ -22,10 +22,11 @@ type shape struct {
 	added, deleted  int
 	binary, ws, gen bool
 	digits          bool
+	churn, code     bool
 }
 
 func (s shape) String() string {
-	return fmt.Sprintf("%s from=%q +%d -%d binary=%t ws=%t digits=%t generated=%t", s.status, s.from, s.added, s.deleted, s.binary, s.ws, s.digits, s.gen)
+	return fmt.Sprintf("%s from=%q +%d -%d binary=%t ws=%t digits=%t churn=%t code=%t generated=%t", s.status, s.from, s.added, s.deleted, s.binary, s.ws, s.digits, s.churn, s.code, s.gen)
 }
 
 var gitlogStatus = map[string]string{
@@ -58,7 +59,7 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := gitlog.Options{TaskFiles: tasks, MaxFileBytes: gitlog.DefaultMaxFileBytes}
+	opts := gitlog.Options{TaskFiles: tasks, MaxFileBytes: gitlog.DefaultMaxFileBytes, Shapes: true}
 	base := ""
 	if f.Base != nil {
 		if base, err = Synthetic(dir, f.Base.Hash); err != nil {
@@ -99,13 +100,24 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 		submodules := map[string]bool{}
 		for _, ch := range c.Changes {
 			submodules[ch.Path] = ch.Submodule
-			want[ch.Path] = shape{ch.Status, ch.From, ch.Added, ch.Deleted, ch.Binary, ch.WhitespaceOnly, ch.Generated, ch.DigitsOnly}
+			want[ch.Path] = shape{ch.Status, ch.From, ch.Added, ch.Deleted, ch.Binary, ch.WhitespaceOnly, ch.Generated, ch.DigitsOnly,
+				(ch.Churn || ch.DigitsOnly) && !IsTaskFile(ch.Path), ch.Code}
 		}
 		have := map[string]shape{}
 		for _, fc := range got.Change.Files {
-			s := shape{gitlogStatus[fc.Status], fc.OldPath, fc.Added, fc.Deleted, fc.Binary || fc.Large, fc.WhitespaceOnly, fc.Generated, false}
+			// Task lists are read for their boxes, never for their shape.
+			text := !fc.Binary && !fc.Large && !submodules[fc.Path] && fc.Status != gitlog.StatusDeleted && !IsTaskFile(fc.Path)
+			s := shape{gitlogStatus[fc.Status], fc.OldPath, fc.Added, fc.Deleted, fc.Binary || fc.Large, fc.WhitespaceOnly, fc.Generated, false,
+				fc.Churn && !IsTaskFile(fc.Path), text && fc.Added+fc.Deleted > 0 && !fc.Prose && !gitlog.IsSource(fc.Path)}
 			if s.status == StatusModified && !s.binary && !s.ws && !submodules[fc.Path] {
 				s.digits = digitsOnly(t, repo, parentOf(h, i), got.Hash, fc.Path)
+			}
+			if w := want[fc.Path]; s.churn || s.ws || s.added == 0 {
+				// A change of only volatile tokens is never read for its
+				// shape, and the lines a change only removes were written
+				// earlier, in their own style. A hex or timestamp rewrite is
+				// rebuilt as a hex rewrite of the lines' own tokens.
+				s.code = w.code
 			}
 			have[fc.Path] = s
 		}
@@ -174,6 +186,10 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 		}
 		if claimed := evidence.FromCommit(&got, nil, tasks).CompletionClaimed; claimed != c.Completion {
 			add("completion claim %t, want %t", claimed, c.Completion)
+		}
+		it := evidence.FromCommit(&got, nil, tasks)
+		if it.Admitted != c.Admitted || (it.Blocker != nil) != (c.Blocker != "") {
+			add("admission %t blocker %v, want %t %q", it.Admitted, it.Blocker, c.Admitted, c.Blocker)
 		}
 	}
 	return diffs, restored

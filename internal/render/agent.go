@@ -35,12 +35,17 @@ var agentFieldRunes = []int{MaxField, 120, 40}
 // two recovery strategies and a person's guidance, or "" when the breaker
 // is CLOSED with none of them. Agent and person text is cleaned and cannot
 // end a block; the whole stays within 4000 bytes.
-func FailureContext(d *breaker.Decision) string {
+func FailureContext(d *breaker.Decision) string { return LocalFailureContext(d, "") }
+
+// LocalFailureContext is FailureContext for a loop outside GitHub: the
+// OPEN block offers the local reset command, never pull request commands
+// ("" offers those).
+func LocalFailureContext(d *breaker.Decision, reset string) string {
 	if d.Complete && d.Completion != nil {
 		return CompleteBlock(d)
 	}
 	if d.State == breaker.Open {
-		return AgentBlock(d)
+		return agentBlockFor(d, reset)
 	}
 	if d.State == breaker.Closed && len(d.Warnings) == 0 && d.Guidance == nil {
 		return ""
@@ -81,17 +86,21 @@ func FailureContext(d *breaker.Decision) string {
 // policy's advice for the phase (else the rule's first recovery strategy),
 // a person's guidance, and the OPTIONS a person has, each with its pull
 // request command.
-func AgentBlock(d *breaker.Decision) string {
+func AgentBlock(d *breaker.Decision) string { return agentBlockFor(d, "") }
+
+// agentBlockFor is AgentBlock offering a local reset command when reset is
+// not "".
+func agentBlockFor(d *breaker.Decision, reset string) string {
 	var s string
 	for _, n := range agentFieldRunes {
-		if s = agentBlock(d, n); len(s) <= maxFailureContext {
+		if s = agentBlock(d, n, reset); len(s) <= maxFailureContext {
 			break
 		}
 	}
 	return s
 }
 
-func agentBlock(d *breaker.Decision, n int) string {
+func agentBlock(d *breaker.Decision, n int, reset string) string {
 	field := func(s string) string { return agentText(s, n) }
 	var b strings.Builder
 	line := func(label, value string) { fmt.Fprintf(&b, "%s: %s\n", label, value) }
@@ -128,6 +137,12 @@ func agentBlock(d *breaker.Decision, n int) string {
 	}
 	if g := d.Guidance; g != nil {
 		line("GUIDANCE", field(g.Text)+" (from "+field(g.By)+")")
+	}
+	if reset != "" {
+		b.WriteString("\nOPTIONS (for a person):\n")
+		fmt.Fprintf(&b, "1. Reset and retry when the cause is fixed: %s\n2. Stop the loop.\n", field(reset))
+		b.WriteString(AgentBlockClose)
+		return b.String()
 	}
 	b.WriteString("\nOPTIONS (for a person with write access, as a pull request comment):\n")
 	opts := []string{"[R]eset and retry with the current approach: /loopbreaker reset"}

@@ -36,6 +36,17 @@ type Options struct {
 	// FoldLog puts the markdown status log in a details block (a PR
 	// comment, where it would push the rest out of sight).
 	FoldLog bool
+	// Local says the loop runs outside GitHub: the failure context offers
+	// ResetHint, never pull request commands.
+	Local bool
+}
+
+// failureContext is the failure context the options ask for.
+func (o *Options) failureContext(d *breaker.Decision) string {
+	if o.Local {
+		return LocalFailureContext(d, o.ResetHint)
+	}
+	return FailureContext(d)
 }
 
 // StatusLogDetails opens the details block of a folded status log.
@@ -45,7 +56,7 @@ const StatusLogDetails = "<details><summary>Status log</summary>"
 func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 	switch format {
 	case "json":
-		return JSON(w, d, o.Notes)
+		return writeObject(w, d, o.Notes, o.failureContext(d))
 	case "markdown":
 		_, err := io.WriteString(w, MarkdownReport(d, o))
 		return err
@@ -53,7 +64,7 @@ func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 		_, err := io.WriteString(w, Text(d, o))
 		return err
 	case "agent":
-		return Agent(w, d)
+		return writeAgent(w, o.failureContext(d))
 	}
 	return CheckFormat(format)
 }
@@ -70,10 +81,14 @@ type Object struct {
 // a decision, for --format json, the replay lines and the Action's
 // decision output alike.
 func EncodeJSON(d *breaker.Decision, notes []note.Note) ([]byte, error) {
+	return encodeObject(d, notes, FailureContext(d))
+}
+
+func encodeObject(d *breaker.Decision, notes []note.Note, fc string) ([]byte, error) {
 	if notes == nil {
 		notes = []note.Note{}
 	}
-	b, err := json.Marshal(Object{Decision: d, Notes: notes, FailureContext: FailureContext(d)})
+	b, err := json.Marshal(Object{Decision: d, Notes: notes, FailureContext: fc})
 	if err != nil {
 		return nil, fmt.Errorf("encode decision: %w", err)
 	}
@@ -82,7 +97,11 @@ func EncodeJSON(d *breaker.Decision, notes []note.Note) ([]byte, error) {
 
 // JSON writes the decision object, with the notes, on one line.
 func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
-	b, err := EncodeJSON(d, notes)
+	return writeObject(w, d, notes, FailureContext(d))
+}
+
+func writeObject(w io.Writer, d *breaker.Decision, notes []note.Note, fc string) error {
+	b, err := encodeObject(d, notes, fc)
 	if err != nil {
 		return err
 	}
@@ -125,8 +144,9 @@ func DisabledMarkdown(why string) string {
 // Agent writes the failure context for the agent's next prompt, ending in
 // a newline, or nothing when there is none (CLOSED, no warning, no
 // guidance).
-func Agent(w io.Writer, d *breaker.Decision) error {
-	fc := FailureContext(d)
+func Agent(w io.Writer, d *breaker.Decision) error { return writeAgent(w, FailureContext(d)) }
+
+func writeAgent(w io.Writer, fc string) error {
 	if fc == "" {
 		return nil
 	}

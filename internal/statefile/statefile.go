@@ -174,11 +174,6 @@ func Save(path string, f *File) error {
 // not a regular file (a directory, a named pipe, a device) is refused and
 // left alone. Errors name path, never the temporary file.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
-	return WriteAtomicParts(path, perm, data)
-}
-
-// WriteAtomicParts is WriteAtomic writing the parts one after the other.
-func WriteAtomicParts(path string, perm os.FileMode, parts ...[]byte) error {
 	old, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -205,10 +200,8 @@ func WriteAtomicParts(path string, perm os.FileMode, parts ...[]byte) error {
 			os.Remove(name)
 		}
 	}()
-	for _, data := range parts {
-		if _, err := tmp.Write(data); err != nil {
-			return fmt.Errorf("write %s: %w", path, bare(err))
-		}
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, bare(err))
@@ -364,20 +357,11 @@ func Lock(path string) (func(), error) {
 // process killed while writing path left behind. Only the holder of the
 // lock writes path, so under the lock every such file is an orphan.
 func removeStaleTemps(path string) {
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
-	for _, name := range stale {
-		os.Remove(name)
-	}
-}
-
-// globEscape quotes the pattern characters of a file name.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("*?[\\", r) {
-			b.WriteByte('\\')
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			os.Remove(filepath.Join(dir, e.Name()))
 		}
-		b.WriteRune(r)
 	}
-	return b.String()
 }

@@ -5,6 +5,10 @@
 # of docs/cli.md (the ```sh block of `loopbreaker record --state`). A loopbreaker command may exit
 # 0 (continue) or 1 (OPEN), as the documentation says; anything else, or any other command
 # failing, fails the check. The test command is recognised and not run again: .ci/run runs it.
+# Then the two starts of docs/integrations.md (and of the README, once it holds them): the
+# Claude Code hook's install, fed hook input as Claude Code sends it, and the shell loop against
+# a fake `claude` that makes no progress, which must end with OPEN within a bounded number of
+# iterations; and the drop-in for ralph's breaker, in ralph's call order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 readme="$root/README.md"
@@ -12,6 +16,8 @@ echo "== the README's quick-start commands, verbatim, in a scratch clone"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The local loop state of every command here stays in the scratch directory.
+export LOOPBREAKER_STATE_DIR="$work/state"
 
 # block PATTERN [FILE]: the commands of the first ```sh block of FILE (the README unless given)
 # that holds PATTERN, one a line (a line ending in a backslash continues on the next).
@@ -24,6 +30,14 @@ block() {
       if (line ~ /\\$/) { sub(/\\$/, "", line); next }
       buf = buf line "\n"; line = ""
     }' "${2:-$readme}"
+}
+
+# script PATTERN FILE: the first ```sh block of FILE that holds PATTERN, as it is written.
+script() {
+  awk -v pat="$1" '
+    /^```sh$/ { inside = 1; buf = ""; next }
+    /^```$/ && inside { inside = 0; if (index(buf, pat)) { printf "%s", buf; exit } next }
+    inside { buf = buf $0 "\n" }' "$2"
 }
 
 quick=$(block "go run . check")
@@ -78,3 +92,90 @@ if [ "$failed" -gt 0 ] || [ "$ran" -lt 2 ]; then
   exit 1
 fi
 echo "README quick start: all $ran commands ran"
+
+# A new repository with one commit, for a start to run in.
+new_repo() {
+  mkdir -p "$1"
+  git -C "$1" init -q
+  printf 'package main\n\nfunc main() {}\n' >"$1/main.go"
+  printf 'Fix the failing build.\n' >"$1/PROMPT.md"
+  git -C "$1" add -A
+  git -C "$1" -c user.name=ci -c user.email=ci@example.com commit -qm "start"
+}
+
+# hook_start FILE: the hook's install as FILE writes it, then the hook it installed, fed the
+# hook input Claude Code sends at a session's start and at three stops that change nothing:
+# the third must stop the session (continue false).
+hook_start() {
+  local doc=$1 dir="$work/hook-$RANDOM" cmd answer i
+  cmd=$(script "loopbreaker hook install claude-code" "$doc")
+  [ -n "$cmd" ] || { echo "$doc: no \`loopbreaker hook install claude-code\` block" >&2; return 1; }
+  new_repo "$dir"
+  (cd "$dir" && bash -e -c "$cmd") || { echo "FAILED: the hook's install of $doc" >&2; return 1; }
+  grep -q '"command": "loopbreaker hook claude-code"' "$dir/.claude/settings.json" ||
+    { echo "FAILED: $dir/.claude/settings.json does not run the hook" >&2; return 1; }
+  : >"$work/transcript.jsonl"
+  input() {
+    printf '{"session_id":"ci","transcript_path":"%s","cwd":"%s","hook_event_name":"%s","stop_hook_active":%s}' \
+      "$work/transcript.jsonl" "$dir" "$1" "$2"
+  }
+  input SessionStart false | (cd "$dir" && loopbreaker hook claude-code) >/dev/null
+  for i in 1 2 3; do
+    answer=$(input Stop true | (cd "$dir" && loopbreaker hook claude-code))
+  done
+  case "$answer" in
+    *'"continue":false'*OPEN*) echo "ok: the hook's install of $doc; the hook stopped a stuck session at its third stop" ;;
+    *) echo "FAILED: the hook's answer at the third stop: $answer" >&2; return 1 ;;
+  esac
+}
+
+# loop_start FILE: the shell loop as FILE writes it, against a fake `claude` that makes no
+# progress; it must end, with OPEN, within 10 iterations.
+loop_start() {
+  local doc=$1 dir="$work/loop-$RANDOM" loop calls
+  loop=$(script "loopbreaker check || break" "$doc")
+  [ -n "$loop" ] || { echo "$doc: no shell loop block (loopbreaker check || break)" >&2; return 1; }
+  new_repo "$dir"
+  mkdir -p "$work/fake"
+  cat >"$work/fake/claude" <<'FAKE'
+#!/usr/bin/env bash
+# A fake agent: counts its calls, changes nothing, fails after 10 calls so that a loop that
+# never stops ends the check.
+n=$(( $(cat "$CLAUDE_CALLS" 2>/dev/null || echo 0) + 1 ))
+echo "$n" >"$CLAUDE_CALLS"
+[ "$n" -le 10 ] || { echo "the loop did not stop after 10 iterations" >&2; exit 99; }
+echo "I looked at the build again; nothing changed."
+FAKE
+  chmod +x "$work/fake/claude"
+  rm -f "$work/claude_calls"
+  (cd "$dir" && CLAUDE_CALLS="$work/claude_calls" PATH="$work/fake:$PATH" timeout 120 bash -c "$loop") >"$work/loop.out" 2>&1 ||
+    { echo "FAILED: the shell loop of $doc" >&2; sed 's/^/    /' "$work/loop.out" >&2; return 1; }
+  calls=$(cat "$work/claude_calls")
+  set +e
+  (cd "$dir" && loopbreaker status) >"$work/status.out" 2>&1
+  local code=$?
+  set -e
+  if [ "$code" -ne 1 ] || [ "$calls" -gt 10 ]; then
+    echo "FAILED: the shell loop of $doc ran $calls iterations and status exits $code (want OPEN, 1)" >&2
+    sed 's/^/    /' "$work/status.out" >&2
+    return 1
+  fi
+  echo "ok: the shell loop of $doc ended with OPEN after $calls iterations"
+}
+
+echo "== the integrations' starts, verbatim"
+docs=("$root/docs/integrations.md")
+grep -q "loopbreaker hook install claude-code" "$readme" && docs+=("$readme")
+for doc in "${docs[@]}"; do
+  hook_start "$doc"
+  loop_start "$doc"
+done
+
+# The drop-in for ralph's breaker, in ralph's call order (bats and jq from the distribution).
+if command -v bats >/dev/null && command -v jq >/dev/null; then
+  echo "== the drop-in for ralph's breaker"
+  bats "$root/integrations/ralph/circuit_breaker.bats"
+else
+  echo "bats or jq is missing: apt-get install -y bats jq" >&2
+  exit 1
+fi

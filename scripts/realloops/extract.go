@@ -291,6 +291,7 @@ func (x *extractor) commit(f *realloops.Facts, i int, c *object.Commit, prevTree
 		out.Reverts = info.Reverts
 	}
 	out.Completion = evidence.FromCommit(info, nil, x.tasks).CompletionClaimed
+	out.Admitted, out.Blocker = realloops.Admission(info.Message)
 
 	for _, fc := range info.Change.Files {
 		ch := realloops.Change{Path: fc.Path, From: fc.OldPath, Added: fc.Added, Deleted: fc.Deleted,
@@ -344,6 +345,17 @@ func (x *extractor) commit(f *realloops.Facts, i int, c *object.Commit, prevTree
 			if newText && oldText && ch.Status == realloops.StatusModified && !ch.WhitespaceOnly && !ch.Binary &&
 				realloops.DigitsOnly(oldData.bytes, newData.bytes) {
 				ch.DigitsOnly = true
+			}
+			if newText && oldText && ch.Status == realloops.StatusModified && !ch.WhitespaceOnly && !ch.Binary && !ch.DigitsOnly &&
+				gitlog.ChurnOnly(oldData.bytes, newData.bytes) {
+				ch.Churn = true
+			}
+			if newText && !ch.Binary && ch.Added+ch.Deleted > 0 && !gitlog.IsSource(fc.Path) && !x.tasks.Match(fc.Path) {
+				var old []byte
+				if oldText {
+					old = oldData.bytes
+				}
+				ch.Code = !gitlog.Prose(fc.Path, old, newData.bytes)
 			}
 			if newText && x.tasks.Match(fc.Path) {
 				list := realloops.ParseTasks(newData.bytes)

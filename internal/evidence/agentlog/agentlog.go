@@ -46,6 +46,8 @@ type Log struct {
 	CompletionClaimed bool         // the agent said it is done (an explicit status block decides over prose)
 	QuestionsAsked    bool         // the agent asked the user something
 	Status            *StatusBlock // the last complete status block, nil when none
+	Admitted          bool         // the agent admitted no progress (its prose or its status block)
+	Blocker           string       // the blocker it reported, normalised (Admits); "" for none
 	Notes             []string     // what was skipped/truncated (bounded)
 }
 

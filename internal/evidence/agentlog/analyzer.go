@@ -32,8 +32,12 @@ type unitState struct {
 
 // analyzer accumulates what a log says while it is read line by line.
 type analyzer struct {
-	lim   Limits
-	lines int // physical lines so far
+	lim Limits
+	// admitted and blocker: the log's prose admitted no progress, and the
+	// first blocker it named.
+	admitted bool
+	blocker  string
+	lines    int // physical lines so far
 
 	errors        []string
 	droppedErrors int
@@ -244,6 +248,12 @@ func (a *analyzer) textLine(raw string, src source, u *unitState) {
 	if !a.questions && isQuestion(lower) {
 		a.questions = true
 	}
+	if ok, blocker := Admits(lower); ok {
+		a.admitted = true
+		if a.blocker == "" {
+			a.blocker = blocker
+		}
+	}
 }
 
 // finish closes the log after its last line.
@@ -275,6 +285,15 @@ func (a *analyzer) finish(bytesRead int64) *Log {
 	if st := a.status; st != nil && (st.Status != "" || st.ExitSignal != nil) {
 		// An explicit status outranks completion words in prose.
 		l.CompletionClaimed = st.ClaimsCompletion()
+	}
+	l.Admitted, l.Blocker = a.admitted, a.blocker
+	if st := a.status; st != nil {
+		if ok, blocker := st.AdmitsNoProgress(); ok {
+			l.Admitted = true
+			if blocker != "" {
+				l.Blocker = blocker
+			}
+		}
 	}
 	return l
 }

@@ -87,3 +87,23 @@ func (a *analyzer) percent(key, value string) *float64 {
 	}
 	return &f
 }
+
+// AdmitsNoProgress reports whether the block admits that the iteration made
+// no progress: STATUS BLOCKED, or EXIT_SIGNAL false with no file modified
+// and no task completed. A BLOCKED status names its blocker by the current
+// task (or "status blocked").
+func (b *StatusBlock) AdmitsNoProgress() (bool, string) {
+	if b.Status == "BLOCKED" {
+		blocker := "status blocked"
+		if t := strings.Join(strings.Fields(strings.ToLower(b.CurrentTask)), " "); t != "" {
+			blocker = "blocked: " + cutUTF8(t, 120)
+		}
+		return true, blocker
+	}
+	noFiles := b.FilesModified != nil && *b.FilesModified == 0
+	noTasks := b.TasksCompleted == nil || *b.TasksCompleted == 0
+	if b.ExitSignal != nil && !*b.ExitSignal && noFiles && noTasks {
+		return true, ""
+	}
+	return false, ""
+}

@@ -305,7 +305,7 @@ func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
 		default:
 			fc.Status = StatusModified
 		}
-		why, err := r.compare(&fc, c, o.MaxFileBytes)
+		why, err := r.compare(&fc, c, o.MaxFileBytes, o.Shapes)
 		if err != nil {
 			return Change{}, fmt.Errorf("compare %s: %w", fc.Path, err)
 		}
@@ -364,7 +364,7 @@ func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
 // generated, whitespace-only, digits-only and line counts. It returns why
 // the content could not be read ("" when it could): an object that is not
 // in the repository, or a directory the diff did not descend into.
-func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) (string, error) {
+func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64, shapes bool) (string, error) {
 	if c.unreadable != "" {
 		return c.unreadable, nil
 	}
@@ -428,7 +428,9 @@ func (r *Repo) compare(fc *FileChange, c rawChange, maxBytes int64) (string, err
 		a, b := editedMiddle(oldData, newData)
 		fc.WhitespaceOnly = equalSkipping(a, b, isSpace)
 		fc.DigitsOnly = !fc.WhitespaceOnly && len(a)+len(b) > 0 && equalSkipping(a, b, isDigit)
+		fc.Churn = shapes && (fc.DigitsOnly || (!fc.WhitespaceOnly && ChurnOnly(oldData, newData)))
 	}
+	fc.Prose = shapes && Prose(fc.Path, oldData, newData)
 	return "", nil
 }
 

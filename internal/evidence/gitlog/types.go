@@ -37,6 +37,9 @@ type Options struct {
 	// MaxCommits bounds the walk: only the newest MaxCommits commits of a
 	// longer chain are iterations (<= 0 means DefaultMaxCommits).
 	MaxCommits int
+	// Shapes fills FileChange.Churn and FileChange.Prose: the shape of
+	// each text change, which the loop's journal is learned from.
+	Shapes bool
 	// ChainOnly makes History walk the chain and describe its commits but
 	// leave their Change, Tasks and CurrentTask (and BaseTasks) empty: for callers that
 	// take their iterations from ledger records and diff those with Diff.
@@ -93,6 +96,14 @@ type FileChange struct {
 	// changes digits (both sides equal with all ASCII digits removed): a
 	// rewritten timestamp or counter.
 	DigitsOnly bool
+	// Churn is true for a modification of a text file that only changes
+	// digits, hex strings of 7 or more characters and timestamps (a
+	// refreshed date, fingerprint or counter); DigitsOnly implies it.
+	Churn bool
+	// Prose is true when the edited lines of a text file read as prose
+	// (words, few code marks) rather than code; never for a file named as
+	// source code.
+	Prose bool
 	// Submodule is true when either side is a submodule commit (a
 	// gitlink): the change is the pointer, with no line counts.
 	Submodule bool
