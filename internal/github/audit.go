@@ -83,9 +83,8 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 			out.Pulls = append(out.Pulls, auditPullOf(p))
 		}
 	}
-	if resp != nil && resp.NextPage > page {
-		out.Next = resp.NextPage
-		out.Last = max(resp.LastPage, resp.NextPage)
+	if out.Next = nextPage(resp, page); out.Next > 0 {
+		out.Last = max(resp.LastPage, out.Next)
 	}
 	return out, nil
 }
@@ -270,9 +269,5 @@ func (c *Client) ListArtifacts(ctx context.Context, name string, page int) ([]Ar
 			out = append(out, artifactOf(a))
 		}
 	}
-	next := 0
-	if resp != nil && resp.NextPage > page {
-		next = resp.NextPage
-	}
-	return out, next, nil
+	return out, nextPage(resp, page), nil
 }

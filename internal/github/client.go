@@ -431,14 +431,24 @@ func eachPage[T any](maxPages int, fetch func(gh.ListOptions) ([]T, *gh.Response
 			return pages, false, err
 		}
 		pages++
-		if !keep(items) || resp == nil || resp.NextPage <= page {
+		next := nextPage(resp, page)
+		if !keep(items) || next == 0 {
 			return pages, false, nil
 		}
 		if pages >= maxPages {
 			return pages, true, nil
 		}
-		page = resp.NextPage
+		page = next
 	}
+}
+
+// nextPage is the page after page that go-github read from the Link
+// header, 0 on the last.
+func nextPage(resp *gh.Response, page int) int {
+	if resp != nil && resp.NextPage > page {
+		return resp.NextPage
+	}
+	return 0
 }
 
 // bounded cuts s to at most n characters, ending in "…" when cut.
