@@ -201,28 +201,15 @@ func FromHistory(h *gitlog.History, tasks *pathmatch.Set) []breaker.Iteration {
 		v := h.BaseTasks.Done
 		before = &v
 	}
-	return fromHistory(h, before, true, tasks)
+	return fromHistory(h, before, tasks)
 }
 
-// ContinueHistory turns the commits of a history that goes on from an
-// earlier iteration into iterations (gitlog.Repo.After): the tasks
-// checked before its first commit are not the loop's start, and the
-// checked-task count before it is the tasks at the earlier iteration's
-// commit, else before (the count an earlier iteration carried).
-func ContinueHistory(h *gitlog.History, before *int, tasks *pathmatch.Set) []breaker.Iteration {
-	if h.BaseTasks != nil {
-		v := h.BaseTasks.Done
-		before = &v
-	}
-	return fromHistory(h, before, false, tasks)
-}
-
-func fromHistory(h *gitlog.History, before *int, first bool, tasks *pathmatch.Set) []breaker.Iteration {
+func fromHistory(h *gitlog.History, before *int, tasks *pathmatch.Set) []breaker.Iteration {
 	out := make([]breaker.Iteration, 0, len(h.Commits))
 	for i := range h.Commits {
 		c := &h.Commits[i]
 		it := FromCommit(c, before, tasks)
-		if i == 0 && first {
+		if i == 0 {
 			it.TasksCheckedBefore = h.BaseChecked
 		}
 		out = append(out, it)
