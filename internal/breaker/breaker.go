@@ -346,7 +346,7 @@ func (s Snapshot) clone() Snapshot {
 	if s.Journal != nil {
 		c.Journal = make([]TextSeen, len(s.Journal))
 		for i, e := range s.Journal {
-			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations)}
+			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Beside: e.Beside}
 		}
 	}
 	c.Hour = cloneSlice(s.Hour)

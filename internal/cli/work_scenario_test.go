@@ -53,6 +53,21 @@ func workScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 		{
+			name: "journal-published-folder",
+			about: "a content bot adds one dated post a run to content/posts/ and changes nothing else: a folder that grows " +
+				"only by itself is what the repository publishes, not the loop's account of itself, so every post is progress",
+			loop: func() []*scnStep {
+				var s []*scnStep
+				for i := 1; i <= 5; i++ {
+					s = append(s, edit(fmt.Sprintf("content/posts/2026-11-0%d-daily.md", i),
+						fmt.Sprintf("# Daily research %d\n\nToday's reading: a long essay about tide pools, summarised in %s.\n", i, strings.Repeat("many ", i)),
+						"post: daily research"))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+		},
+		{
 			name:  "journal-beside-work",
 			about: "the same board written beside code in every iteration: the code is progress, the journal takes nothing away",
 			loop: func() []*scnStep {
