@@ -154,9 +154,12 @@ type Entry struct {
 	TestLines int `json:"test_lines"`
 	// TestPaths identify the test files the iteration changed (bounded).
 	TestPaths []string `json:"test_paths,omitempty"`
-	Returned  bool     `json:"returned,omitempty"`
-	HasOutput bool     `json:"has_output,omitempty"`
-	Output    int      `json:"output"`
+	// Code says the iteration changed code (files that are neither tests
+	// nor test data, nor the loop's journal).
+	Code      bool `json:"code,omitempty"`
+	Returned  bool `json:"returned,omitempty"`
+	HasOutput bool `json:"has_output,omitempty"`
+	Output    int  `json:"output"`
 	// HasTests and Passed are the iteration's test report's passing
 	// tests; HasErrors and Errors the number of distinct error signatures
 	// it had, when errors were looked for (the trends).

@@ -349,9 +349,11 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 		m.tasksNew > 0 || m.fixed > 0 || tests.up || m.resolved > 0 || percentUp {
 		return
 	}
-	if spreadNewTests(c.TestFiles) {
-		// New test files in several packages while the specs move is new
-		// coverage being laid down, not the same tests rewritten.
+	if spreadNewTests(c.TestFiles) && codeInWindow(pol, s) {
+		// New test files in several packages while the specs or the code
+		// move (in this iteration or the window's earlier ones) is new
+		// coverage being laid down, not the same tests rewritten. Test
+		// files scattered over folders with nothing else moving are not.
 		return
 	}
 	m.testOnly = true
@@ -372,19 +374,22 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 	}
 }
 
-// spreadNewTests reports new test files in two or more folders, with some
-// other test file changed beside them or in more than two folders.
+// spreadNewTests reports new test files in two or more folders.
 func spreadNewTests(files []FileLines) bool {
 	dirs := map[string]bool{}
-	edited := false
 	for _, f := range files {
 		if f.New {
 			dirs[path.Dir(f.Path)] = true
-		} else {
-			edited = true
 		}
 	}
-	return len(dirs) >= 3 || (len(dirs) == 2 && edited)
+	return len(dirs) >= 2
+}
+
+// codeInWindow reports code or specs (any file that is neither a test
+// nor test data, nor the loop's journal) changed by one of the test_only
+// window's earlier iterations.
+func codeInWindow(pol *policy.Policy, s *Snapshot) bool {
+	return slices.ContainsFunc(lastWithLines(s.Window, pol.Rules.TestOnly.TestOnlyWindow), func(e Entry) bool { return e.Code })
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest
@@ -545,6 +550,7 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	s := &b.s
 	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
+		e.Code = c.CodeFiles-m.journal > 0
 		for _, f := range c.TestFiles {
 			if len(e.TestPaths) == maxTestPaths {
 				break

@@ -188,19 +188,17 @@ func workScenarios() []scenario {
 			name: "test-only-new-tests-spread",
 			about: "after one code change each iteration rewrites the e2e spec and adds new test files in three packages: new " +
 				"coverage laid down while the specs move, test_only never fires",
-			loop: func() []*scnStep {
-				s := []*scnStep{code(1).with("tests/e2e/app.spec.ts", lines("spec", 200))}
-				for i := 1; i <= 4; i++ {
-					word := []string{"alpha", "beta", "gamma", "delta"}[i-1]
-					st := edit("tests/e2e/app.spec.ts", lines(word, 200), fmt.Sprintf("test: specs round %d", i))
-					for _, pkg := range []string{"parse", "render", "store"} {
-						st = st.with(fmt.Sprintf("internal/%s/case%d_test.go", pkg, i), fmt.Sprintf("package %s\n", pkg))
-					}
-					s = append(s, st)
-				}
-				return s
-			}(),
+			loop: append([]*scnStep{code(1).with("tests/e2e/app.spec.ts", lines("spec", 200))}, specRounds()...),
 			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+		},
+
+		{
+			name: "test-only-scattered-one-liners",
+			about: "each iteration rewrites the same e2e test and adds a one-line test file in three folders, and no code or spec " +
+				"moves in the window: a count of folders is not new coverage laid down beside moving specs or code, so test_only fires",
+			base: withBase(map[string]string{"tests/e2e/app.spec.ts": lines("spec", 200)}),
+			loop: specRounds(),
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "test_only", states: "CCCO", progress: "yyyy"},
 		},
 
 		// --- phases the agent chooses are bounded --------------------------
@@ -277,4 +275,18 @@ func hexRefreshes() []*scnStep {
 		edit("state.json", stateJSON("2026-11-28T01:10:00Z", "a3c1e0bf2d44e6f1"), "state: refresh"),
 		edit("state.json", stateJSON("2026-11-28T01:20:00Z", "c0ffee12b7d9a845"), "state: refresh"),
 	}
+}
+
+// specRounds are four iterations that each rewrite the e2e spec and add a
+// one-line test file in three packages.
+func specRounds() []*scnStep {
+	var s []*scnStep
+	for i, word := range []string{"alpha", "beta", "gamma", "delta"} {
+		st := edit("tests/e2e/app.spec.ts", lines(word, 200), fmt.Sprintf("test: specs round %d", i+1))
+		for _, pkg := range []string{"parse", "render", "store"} {
+			st = st.with(fmt.Sprintf("internal/%s/case%d_test.go", pkg, i+1), fmt.Sprintf("package %s\n", pkg))
+		}
+		s = append(s, st)
+	}
+	return s
 }
