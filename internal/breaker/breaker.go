@@ -156,10 +156,12 @@ type Entry struct {
 	TestPaths []string `json:"test_paths,omitempty"`
 	// Code says the iteration changed code (files that are neither tests
 	// nor test data, nor the loop's journal).
-	Code      bool `json:"code,omitempty"`
-	Returned  bool `json:"returned,omitempty"`
-	HasOutput bool `json:"has_output,omitempty"`
-	Output    int  `json:"output"`
+	Code bool `json:"code,omitempty"`
+	// Retune is the iteration's Change.Retune.
+	Retune    string `json:"retune,omitempty"`
+	Returned  bool   `json:"returned,omitempty"`
+	HasOutput bool   `json:"has_output,omitempty"`
+	Output    int    `json:"output"`
 	// HasTests and Passed are the iteration's test report's passing
 	// tests; HasErrors and Errors the number of distinct error signatures
 	// it had, when errors were looked for (the trends).

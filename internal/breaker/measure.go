@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -40,6 +41,8 @@ type measured struct {
 	// journal and journalDocs count the counted files that are the loop's
 	// journal (and of them, documentation files).
 	journal, journalDocs int
+	// retuned says the iteration re-tuned the same files again.
+	retuned bool
 }
 
 // measure scores the iteration and decides whether it made progress. It
@@ -95,6 +98,12 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 		busyFiles += c.ChurnFiles - c.HexFiles
 		busyLines += c.ChurnLines - c.HexLines
 	}
+	if pol.Progress.Retune && retuned(s, c) {
+		// The same few files re-tuned a few lines at a time for the third
+		// iteration in a row: values moved back and forth, not work done.
+		files, lines = 0, 0
+		m.retuned = true
+	}
 	m.work = files > 0
 	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work && !s.WorkSinceTick {
 		// Ticking boxes with nothing else done since the last credited
@@ -117,6 +126,24 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	if !m.returned {
 		m.files = files
 	}
+}
+
+// retunedRow is how many iterations in a row, the current one included,
+// re-tune the same files before it is no progress.
+const retunedRow = 3
+
+// retuned reports that the iteration re-tuned the same files as each of
+// the iterations just before it, retunedRow in a row.
+func retuned(s *Snapshot, c *Change) bool {
+	if c.Retune == "" || len(s.Window) < retunedRow-1 {
+		return false
+	}
+	for _, e := range s.Window[len(s.Window)-(retunedRow-1):] {
+		if e.Retune != c.Retune {
+			return false
+		}
+	}
+	return true
 }
 
 // testFacts are what the test reports say against the previous ones.
@@ -411,6 +438,11 @@ func pathKey(p string) string {
 	return fmt.Sprintf("%016x", fnv64(p))
 }
 
+// PathsKey is a short, fixed-size identity of a sorted list of paths.
+func PathsKey(paths []string) string {
+	return pathKey(strings.Join(paths, "\x00"))
+}
+
 func fnv64(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
@@ -551,6 +583,7 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
 		e.Code = c.CodeFiles-m.journal > 0
+		e.Retune = c.Retune
 		for _, f := range c.TestFiles {
 			if len(e.TestPaths) == maxTestPaths {
 				break

@@ -183,6 +183,22 @@ func workScenarios() []scenario {
 			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC", progress: "yyyy"},
 		},
 
+		// --- values re-tuned back and forth ------------------------------
+		{
+			name: "retune-same-files",
+			about: "each iteration changes two values in the same two components, a line out and a line in per file, and nothing " +
+				"else: from the third such iteration in a row the values are re-tuned back and forth, no progress",
+			base: withBase(map[string]string{"web/prompt.tsx": tuned(0), "web/popup.tsx": tuned(100)}),
+			loop: func() []*scnStep {
+				var s []*scnStep
+				for i := 1; i <= 5; i++ {
+					s = append(s, edit("web/prompt.tsx", tuned(i), "fix: prompt timing").with("web/popup.tsx", tuned(100+i)))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
+		},
+
 		// --- new tests spread over packages --------------------------------
 		{
 			name: "test-only-new-tests-spread",
@@ -289,4 +305,9 @@ func specRounds() []*scnStep {
 		s = append(s, st)
 	}
 	return s
+}
+
+// tuned is a component whose delay and opacity are set by i.
+func tuned(i int) string {
+	return fmt.Sprintf("export const config = {\n  delayMs: %d,\n  opacity: 0.%d,\n  label: \"Install the app\",\n};\n", 500+i*50, 10+i%80)
 }
