@@ -118,7 +118,7 @@ func newBareHarness(t *testing.T, loop *loopRepo, labels []string) *harness {
 		out: filepath.Join(tmp, "output"), summary: filepath.Join(tmp, "summary")}
 	event := map[string]any{
 		"action": "synchronize", "number": 7,
-		"pull_request": map[string]any{"number": 7, "created_at": start, "labels": labelObjects(labels),
+		"pull_request": map[string]any{"number": 7, "created_at": start, "labels": labelObjects(labels), "user": map[string]any{"login": "agent", "type": "User"},
 			"head": map[string]any{"sha": loop.head, "ref": "agent/loop", "repo": map[string]any{"full_name": "octo/loop"}},
 			"base": map[string]any{"sha": loop.base, "ref": "main", "repo": map[string]any{"full_name": "octo/loop"}}},
 		"repository": map[string]any{"full_name": "octo/loop", "default_branch": "main"},

@@ -32,7 +32,8 @@ type budgetLife struct {
 }
 
 // newBudgetLife is a pull request against the HTTP fake whose repository
-// has the open and half-open labels, and a maintainer with write access.
+// has the open and half-open labels, a maintainer with write access and a
+// digest key.
 func newBudgetLife(t *testing.T) *budgetLife {
 	t.Helper()
 	h := newHTTPHarness(t, newLoop(t))
@@ -41,6 +42,9 @@ func newBudgetLife(t *testing.T) *budgetLife {
 		t.Fatal(err)
 	}
 	h.fake.SetPermission("octo", "loop", "maintainer", "write")
+	// The judge's secret seals the digest, which then stands for the
+	// artifacts: the setup the examples teach.
+	h.env["INPUT_DIGEST-KEY"] = "judge-secret"
 	return &budgetLife{t: t, h: h}
 }
 

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // MaxEventBytes bounds the event payload read.
@@ -31,6 +34,9 @@ type Event struct {
 	// Author is the pull request's author ("" when the payload does not
 	// say, as a workflow_run payload does not).
 	Author string
+	// GroupSHA is a merge_group run's commit: the merge queue's, where the
+	// required check reports.
+	GroupSHA string
 	// Comment is set for issue_comment events.
 	Comment *EventComment
 	// Label is set for labeled/unlabeled events.
@@ -92,6 +98,11 @@ type payload struct {
 	Repository *struct {
 		DefaultBranch string `json:"default_branch"`
 	} `json:"repository"`
+	MergeGroup *struct {
+		HeadSHA string `json:"head_sha"`
+		HeadRef string `json:"head_ref"`
+		BaseRef string `json:"base_ref"`
+	} `json:"merge_group"`
 	WorkflowRun *struct {
 		HeadSHA        string `json:"head_sha"`
 		HeadBranch     string `json:"head_branch"`
@@ -160,6 +171,9 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		ev.BaseSHA, ev.BaseRef = pr.Base.SHA, pr.Base.Ref
 		ev.CreatedAt = pr.CreatedAt
 		ev.Author = pr.User.Login
+		if pr.Head.Repo != nil {
+			ev.HeadRepo = pr.Head.Repo.FullName
+		}
 		if pr.Head.Repo != nil && pr.Base.Repo != nil {
 			ev.Fork = pr.Head.Repo.Fork || pr.Head.Repo.FullName != pr.Base.Repo.FullName
 		}
@@ -183,6 +197,14 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		if len(p.WorkflowRun.PullRequests) > 0 {
 			ev.Number = p.WorkflowRun.PullRequests[0].Number
 		}
+	case p.MergeGroup != nil:
+		// The queue's branch names the pull request it tests:
+		// refs/heads/gh-readonly-queue/<base>/pr-<number>-<head sha>; the
+		// API gives the rest (pull.go).
+		ev.GroupSHA = p.MergeGroup.HeadSHA
+		if m := queueRef().FindStringSubmatch(p.MergeGroup.HeadRef); m != nil {
+			ev.Number, _ = strconv.Atoi(m[1])
+		}
 	case p.After != "":
 		ev.HeadSHA = p.After
 		const heads = "refs/heads/"
@@ -196,13 +218,17 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 	return ev, nil
 }
 
-// Control reports whether a person's control started the run rather than
-// the loop: a comment (issue_comment), or a label added to or removed from
-// the pull request (pull_request labeled or unlabeled; the workflow
-// token's own labels start no run). Such a run is no iteration of the loop.
+// queueRef is a merge queue branch, with the number of the pull request
+// it tests (the last one, when several are grouped).
+var queueRef = lazyre.New(`^refs/heads/gh-readonly-queue/.+/pr-([0-9]{1,9})-[0-9a-f]{40}$`)
+
+// Control reports whether the run is not an iteration of the loop: a
+// person's control (a comment, or a label added to or removed from the pull
+// request: pull_request labeled or unlabeled; the workflow token's own
+// labels start no run), or the merge queue asking for the required check.
 func (e *Event) Control() bool {
 	switch e.Name {
-	case "issue_comment":
+	case "issue_comment", "merge_group":
 		return true
 	case "pull_request", "pull_request_target":
 		return e.Action == "labeled" || e.Action == "unlabeled"
@@ -218,4 +244,18 @@ func (e *Event) HasLabel(name string) bool {
 		}
 	}
 	return false
+}
+
+// Pusher is the account that pushed the commits the run is about: the
+// sender of a push, or of a pull request's opening or new commits; "" for
+// other events, whose sender (a person dispatching a run, commenting or
+// labelling) pushed nothing.
+func (e *Event) Pusher() string {
+	switch {
+	case e.Name == "push":
+		return e.Sender
+	case (e.Name == "pull_request" || e.Name == "pull_request_target") && (e.Action == "synchronize" || e.Action == "opened" || e.Action == "reopened"):
+		return e.Sender
+	}
+	return ""
 }

@@ -1,9 +1,13 @@
 package action
 
 import (
+	"fmt"
 	"os"
+
+	"gopkg.in/yaml.v3"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -11,100 +15,133 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// workflow is what the line reader takes from a workflow file: its
-// triggers, its permissions (a job's own block replaces the workflow's, as
-// on GitHub) and its steps.
+// workflow is what the tests read of a workflow file: its triggers, its
+// jobs, and for the tests of one job's workflows the permissions of its
+// last job (a job's own block replaces the workflow's, as on GitHub) and
+// every step.
 type workflow struct {
 	path  string
 	on    map[string]bool
 	perms map[string]string
 	steps []wfStep
+	jobs  []*wfJob
 	text  string
 }
 
-// wfStep is a step: the action it uses (or "" for a run step), its script
-// and its with: inputs.
-type wfStep struct {
-	uses, run string
-	with      map[string]string
+// wfJob is a job: its name, its effective permissions, its condition and
+// its steps.
+type wfJob struct {
+	name  string
+	perms map[string]string
+	cond  string
+	steps []wfStep
 }
 
-// readWorkflow reads the two-space-indented YAML of a workflow line by
-// line: enough for this repository's workflows, not a YAML parser.
+// wfStep is a step: the action it uses (or "" for a run step), its script,
+// its with: inputs and its env.
+type wfStep struct {
+	uses, run string
+	with, env map[string]string
+}
+
+// rawWorkflow is the YAML of a workflow, as far as the tests read it.
+type rawWorkflow struct {
+	On          yaml.Node `yaml:"on"`
+	Permissions yaml.Node `yaml:"permissions"`
+	Jobs        yaml.Node `yaml:"jobs"`
+}
+
+type rawJob struct {
+	If          string    `yaml:"if"`
+	Permissions yaml.Node `yaml:"permissions"`
+	Steps       []struct {
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]string `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+	} `yaml:"steps"`
+}
+
+// readWorkflow parses a workflow file.
 func readWorkflow(t *testing.T, path string) *workflow {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var raw rawWorkflow
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 	w := &workflow{path: path, on: map[string]bool{}, text: string(data)}
-	var top string
-	var jobPerms map[string]string
-	inPerms, inWith, inRun := false, false, false
-	stepIndent := -1
-	for _, l := range yamlLines(t, path) {
-		indent, trimmed, key := l.indent, l.trimmed, l.key
-		value := unquote(strings.TrimSpace(stripComment(l.value)))
-		if inRun && indent > stepIndent+2 {
-			w.steps[len(w.steps)-1].run += trimmed + "\n"
-			continue
+	switch raw.On.Kind {
+	case yaml.ScalarNode:
+		w.on[raw.On.Value] = true
+	case yaml.SequenceNode:
+		for _, n := range raw.On.Content {
+			w.on[n.Value] = true
 		}
-		inRun = false
-		switch {
-		case indent == 0:
-			top, inPerms = key, key == "permissions"
-			if key == "on" && value != "" {
-				for _, ev := range strings.FieldsFunc(value, func(r rune) bool { return strings.ContainsRune("[], ", r) }) {
-					w.on[ev] = true
-				}
-			}
-			if inPerms {
-				w.perms = map[string]string{}
-			}
-		case top == "on" && indent == 2:
-			w.on[key] = true
-		case inPerms && indent == 2 && top == "permissions":
-			w.perms[key] = value
-		case top == "jobs" && indent == 2:
-			inPerms = false
-		case top == "jobs" && indent == 4:
-			inPerms = key == "permissions"
-			if inPerms {
-				jobPerms = map[string]string{}
-			}
-		case top == "jobs" && indent == 6 && inPerms && jobPerms != nil:
-			jobPerms[key] = value
-		case top == "jobs" && strings.HasPrefix(trimmed, "- ") && (stepIndent < 0 || indent == stepIndent):
-			stepIndent, inWith = indent, false
-			w.steps = append(w.steps, wfStep{with: map[string]string{}})
-			fallthrough
-		case stepIndent >= 0 && indent == stepIndent+2:
-			s := &w.steps[len(w.steps)-1]
-			switch key {
-			case "uses":
-				s.uses = value
-			case "run":
-				s.run, inRun = value, value == "|" || value == ">"
-				if inRun {
-					s.run = ""
-				}
-			}
-			inWith = key == "with"
-		case inWith && indent == stepIndent+4:
-			w.steps[len(w.steps)-1].with[key] = value
+	case yaml.MappingNode:
+		for i := 0; i < len(raw.On.Content); i += 2 {
+			w.on[raw.On.Content[i].Value] = true
 		}
 	}
-	if jobPerms != nil {
-		w.perms = jobPerms
+	top := permissions(t, path, &raw.Permissions, nil)
+	w.perms = top
+	for i := 0; i+1 < len(raw.Jobs.Content); i += 2 {
+		var rj rawJob
+		if err := raw.Jobs.Content[i+1].Decode(&rj); err != nil {
+			t.Fatalf("%s: job %s: %v", path, raw.Jobs.Content[i].Value, err)
+		}
+		j := &wfJob{name: raw.Jobs.Content[i].Value, cond: rj.If, perms: permissions(t, path, &rj.Permissions, top)}
+		for _, rs := range rj.Steps {
+			st := wfStep{uses: rs.Uses, run: rs.Run, with: map[string]string{}, env: map[string]string{}}
+			for k, v := range rs.With {
+				st.with[k] = strings.TrimSpace(v)
+			}
+			for k, v := range rs.Env {
+				st.env[k] = v
+			}
+			j.steps = append(j.steps, st)
+		}
+		w.jobs = append(w.jobs, j)
+		w.steps = append(w.steps, j.steps...)
+		w.perms = j.perms
 	}
 	return w
 }
 
-func stripComment(v string) string {
-	if i := strings.Index(v, " #"); i >= 0 {
-		return v[:i]
+// permissions reads a permissions block: a map of scopes, or read-all,
+// write-all or {} (nothing); an absent block inherits (the workflow's, or
+// GitHub's default for the workflow token, which may write: "write-all").
+func permissions(t *testing.T, path string, n *yaml.Node, inherit map[string]string) map[string]string {
+	t.Helper()
+	all := func(level string) map[string]string {
+		out := map[string]string{}
+		for _, s := range []string{"actions", "checks", "contents", "deployments", "id-token", "issues", "packages", "pages", "pull-requests", "statuses"} {
+			out[s] = level
+		}
+		return out
 	}
-	return v
+	switch {
+	case n.Kind == 0:
+		if inherit != nil {
+			return inherit
+		}
+		return all("write")
+	case n.Kind == yaml.ScalarNode && n.Value == "read-all":
+		return all("read")
+	case n.Kind == yaml.ScalarNode && n.Value == "write-all":
+		return all("write")
+	case n.Kind == yaml.MappingNode:
+		out := map[string]string{}
+		if err := n.Decode(&out); err != nil {
+			t.Fatalf("%s: permissions: %v", path, err)
+		}
+		return out
+	}
+	t.Fatalf("%s: permissions: %q is not a block GitHub knows", path, n.Value)
+	return nil
 }
 
 // workflows reads the examples and the repository's own workflows.
@@ -142,26 +179,34 @@ func TestExamplesGrantWhatLoopbreakerUses(t *testing.T) {
 	t.Parallel()
 	checked := 0
 	for _, w := range workflows(t) {
-		for _, s := range w.steps {
-			if !usesLoopbreaker(s) || strings.Contains(s.with["token"], "secrets.") || s.with["dry-run"] == "true" {
-				continue
-			}
-			checked++
-			need := map[string]string{"pull-requests": "write", "issues": "write"}
-			if s.with["use-artifact"] != "false" {
-				need["actions"] = "read"
-			}
-			if s.with["mode"] != "audit" {
-				switch s.with["status"] {
-				case "", "status":
-					need["statuses"] = "write"
-				case "check-run":
-					need["checks"] = "write"
+		for _, j := range w.jobs {
+			for _, s := range j.steps {
+				if !usesLoopbreaker(s) || strings.Contains(s.with["token"], "secrets.") || s.with["dry-run"] == "true" {
+					continue
 				}
-			}
-			for scope, level := range need {
-				if !grants(w.perms, scope, level) {
-					t.Errorf("%s: the loopbreaker step needs %s: %s, the workflow grants %q", w.path, scope, level, w.perms[scope])
+				checked++
+				need := map[string]string{"pull-requests": "write", "issues": "write"}
+				if s.with["mode"] == "gate" {
+					need = map[string]string{"pull-requests": "read", "issues": "read", "contents": "read"}
+				}
+				if s.with["use-artifact"] != "false" {
+					need["actions"] = "read"
+				}
+				if s.with["mode"] == "" || s.with["mode"] == "check" {
+					switch s.with["status"] {
+					case "", "status":
+						need["statuses"] = "write"
+					case "check-run":
+						need["checks"] = "write"
+					}
+				}
+				if s.with["bundle"] != "" {
+					need["contents"] = "write"
+				}
+				for scope, level := range need {
+					if !grants(j.perms, scope, level) {
+						t.Errorf("%s: job %s: the loopbreaker step needs %s: %s, the job has %q", w.path, j.name, scope, level, j.perms[scope])
+					}
 				}
 			}
 		}
@@ -250,39 +295,185 @@ func TestExamplesCheckOutThePullRequestsHead(t *testing.T) {
 	}
 }
 
-// TestAgentLoopExampleRunsOnTheLoopsBranch: a scheduled run is on the
-// default branch, where the loop has no iterations; the example runs on
-// the loop's branch, pushes the agent's commits, and starts the next run
-// only while the breaker allows it.
-func TestAgentLoopExampleRunsOnTheLoopsBranch(t *testing.T) {
+// examples reads the example workflows.
+func examples(t *testing.T) []*workflow {
+	t.Helper()
+	paths, _ := filepath.Glob("../../examples/*.yml")
+	if len(paths) < 6 {
+		t.Fatalf("found %d examples: the path is broken", len(paths))
+	}
+	var out []*workflow
+	for _, p := range paths {
+		out = append(out, readWorkflow(t, p))
+	}
+	return append(out, readmeWorkflows(t)...)
+}
+
+// readmeWorkflows are the workflows of the README's yaml blocks: the
+// copy-paste start must keep the agent apart from its judge as the examples
+// do.
+func readmeWorkflows(t *testing.T) []*workflow {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?ms)^```yaml\n(.*?)^```$").FindAllSubmatch(data, -1)
+	if len(blocks) == 0 {
+		t.Fatal("README.md: no yaml block, the Action's copy-paste start is missing")
+	}
+	var out []*workflow
+	for i, b := range blocks {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("README-block-%d.yml", i+1))
+		if err := os.WriteFile(path, b[1], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, readWorkflow(t, path))
+	}
+	return out
+}
+
+// judges reports whether a job runs loopbreaker as the judge: the action's
+// check (the default mode) or audit, never the gate, or the command line
+// (an organisation's audit), and no agent.
+func judges(j *wfJob) bool {
+	for _, s := range j.steps {
+		if usesLoopbreaker(s) && s.with["mode"] != "gate" || cliRun.MatchString(s.run) {
+			return true
+		}
+	}
+	return false
+}
+
+// cliRun matches a step that runs the loopbreaker command line.
+var cliRun = regexp.MustCompile(`(?m)^\s*(matrix=\$\()?loopbreaker (audit|discover|org-report)\b`)
+
+// dispatchOnly reports whether a job only starts the next run: no
+// checkout, and every step a `gh workflow run`.
+func dispatchOnly(j *wfJob) bool {
+	for _, s := range j.steps {
+		if s.uses != "" || !strings.HasPrefix(strings.TrimSpace(s.run), "gh workflow run ") {
+			return false
+		}
+	}
+	return len(j.steps) > 0
+}
+
+// writes lists the scopes a job may write.
+func writes(perms map[string]string) []string {
+	var out []string
+	for scope, level := range perms {
+		if level == "write" {
+			out = append(out, scope)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeToken matches what hands a job a GitHub token or loopbreaker's
+// secret: the workflow's token, or a secret named like a token or key of
+// GitHub's or loopbreaker's.
+var writeToken = regexp.MustCompile(`github\.token|secrets\.GITHUB_TOKEN|secrets\.[A-Z_]*(TOKEN|PAT|LOOPBREAKER|DIGEST)[A-Z_]*`)
+
+// TestAgentAndJudgeApart: in every example the jobs that run the agent's
+// or a pull request's code hold no write permission, no token and no
+// persisted credentials; only the judge (loopbreaker's check or audit)
+// writes, beside a job that does nothing but dispatch the next run. The
+// agent loop gates the agent, hands its commits over as a bundle, and the
+// judge pushes them. No example runs with write permission on a
+// pull_request trigger, whose workflow file and code are the pull
+// request's.
+func TestAgentAndJudgeApart(t *testing.T) {
 	t.Parallel()
+	agents := 0
+	for _, w := range examples(t) {
+		for _, j := range w.jobs {
+			judge := judges(j)
+			if w.on["pull_request"] && len(writes(j.perms)) > 0 {
+				t.Errorf("%s: job %s writes %v on a pull_request run: the pull request's own workflow file and code run there", w.path, j.name, writes(j.perms))
+			}
+			for _, s := range j.steps {
+				if strings.HasPrefix(s.uses, "actions/checkout@") && s.with["persist-credentials"] != "false" {
+					t.Errorf("%s: job %s: checkout without persist-credentials: false leaves the token in .git/config", w.path, j.name)
+				}
+			}
+			if judge || dispatchOnly(j) {
+				continue
+			}
+			if got := writes(j.perms); len(got) > 0 {
+				t.Errorf("%s: job %s is no judge and writes %v", w.path, j.name, got)
+			}
+			for _, s := range j.steps {
+				for what, m := range map[string]map[string]string{"with": s.with, "env": s.env} {
+					for k, v := range m {
+						if writeToken.MatchString(v) && !(usesLoopbreaker(s) && k == "digest-key") {
+							t.Errorf("%s: job %s hands a token to a step (%s.%s: %s)", w.path, j.name, what, k, v)
+						}
+					}
+				}
+				if strings.Contains(s.run, "agent") && !usesLoopbreaker(s) {
+					agents++
+				}
+			}
+		}
+	}
+	if agents == 0 {
+		t.Fatal("found no agent step in the examples")
+	}
+
 	w := readWorkflow(t, "../../examples/agent-loop.yml")
-	if w.on["schedule"] || !w.on["workflow_dispatch"] {
-		t.Errorf("got triggers %v, want workflow_dispatch and no schedule", w.on)
+	jobs := map[string]*wfJob{}
+	for _, j := range w.jobs {
+		jobs[j.name] = j
 	}
-	if !strings.Contains(w.text, "github.ref != format('refs/heads/{0}', github.event.repository.default_branch)") {
-		t.Error("the job does not refuse to run on the default branch")
+	gate, agent, judge := jobs["gate"], jobs["agent"], jobs["judge"]
+	if gate == nil || agent == nil || judge == nil {
+		t.Fatalf("agent-loop.yml: got jobs %v, want gate, agent and judge", w.jobs)
 	}
-	pushed, next := false, false
-	for _, s := range w.steps {
-		if strings.HasPrefix(s.uses, "actions/checkout@") && s.with["ref"] != "${{ github.ref }}" {
-			t.Errorf("the checkout's ref is %q, want the loop's branch", s.with["ref"])
-		}
-		if strings.Contains(s.run, "git push origin") {
-			pushed = true
-		}
-		if strings.Contains(s.run, "gh workflow run") {
-			next = true
+	if !strings.Contains(agent.cond, "needs.gate.outputs.proceed == 'true'") || !strings.Contains(judge.cond, "needs.gate.outputs.proceed == 'true'") {
+		t.Errorf("the agent (if: %s) or the judge (if: %s) starts whatever the gate says", agent.cond, judge.cond)
+	}
+	if !strings.Contains(gate.cond, "github.ref != format('refs/heads/{0}', github.event.repository.default_branch)") {
+		t.Error("the gate does not refuse to run the loop on the default branch")
+	}
+	bundled, pushed, next := false, false, false
+	for _, s := range agent.steps {
+		bundled = bundled || strings.Contains(s.run, "git bundle create")
+		if strings.Contains(s.run, "git push") {
+			t.Errorf("the agent's job pushes: %s", s.run)
 		}
 	}
-	if !pushed || !next {
-		t.Errorf("pushes the agent's work: %v; starts the next run: %v", pushed, next)
+	for _, s := range judge.steps {
+		pushed = pushed || usesLoopbreaker(s) && s.with["bundle"] != ""
+		next = next || strings.Contains(s.run, "gh workflow run")
+	}
+	if !bundled || !pushed || !next {
+		t.Errorf("the agent bundles its commits: %v; the judge pushes them: %v; the judge starts the next run: %v", bundled, pushed, next)
 	}
 	if !strings.Contains(w.text, "if: steps.breaker.outputs.allow-continue == 'true'") {
 		t.Error("the next run starts whatever the breaker says")
 	}
-	if !grants(w.perms, "contents", "write") || !grants(w.perms, "actions", "write") {
-		t.Errorf("got permissions %v, want contents: write (push) and actions: write (the next run)", w.perms)
+	if !grants(judge.perms, "contents", "write") || !grants(judge.perms, "actions", "write") {
+		t.Errorf("the judge has %v, want contents: write (the push) and actions: write (the next run)", judge.perms)
+	}
+	for _, trigger := range []string{"issue_comment", "pull_request_target"} {
+		if !w.on[trigger] {
+			t.Errorf("agent-loop.yml: no %s trigger: a person's resume cannot restart the loop", trigger)
+		}
+	}
+
+	// One pending run per concurrency group: a person's control must not
+	// replace a pending iteration.
+	for _, ex := range []*workflow{w, readWorkflow(t, "../../examples/pr-status-check.yml")} {
+		group := regexp.MustCompile(`(?m)^  group: (.*)$`).FindStringSubmatch(ex.text)
+		if group == nil || !strings.Contains(group[1], "control") || !strings.Contains(group[1], "iteration") {
+			t.Errorf("%s: controls and iterations share a concurrency group (%v)", ex.path, group)
+		}
+	}
+	check := readWorkflow(t, "../../examples/pr-status-check.yml")
+	if !check.on["pull_request_target"] || check.on["pull_request"] || !check.on["merge_group"] {
+		t.Errorf("pr-status-check.yml: got triggers %v, want pull_request_target and merge_group, not pull_request", check.on)
 	}
 }
 
@@ -293,13 +484,7 @@ func TestAgentLoopExampleRunsOnTheLoopsBranch(t *testing.T) {
 // architectures and Windows.
 func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 	t.Parallel()
-	read := func(p string) string {
-		data, err := os.ReadFile(filepath.Join("..", "..", p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func(p string) string { return repoFile(t, p) }
 	release, dockerfile, composite, doc := read(".github/workflows/release.yml"), read("Dockerfile"), read("dockerless/action.yml"), read("docs/action.md")
 	for what, want := range map[string][]string{
 		"release.yml":           {"--platform linux/amd64,linux/arm64", "org.opencontainers.image.source=", `major="${TAG%%.*}"`, `git push -f origin "refs/tags/$major"`},
@@ -319,4 +504,93 @@ func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 			t.Errorf("the release builds no %s binary", target)
 		}
 	}
+}
+
+// TestReleasePinsByDigest: every base image of the Dockerfile is named by
+// digest; the release names the image in the tagged action.yml by the
+// digest it built (its rewrite, applied here, gives a docker://…@sha256:
+// reference); the action.yml of a branch builds the Dockerfile.
+func TestReleasePinsByDigest(t *testing.T) {
+	t.Parallel()
+	read := func(p string) string { return repoFile(t, p) }
+	pinned := regexp.MustCompile(`@sha256:[0-9a-f]{64}(\s|$)`)
+	froms := 0
+	for _, line := range strings.Split(read("Dockerfile"), "\n") {
+		if !strings.HasPrefix(line, "FROM ") {
+			continue
+		}
+		froms++
+		if !pinned.MatchString(line) {
+			t.Errorf("Dockerfile: %q names its image by a tag that can move, not by digest", line)
+		}
+	}
+	if froms < 2 {
+		t.Fatalf("read %d FROM lines, want the build and final stages", froms)
+	}
+	action := read("action.yml")
+	if !strings.Contains(action, "\n  image: Dockerfile\n") {
+		t.Fatal("action.yml does not build the Dockerfile")
+	}
+	release := read(".github/workflows/release.yml")
+	rewrite := regexp.MustCompile(`sed -i "s\|\^  image: Dockerfile\$\|  image: docker://\$\{IMAGE\}\|" action.yml`)
+	if !rewrite.MatchString(release) || !strings.Contains(release, `echo "image=$image@$digest" >> "$GITHUB_OUTPUT"`) ||
+		!strings.Contains(release, `."containerimage.digest"`) {
+		t.Fatal("the release does not name the image in action.yml by the digest it built")
+	}
+	image := "ghcr.io/loopbreaker/loopbreaker@sha256:" + strings.Repeat("ab", 32)
+	tagged := strings.Replace(action, "\n  image: Dockerfile\n", "\n  image: docker://"+image+"\n", 1)
+	if !regexp.MustCompile(`(?m)^  image: docker://ghcr\.io/[^:@ ]+@sha256:[0-9a-f]{64}$`).MatchString(tagged) {
+		t.Error("the tagged action.yml does not name the image by digest")
+	}
+}
+
+// TestCompositeRunsItsOwnRelease: the composite variant downloads the
+// release it was used at (the tag of uses: …/dockerless@v1.2.3) by
+// default; building with the runner's Go happens only when asked for.
+func TestCompositeRunsItsOwnRelease(t *testing.T) {
+	t.Parallel()
+	var meta struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+		Runs struct {
+			Steps []struct {
+				Run string            `yaml:"run"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	data, err := os.ReadFile("../../dockerless/action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if d := meta.Inputs["version"].Default; d != "" {
+		t.Errorf("the version input defaults to %q, want empty (the release the action was used at)", d)
+	}
+	install := meta.Runs.Steps[0]
+	if install.Env["ACTION_REF"] != "${{ github.action_ref }}" || !strings.Contains(install.Run, `VERSION="$ACTION_REF"`) {
+		t.Errorf("the install step does not take the release from the action's ref:\n%s", install.Run)
+	}
+	if !strings.Contains(install.Run, `if [ "$VERSION" = source ]; then`) {
+		t.Error("the build with the runner's Go is not limited to version: source")
+	}
+	for _, s := range meta.Runs.Steps {
+		if strings.Contains(s.Run, "GITHUB_ENV") {
+			t.Errorf("a step writes $GITHUB_ENV, which later steps of the job read:\n%s", s.Run)
+		}
+	}
+}
+
+// repoFile is the text of a file of the repository, by its path from the
+// root.
+func repoFile(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
-	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
@@ -391,23 +390,9 @@ func fakegithubRun(id int64, branch, head, headRepo string) fakegithub.Run {
 // depth 1 (actions/checkout's default) as the workspace.
 func servedLoop(t *testing.T, loop *loopRepo, token string) (server, ws string) {
 	t.Helper()
-	root := t.TempDir()
-	bare := filepath.Join(root, "octo", "loop.git")
-	if err := os.CopyFS(bare, os.DirFS(filepath.Join(loop.dir, ".git"))); err != nil {
-		t.Fatal(err)
-	}
-	r, err := git.PlainOpen(bare)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, h := range map[string]string{"refs/pull/7/head": loop.head, "refs/heads/agent/loop": loop.head, "refs/heads/main": loop.base} {
-		if err := r.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(h))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	server = checkouttest.Serve(t, root, token)
+	server, _ = gitServer(t, loop, token)
 	ws = t.TempDir()
-	_, err = git.PlainClone(ws, false, &git.CloneOptions{URL: server + "/octo/loop.git", Depth: 1, ReferenceName: "refs/heads/agent/loop",
+	_, err := git.PlainClone(ws, false, &git.CloneOptions{URL: server + "/octo/loop.git", Depth: 1, ReferenceName: "refs/heads/agent/loop",
 		SingleBranch: true, Auth: checkout.Auth(server, token)})
 	if err != nil {
 		t.Fatalf("shallow clone: %v", err)

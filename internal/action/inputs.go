@@ -10,7 +10,7 @@ import (
 
 // Inputs are the action's inputs (action.yml), validated.
 type Inputs struct {
-	Mode        string   // check | audit
+	Mode        string   // check | gate | audit
 	Policy      string   // built-in name or a path in the repository (read from the base branch)
 	Profile     string   // policy profile
 	Phase       string   // phase for iterations that name none
@@ -36,12 +36,32 @@ type Inputs struct {
 	OpenAction policy.OnOpen
 	// DisabledBy says what turned the breaker off ("" when nothing did).
 	DisabledBy string
+	// Trusted narrows who may control the breaker to these logins and
+	// "org/team" teams (empty: anyone with write access).
+	Trusted []string
+	// AgentLogins are accounts never trusted, beside the known coding
+	// agents (control.KnownAgents).
+	AgentLogins []string
+	// Bundle is the agent's git bundle (a path in the workspace) that the
+	// judge applies and pushes before it decides; empty: none.
+	Bundle string
+	// DigestKey authenticates the sticky comment's digest (a secret the
+	// agent's job never sees); empty: the digest is never preferred over
+	// the artifacts and cannot loosen a decision.
+	DigestKey string
+	// IgnoredEnv names the environment aliases the job sets, which the
+	// Action does not read.
+	IgnoredEnv []string
 }
 
-// readInputs reads the inputs, and lets the environment (getenv) stand for
-// those that were not given: the policy file ($CIRCUIT_CONFIG), the
-// profile ($LOOPBREAKER_PROFILE, else $PROJECT_TYPE) and disabled
-// ($CIRCUIT_BREAKER_DISABLED). An input that is given always wins.
+// envAliases are the variables the command line reads for settings its
+// flags do not give. Any earlier step of a job can write them to
+// $GITHUB_ENV, so the Action reads its inputs only: an agent running
+// before the breaker must not switch it off or loosen its policy.
+var envAliases = []string{policy.EnvDisabled, policy.EnvConfig, policy.EnvProjectType, policy.EnvProfile}
+
+// readInputs reads the inputs; getenv is consulted only to say which
+// environment aliases are set and ignored (IgnoredEnv).
 func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	in := &Inputs{
 		Mode:       orDefault(get("mode"), "check"),
@@ -57,8 +77,14 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 		Artifact:   orDefault(get("artifact-name"), "loopbreaker-record"),
 	}
 	in.Reports = list(get("reports"))
-	in.Policy = policy.NameFrom(in.Policy, strings.TrimSpace(get("policy")) != "", getenv, in.Policy)
-	in.Profile = policy.ProfileFrom(in.Profile, getenv)
+	in.Trusted, in.AgentLogins = list(get("trusted")), list(get("agent-logins"))
+	in.DigestKey = get("digest-key")
+	in.Bundle = strings.TrimSpace(get("bundle"))
+	for _, k := range envAliases {
+		if strings.TrimSpace(getenv(k)) != "" {
+			in.IgnoredEnv = append(in.IgnoredEnv, k)
+		}
+	}
 	var err error
 	if a := strings.TrimSpace(get("open-action")); a != "" {
 		if in.OpenAction, err = policy.ParseOnOpen(a); err != nil {
@@ -75,17 +101,8 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 			return nil, err
 		}
 	}
-	switch {
-	case in.Disabled:
+	if in.Disabled {
 		in.DisabledBy = "the disabled input is true"
-	case strings.TrimSpace(get("disabled")) == "":
-		off, _, err := policy.DisabledFrom(getenv)
-		if err != nil {
-			return nil, err
-		}
-		if off {
-			in.Disabled, in.DisabledBy = true, policy.EnvDisabled+" is true"
-		}
 	}
 	// An audit walks every open pull request: by default it labels and
 	// neither comments nor fails.
@@ -99,7 +116,7 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	if in.OnHalfOpen, err = actions("on-half-open", orDefault(get("on-half-open"), onHalfOpen), "label", "comment", "none"); err != nil {
 		return nil, err
 	}
-	if err := oneOf("mode", in.Mode, "check", "audit"); err != nil {
+	if err := oneOf("mode", in.Mode, "check", "gate", "audit"); err != nil {
 		return nil, err
 	}
 	if in.Mode == "audit" {

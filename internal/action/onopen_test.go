@@ -2,10 +2,11 @@ package action
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,50 +268,66 @@ func TestSkipPhaseAndGuideThroughComments(t *testing.T) {
 	}
 }
 
-// TestSeedEnvironmentInTheAction: CIRCUIT_CONFIG, PROJECT_TYPE and
-// CIRCUIT_BREAKER_DISABLED stand for the inputs that are not given.
-func TestSeedEnvironmentInTheAction(t *testing.T) {
+// TestEnvironmentAliasesIgnoredInTheAction: an agent step writes
+// CIRCUIT_BREAKER_DISABLED, CIRCUIT_CONFIG, PROJECT_TYPE or
+// LOOPBREAKER_PROFILE to $GITHUB_ENV; the Action reads its inputs only, so
+// the stuck loop still opens, and a note says what was ignored.
+func TestEnvironmentAliasesIgnoredInTheAction(t *testing.T) {
 	t.Parallel()
-	tight := "extends = \"default\"\n[rules.no_progress]\nhalf_open_after = 1\nno_progress_threshold = 2\n"
-	tests := []struct {
-		name   string
-		env    map[string]string
-		exit   int
-		reason string
-	}{
-		{"CIRCUIT_CONFIG", map[string]string{"CIRCUIT_CONFIG": ".github/loopbreaker.toml"}, exitOpen, "no progress in 2 consecutive iterations"},
-		{"input wins over CIRCUIT_CONFIG", map[string]string{"CIRCUIT_CONFIG": ".github/loopbreaker.toml", "INPUT_POLICY": "default"}, exitOpen, "no progress in 3 consecutive iterations"},
-		// research_task: watched from 3, open at 20.
-		{"PROJECT_TYPE", map[string]string{"PROJECT_TYPE": "research_task"}, exitContinue, "no progress in 3 consecutive iterations"},
-		{"input wins over PROJECT_TYPE", map[string]string{"PROJECT_TYPE": "research_task", "INPUT_PROFILE": "simple_script"}, exitOpen, "no progress in 2 consecutive iterations"},
-		{"LOOPBREAKER_PROFILE wins over PROJECT_TYPE", map[string]string{"PROJECT_TYPE": "research_task", "LOOPBREAKER_PROFILE": "simple_script"}, exitOpen, "no progress in 2 consecutive iterations"},
-		{"CIRCUIT_BREAKER_DISABLED", map[string]string{"CIRCUIT_BREAKER_DISABLED": "true"}, exitContinue, ""},
-		{"input wins over CIRCUIT_BREAKER_DISABLED", map[string]string{"CIRCUIT_BREAKER_DISABLED": "true", "INPUT_DISABLED": "false"}, exitOpen, "no progress in 3 consecutive iterations"},
+	loose := "extends = \"default\"\n[rules.no_progress]\nenabled = false\n"
+	tests := map[string]map[string]string{
+		"CIRCUIT_BREAKER_DISABLED": {"CIRCUIT_BREAKER_DISABLED": "true"},
+		"CIRCUIT_CONFIG":           {"CIRCUIT_CONFIG": ".github/loopbreaker.toml"},
+		"PROJECT_TYPE":             {"PROJECT_TYPE": "research_task"},
+		"LOOPBREAKER_PROFILE":      {"LOOPBREAKER_PROFILE": "research_task"},
+		"a bad value":              {"CIRCUIT_BREAKER_DISABLED": "maybe"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for name, env := range tests {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, stagnantPolicy(t, tight))
-			for k, v := range tt.env {
+			h := newHTTPHarness(t, stagnantPolicy(t, loose))
+			for k, v := range env {
 				h.env[k] = v
 			}
-			if code := h.run(); code != tt.exit {
-				t.Fatalf("got exit %d, want %d\n%s", code, tt.exit, h.log.String())
+			if code := h.run(); code != exitOpen {
+				t.Fatalf("got exit %d, want %d: the environment loosened the breaker\n%s", code, exitOpen, h.log.String())
 			}
 			o := h.outputs()
-			if o["reason"] != tt.reason {
-				t.Errorf("got reason %q, want %q", o["reason"], tt.reason)
+			if o["state"] != "OPEN" || o["trigger"] != "no_progress" {
+				t.Errorf("got state %s trigger %s, want OPEN no_progress", o["state"], o["trigger"])
 			}
-			if _, off := tt.env["INPUT_DISABLED"]; tt.env["CIRCUIT_BREAKER_DISABLED"] == "true" && !off {
-				if o["state"] != "DISABLED" || !strings.Contains(h.log.String(), "CIRCUIT_BREAKER_DISABLED is true") {
-					t.Errorf("got state %q\n%s", o["state"], h.log.String())
+			for k := range env {
+				if !strings.Contains(h.log.String(), k+" set in the job's environment: ignored") {
+					t.Errorf("no notice that %s was ignored:\n%s", k, h.log.String())
 				}
 			}
 		})
 	}
-	h := newHarness(t, stagnant(t))
-	h.env["CIRCUIT_BREAKER_DISABLED"] = "maybe"
-	if code := h.run(); code != exitError || !strings.Contains(h.log.String(), fmt.Sprintf("%s=%q is not true or false", "CIRCUIT_BREAKER_DISABLED", "maybe")) {
-		t.Errorf("a bad value: got exit %d\n%s", code, h.log.String())
+}
+
+// TestAlertWebhookNeverFollowsARedirectElsewhere: the webhook answers with
+// a redirect to another host; the alert, which names the repository and
+// its pull request, is not sent there, and a warning says so.
+func TestAlertWebhookNeverFollowsARedirectElsewhere(t *testing.T) {
+	t.Parallel()
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	t.Cleanup(other.Close)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/collect", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(hook.Close)
+	h := newHTTPHarness(t, stagnantPolicy(t, "extends = \"default\"\non_open = \"alert\"\n[alert]\nwebhook_url = \"$LOOP_HOOK\"\n"))
+	h.env["INPUT_POLICY"] = ".github/loopbreaker.toml"
+	// Another port on the loopback is another host to a URL.
+	h.env["LOOP_HOOK"] = hook.URL + "/hook"
+	if code := h.run(); code != exitContinue || h.outputs()["state"] != "OPEN" {
+		t.Fatalf("got exit %d state %q", code, h.outputs()["state"])
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the alert followed the redirect to another host (%d requests)", n)
+	}
+	if log := h.log.String(); !strings.Contains(log, "off the webhook's host: not followed") {
+		t.Errorf("no warning about the redirect:\n%s", log)
 	}
 }

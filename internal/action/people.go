@@ -22,7 +22,9 @@ import (
 // off.
 
 // trusted reports whether login may control the breaker, asking the API
-// once per login and run.
+// once per login and run: a person (not a bot) with write access who is
+// none of the loop's own identities (untrusted) and, when the trusted input
+// names people or teams, one of them.
 func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	if !control.MayControl(login, userType) {
 		return false
@@ -30,6 +32,16 @@ func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	key := strings.ToLower(login)
 	if v, ok := r.trust[key]; ok {
 		return v
+	}
+	if why := r.untrusted(login); why != "" {
+		r.note(fmt.Sprintf("%s cannot control the breaker: %s", login, why))
+		r.trust[key] = false
+		return false
+	}
+	if len(r.in.Trusted) > 0 && !r.named(ctx, login) {
+		r.note(fmt.Sprintf("%s cannot control the breaker: not among the trusted input's people and teams", login))
+		r.trust[key] = false
+		return false
 	}
 	perm, err := r.client.Permission(ctx, login)
 	if err != nil {
@@ -40,6 +52,65 @@ func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	ok := control.WriteAccess(perm)
 	r.trust[key] = ok
 	return ok
+}
+
+// untrusted says why login is one of the loop's own identities, which never
+// control its breaker ("" when it is none): the pull request's author, the
+// account that pushed the iteration (the sender of a push or pull request
+// event), a known coding agent or one the agent-logins input names.
+func (r *run) untrusted(login string) string {
+	switch {
+	case r.ev.Author != "" && strings.EqualFold(login, r.ev.Author):
+		return "the pull request's author"
+	case r.ev.Pusher() != "" && strings.EqualFold(login, r.ev.Pusher()):
+		return "the account that pushed the loop's commits"
+	}
+	for _, a := range control.KnownAgents {
+		if strings.EqualFold(login, a) {
+			return "a known coding agent"
+		}
+	}
+	for _, a := range r.in.AgentLogins {
+		if strings.EqualFold(login, strings.TrimPrefix(a, "@")) {
+			return "named by the agent-logins input"
+		}
+	}
+	return ""
+}
+
+// teamMembers is the part of the GitHub client that reads team
+// membership.
+type teamMembers interface {
+	TeamMember(ctx context.Context, org, slug, login string) (bool, error)
+}
+
+// named reports whether the trusted input names login or a team it is an
+// active member of (one call per team, at most).
+func (r *run) named(ctx context.Context, login string) bool {
+	for _, t := range r.in.Trusted {
+		t = strings.TrimPrefix(t, "@")
+		org, slug, isTeam := strings.Cut(t, "/")
+		if !isTeam {
+			if strings.EqualFold(t, login) {
+				return true
+			}
+			continue
+		}
+		tm, ok := r.client.(teamMembers)
+		if !ok {
+			r.note(fmt.Sprintf("the team %s of the trusted input cannot be read through this client", t))
+			continue
+		}
+		in, err := tm.TeamMember(ctx, org, slug, login)
+		if err != nil {
+			r.apiError("read the membership of "+login+" in "+t, err)
+			continue
+		}
+		if in {
+			return true
+		}
+	}
+	return false
 }
 
 // labelEvents returns the pull request's label events, read once per run
@@ -89,11 +160,38 @@ func (r *run) trustedFunc(ctx context.Context) control.Trusted {
 // commands into controls.
 func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop.Config) {
 	r.sticky = control.Sticky(comments, present.Marker, r.ev.Author)
+	if s := r.sealedSticky(comments); s != nil {
+		r.sticky = s
+	}
 	controls, notes, _ := control.Commands(comments, present.Marker, r.trustedFunc(ctx))
 	cfg.Controls = append(cfg.Controls, controls...)
 	for _, n := range notes {
 		r.note(n)
 	}
+}
+
+// sealedSticky is, with a digest key, the newest of loopbreaker's candidate
+// sticky comments whose digest verifies: a marked comment the agent posted
+// with a token of loopbreaker's identity is then neither read nor edited
+// (nil when none verifies, or without a key).
+func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
+	if r.in.DigestKey == "" {
+		return nil
+	}
+	var best *github.Comment
+	for i := range comments {
+		c := &comments[i]
+		if control.Sticky(comments[i:i+1], present.Marker, r.ev.Author) == nil {
+			continue
+		}
+		if _, err := present.ReadDigest(c.Body, r.seal()); err != nil {
+			continue
+		}
+		if best == nil || c.UpdatedAt.After(best.UpdatedAt) {
+			best = c
+		}
+	}
+	return best
 }
 
 // labelResets applies every reset a person made by taking the open label

@@ -15,18 +15,35 @@ import (
 //     base, and runs on the default branch: GET pulls/{n} gives them, never
 //     GITHUB_REF (the newest record artifact on the default branch belongs
 //     to some other loop);
+//
 //   - workflow_run lists a same-repository pull request by number only,
 //     and none for a fork's (its pull_requests is empty): the pull request
 //     is found by its head, the fork's owner and branch. The commit
 //     evaluated stays the triggering run's head, whose evidence it is.
+//
+//   - push, workflow_dispatch and schedule name no pull request at all: the
+//     loop's branch (the pushed one, or GITHUB_REF) finds it by its head in
+//     this repository, so that an agent loop run by hand or on a timer gets
+//     its labels, comment, commands and resets.
 //
 // One call either way; none for the events whose payload holds the pull
 // request (pull_request, pull_request_target).
 func (r *run) pull(ctx context.Context) error {
 	ev := r.ev
 	switch {
-	case ev.Name == "issue_comment" && ev.Number > 0 && ev.HeadSHA == "":
+	case (ev.Name == "issue_comment" || ev.Name == "merge_group") && ev.Number > 0 && ev.HeadSHA == "":
 	case ev.Name == "workflow_run" && ev.HeadSHA != "":
+	case (ev.Name == "push" || ev.Name == "workflow_dispatch" || ev.Name == "schedule") && ev.Number == 0:
+		if ev.HeadRef == "" {
+			ev.HeadRef = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
+		}
+		if ev.HeadSHA == "" {
+			ev.HeadSHA = r.getenv("GITHUB_SHA")
+		}
+		if ev.HeadRef == "" || strings.HasPrefix(ev.HeadRef, "refs/") || ev.HeadRef == ev.DefaultBranch {
+			return nil
+		}
+		ev.HeadOwner, ev.HeadRepo = r.owner, r.owner+"/"+r.repo
 	default:
 		return nil
 	}
@@ -51,12 +68,12 @@ func (r *run) pull(ctx context.Context) error {
 		p = r.matchHead(found)
 	}
 	if p == nil {
-		if ev.Name == "workflow_run" {
+		if ev.Name != "issue_comment" && ev.Name != "merge_group" {
 			r.note(fmt.Sprintf("no open pull request has the head %s:%s at %.12s: no labels, comment or commands", ev.HeadOwner, ev.HeadRef, ev.HeadSHA))
 		}
 		return nil
 	}
-	if ev.Name == "issue_comment" {
+	if ev.Name == "issue_comment" || ev.Name == "merge_group" {
 		ev.HeadSHA, ev.HeadRef = p.HeadSHA, p.HeadRef
 	}
 	ev.Number = p.Number

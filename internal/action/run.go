@@ -83,6 +83,9 @@ type run struct {
 	eventsRead, eventsOK bool
 	// deepenErr says why the clone could not be deepened.
 	deepenErr string
+	// unsealed says the ledger came from a digest no key sealed: it may
+	// not loosen the decision (looser).
+	unsealed bool
 	// statusOnly says the run is not an iteration of the loop (a comment
 	// started it): it reports the breaker's status at its time.
 	statusOnly bool
@@ -118,6 +121,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	r.in = in
+	if len(in.IgnoredEnv) > 0 {
+		line := fmt.Sprintf("%s set in the job's environment: ignored, the Action reads its inputs only (any earlier step can write the environment)", strings.Join(in.IgnoredEnv, ", "))
+		r.gha.Noticef("loopbreaker: %s", line)
+		r.note(line)
+	}
 	if r.ev, err = ReadEvent(r.getenv("GITHUB_EVENT_NAME"), r.getenv("GITHUB_EVENT_PATH")); err != nil {
 		return 0, err
 	}
@@ -161,6 +169,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err := r.pull(ctx); err != nil {
 		return 0, err
 	}
+	if in.Bundle != "" && in.Mode == "check" {
+		if err := r.applyBundle(ctx); err != nil {
+			return 0, err
+		}
+	}
 	if r.ev.HasLabel(present.LabelDisabled) {
 		if by, _, ok := r.labelledBy(ctx, present.LabelDisabled); ok {
 			return r.disabled("the PR has the " + present.LabelDisabled + " label, added by " + by)
@@ -181,7 +194,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	// or removed starts a run that is not an iteration of the loop: it
 	// applies the control and reports the breaker's status at the run's
 	// time, as the audit does.
-	r.statusOnly = r.ev.Control()
+	r.statusOnly = r.ev.Control() || in.Mode == "gate"
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
 		StatusOnly: r.statusOnly}
@@ -203,10 +216,18 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if r.unsealed {
+		if res, err = r.noLooser(cfg, res); err != nil {
+			return 0, err
+		}
+	}
 	if res, err = r.applyLabelResets(ctx, &cfg, res); err != nil {
 		return 0, err
 	}
 	r.notes = append(r.notes, res.Notes...)
+	if in.Mode == "gate" {
+		return r.gate(res)
+	}
 	return r.report(ctx, res, g)
 }
 
@@ -247,6 +268,41 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 	return res, nil
 }
 
+// noLooser folds again without the unsealed digest's records (git and the
+// controls alone) and keeps that decision when it is stricter: an
+// unauthenticated digest adds what git cannot know, never a way out.
+func (r *run) noLooser(cfg loop.Config, res *loop.Result) (*loop.Result, error) {
+	cfg.Ledger = nil
+	alt, err := loop.Run(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if strictness(alt.Final()) > strictness(res.Final()) {
+		r.note(fmt.Sprintf("the sticky comment's unsealed digest would have loosened the decision to %s: the decision from git stands (set digest-key to seal the digest)", res.Final().State))
+		return alt, nil
+	}
+	return res, nil
+}
+
+// strictness orders decisions from the loosest: CLOSED, HALF_OPEN, then
+// OPEN, and a paused or complete loop stops like an OPEN one.
+func strictness(d *breaker.Decision) int {
+	switch {
+	case d.State == breaker.Open:
+		return 2
+	case !d.AllowContinue:
+		return 2
+	case d.State == breaker.HalfOpen:
+		return 1
+	}
+	return 0
+}
+
+// seal is the digest's authentication for this pull request.
+func (r *run) seal() present.Seal {
+	return present.Seal{Key: r.in.DigestKey, Scope: fmt.Sprintf("%s/%s#%d", r.owner, r.repo, r.ev.Number)}
+}
+
 // openedBefore reports whether the breaker was already OPEN before the
 // newest iteration.
 func openedBefore(res *loop.Result) bool {
@@ -258,7 +314,7 @@ func openedBefore(res *loop.Result) bool {
 func (r *run) disabled(why string) (int, error) {
 	r.gha.Noticef("loopbreaker is disabled (%s): no decision was made", why)
 	js, _ := render.EncodeDisabled(why)
-	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "decision": string(js)})
+	r.setOutputs(map[string]string{"state": "DISABLED", "allow-continue": "true", "proceed": "true", "decision": string(js)})
 	r.summary(present.DisabledSummary(why))
 	return exitContinue, nil
 }
@@ -381,16 +437,21 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		r.listed = err == nil
 		r.commands(ctx, comments, cfg)
 		if r.sticky != nil {
-			if l, err := present.DecodeDigest(r.sticky.Body); err == nil && len(l.Records) > 0 {
-				digest, partial = l, !present.DigestComplete(r.sticky.Body)
+			d, err := present.ReadDigest(r.sticky.Body, r.seal())
+			switch {
+			case err != nil && r.in.DigestKey != "":
+				r.note(fmt.Sprintf("the sticky comment's digest was not used: %s", err))
+			case err == nil && len(d.Ledger.Records) > 0:
+				digest, partial = d.Ledger, !d.Complete
 			}
 		}
 	}
 	// A dry run never updates the sticky comment: its digest stops at the
-	// last run that wrote.
-	if digest != nil && !partial && !r.in.DryRun {
+	// last run that wrote. A digest stands for the artifacts only when the
+	// digest key sealed it: anyone who can comment can write one.
+	if digest != nil && !partial && !r.in.DryRun && r.in.DigestKey != "" {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
+		r.note(fmt.Sprintf("earlier records came from the sticky comment's sealed digest (%d records)", len(digest.Records)))
 		return nil
 	}
 	branch := r.ev.HeadRef
@@ -406,6 +467,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	}
 	if cfg.Ledger == nil && digest != nil {
 		cfg.Ledger = r.ownRecords(g, digest)
+		r.unsealed = r.in.DigestKey == ""
 		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 	}
 	if cfg.Ledger == nil {
@@ -451,7 +513,7 @@ func (r *run) jobRecords(cfg *loop.Config) {
 // evaluated commit's history (GitHub lists artifacts in no documented
 // order: every page is read).
 func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*ledger.Ledger, error) {
-	a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+	a, err := r.latestRecord(ctx, g, branch)
 	if err != nil {
 		return nil, err
 	}
@@ -494,6 +556,81 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 	}
 	r.note(fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
 	return l, nil
+}
+
+// runArtifacts is the part of the GitHub client that lists one workflow's
+// runs and one run's artifacts.
+type runArtifacts interface {
+	WorkflowRuns(ctx context.Context, workflowPath, branch string, n int) ([]github.WorkflowRun, error)
+	RunArtifacts(ctx context.Context, runID int64, name string) ([]github.Artifact, error)
+}
+
+// Bounds of the search for the previous record among this workflow's
+// runs: the runs listed (one call) and those whose artifacts are listed
+// (one call each).
+const (
+	runsListed = 20
+	runsRead   = 3
+)
+
+// latestRecord finds the previous run's record artifact. Only runs of this
+// workflow (GITHUB_WORKFLOW_REF) on the loop's branch and head repository
+// count: another workflow's records, or a fork's branch of the same name,
+// are another loop's. It costs a constant number of calls: the runs, then
+// the artifacts of the newest few. Without the workflow's name (a run
+// outside Actions) the repository's artifacts of the branch are searched.
+func (r *run) latestRecord(ctx context.Context, g *gitState, branch string) (*github.Artifact, error) {
+	wf := r.workflowPath()
+	ra, ok := r.client.(runArtifacts)
+	if wf == "" || !ok {
+		return r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+	}
+	runs, err := ra.WorkflowRuns(ctx, wf, branch, runsListed)
+	if err != nil {
+		return nil, err
+	}
+	head := r.ev.HeadRepo
+	if head == "" {
+		head = r.owner + "/" + r.repo
+	}
+	var expired *github.Artifact
+	read := 0
+	for _, run := range runs {
+		if run.ID == r.runID || !strings.EqualFold(run.HeadRepo, head) ||
+			!g.belongs(branch)(github.Artifact{HeadBranch: run.HeadBranch, HeadSHA: run.HeadSHA}) {
+			continue
+		}
+		if read == runsRead {
+			break
+		}
+		read++
+		arts, err := ra.RunArtifacts(ctx, run.ID, r.in.Artifact)
+		if err != nil {
+			return nil, err
+		}
+		for i := range arts {
+			a := arts[i]
+			a.HeadBranch, a.HeadSHA = run.HeadBranch, run.HeadSHA
+			if !a.Expired {
+				return &a, nil
+			}
+			if expired == nil {
+				expired = &a
+			}
+		}
+	}
+	return expired, nil
+}
+
+// workflowPath is this workflow's file, from GITHUB_WORKFLOW_REF
+// ("owner/repo/.github/workflows/loop.yml@refs/heads/main"); "" when unset.
+func (r *run) workflowPath() string {
+	ref, _, _ := strings.Cut(r.getenv("GITHUB_WORKFLOW_REF"), "@")
+	i := strings.Index(ref, "/.github/workflows/")
+	if i < 0 {
+		return ""
+	}
+	return ref[i+1:]
 }
 
 // report writes outputs, the record, the summary, annotations and the
@@ -670,7 +807,7 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 			if r.sticky != nil {
 				known = r.sticky.ID
 			}
-			var o present.CommentOptions
+			o := present.CommentOptions{Seal: r.seal()}
 			if alert {
 				o.Mentions = res.Policy.WithPhase(d.Phase).Alert.Mentions
 			}
@@ -685,6 +822,9 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 	// The commit evaluated: the pull request's head (or commits the run
 	// added on top of it), never GitHub's test merge.
 	sha := g.head
+	if r.ev.GroupSHA != "" {
+		sha = r.ev.GroupSHA // the merge queue waits for the check on its own commit
+	}
 	if sha == "" {
 		sha = r.ev.HeadSHA
 	}

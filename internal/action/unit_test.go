@@ -19,10 +19,10 @@ func TestReadEvent(t *testing.T) {
 		file, name string
 		want       Event
 	}{
-		{"pull_request.json", "pull_request", Event{Name: "pull_request", Number: 7, HeadSHA: strings.Repeat("1", 40), HeadRef: "agent/fix-parser",
+		{"pull_request.json", "pull_request", Event{Name: "pull_request", Number: 7, HeadSHA: strings.Repeat("1", 40), HeadRef: "agent/fix-parser", HeadRepo: "octo/loop",
 			BaseSHA: strings.Repeat("2", 40), BaseRef: "main", Labels: []string{"agent", "loopbreaker:half-open"}, DefaultBranch: "main",
 			CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), Action: "synchronize", Sender: "devin-ai-integration[bot]", SenderT: "Bot"}},
-		{"pull_request_target_fork.json", "pull_request_target", Event{Name: "pull_request_target", Number: 9, HeadSHA: strings.Repeat("3", 40), HeadRef: "patch-1",
+		{"pull_request_target_fork.json", "pull_request_target", Event{Name: "pull_request_target", Number: 9, HeadSHA: strings.Repeat("3", 40), HeadRef: "patch-1", HeadRepo: "someone/loop",
 			BaseSHA: strings.Repeat("2", 40), BaseRef: "main", Fork: true, DefaultBranch: "main",
 			CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), Action: "opened", Sender: "someone", SenderT: "User"}},
 		{"push.json", "push", Event{Name: "push", HeadSHA: strings.Repeat("4", 40), HeadRef: "agent/loop", DefaultBranch: "main", Sender: "octo", SenderT: "User"}},

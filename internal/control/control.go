@@ -37,6 +37,12 @@ func MayControl(login, userType string) bool {
 	return login != "" && !IsBot(login, userType)
 }
 
+// KnownAgents are the logins of hosted coding agents that act as a user
+// account (some open pull requests or comment through a person's account
+// or a machine user): never trusted to control a breaker.
+var KnownAgents = []string{"copilot", "copilot-swe-agent", "devin-ai-integration", "claude", "codex",
+	"chatgpt-codex-connector", "cursor", "cursoragent", "google-labs-jules", "openhands-agent", "sweep-ai", "sweepai"}
+
 // WriteAccess reports whether a repository permission ("admin", "maintain",
 // "write", "triage", "read", "none") lets its holder control the breaker.
 func WriteAccess(permission string) bool {
@@ -164,7 +170,7 @@ func LabelResets(events []github.LabelEvent, label string, history []breaker.Eve
 		if !OpenAt(history, e.At) {
 			continue
 		}
-		ok, err := trusted(e.Actor, e.ActorType)
+		ok, err := trustedEvent(e, trusted)
 		if err != nil {
 			return applied, refused, err
 		}
@@ -212,8 +218,11 @@ type Trusted func(login, userType string) (bool, error)
 
 // Commands turns the /loopbreaker commands among a pull request's
 // comments into controls. A comment carrying marker (loopbreaker's own) is
-// never a command; a command counts only when trusted says its author may
-// control the breaker, and notes say which were ignored.
+// never a command; nor is an edited one (GitHub does not say who edited
+// it: the agent's token may have turned a person's old comment into a
+// command) or one an App wrote for its author (the App, perhaps the
+// agent, chose the words); a command counts only when trusted says its
+// author may control the breaker, and notes say which were ignored.
 func Commands(comments []github.Comment, marker string, trusted Trusted) (controls []loop.Control, notes []string, err error) {
 	for i := range comments {
 		c := &comments[i]
@@ -222,6 +231,14 @@ func Commands(comments []github.Comment, marker string, trusted Trusted) (contro
 		}
 		verb, text, ok := ParseCommand(c.Body)
 		if !ok {
+			continue
+		}
+		if c.UpdatedAt.After(c.CreatedAt) && !c.CreatedAt.IsZero() {
+			notes = append(notes, fmt.Sprintf("ignored /loopbreaker %s from %s: the comment was edited, and GitHub does not say by whom; post the command anew", verb, c.Login))
+			continue
+		}
+		if c.ViaApp != "" {
+			notes = append(notes, fmt.Sprintf("ignored /loopbreaker %s from %s: the App %s wrote it", verb, c.Login, c.ViaApp))
 			continue
 		}
 		ok, err := trusted(c.Login, c.UserType)
@@ -248,11 +265,20 @@ func LabelledBy(events []github.LabelEvent, label string, trusted Trusted) (e gi
 	if !found {
 		return e, false, fmt.Sprintf("the %s label was ignored: no event says who added it", label), nil
 	}
-	ok, err = trusted(e.Actor, e.ActorType)
+	ok, err = trustedEvent(e, trusted)
 	if err != nil || ok {
 		return e, ok, "", err
 	}
 	return e, false, fmt.Sprintf("the %s label was added by %s, who cannot control the breaker: it is ignored", label, e.Actor), nil
+}
+
+// trustedEvent asks trusted about a label event's actor; an event an App
+// performed for its actor is never a person's control.
+func trustedEvent(e github.LabelEvent, trusted Trusted) (bool, error) {
+	if e.ViaApp != "" {
+		return false, nil
+	}
+	return trusted(e.Actor, e.ActorType)
 }
 
 // LabelReset is the reset a trusted person's removal of the open label

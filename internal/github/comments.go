@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,6 +27,16 @@ type Comment struct {
 	Body            string
 	// CreatedAt and UpdatedAt are GitHub's timestamps.
 	CreatedAt, UpdatedAt time.Time
+	// ViaApp is the slug of the GitHub App that wrote the comment on the
+	// author's behalf (performed_via_github_app), "" when none did.
+	ViaApp string
+}
+
+// appComment is an issue comment with performed_via_github_app, which
+// go-github's IssueComment does not decode.
+type appComment struct {
+	gh.IssueComment
+	PerformedViaGithubApp *gh.App `json:"performed_via_github_app,omitempty"`
 }
 
 func commentOf(ic *gh.IssueComment) Comment {
@@ -50,14 +63,16 @@ func (c *Client) Comments(ctx context.Context, number int, since time.Time) ([]C
 		s := since.UTC()
 		opts.Since = &s
 	}
-	list, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*gh.IssueComment, *gh.Response, error) {
+	list, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*appComment, *gh.Response, error) {
 		opts.ListOptions = o
-		return c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
+		return c.listComments(ctx, number, opts)
 	})
 	out := make([]Comment, 0, len(list))
-	for _, ic := range list {
-		if ic != nil {
-			out = append(out, commentOf(ic))
+	for _, ac := range list {
+		if ac != nil {
+			cm := commentOf(&ac.IssueComment)
+			cm.ViaApp = ac.PerformedViaGithubApp.GetSlug()
+			out = append(out, cm)
 		}
 	}
 	return out, err
@@ -271,7 +286,7 @@ func fitComment(number int, marker, body string) (string, error) {
 	if !strings.Contains(body, marker) {
 		body = marker + "\n" + body
 	}
-	if n := runeLen(body); n > MaxCommentLength {
+	if n := utf8.RuneCountInString(body); n > MaxCommentLength {
 		return "", fmt.Errorf("upsert comment on #%d: the body has %d characters, more than the %d GitHub allows", number, n, MaxCommentLength)
 	}
 	return body, nil
@@ -311,4 +326,30 @@ func (c *Client) Permission(ctx context.Context, login string) (string, error) {
 	default:
 		return "", fmt.Errorf("%s: unknown permission %q", call, bounded(p, 40))
 	}
+}
+
+// listComments is go-github's Issues.ListComments decoding
+// performed_via_github_app too.
+func (c *Client) listComments(ctx context.Context, number int, opts *gh.IssueListCommentsOptions) ([]*appComment, *gh.Response, error) {
+	u := fmt.Sprintf("repos/%s/%s/issues/%d/comments", c.owner, c.repo, number)
+	q := url.Values{}
+	if opts.Since != nil {
+		q.Set("since", opts.Since.UTC().Format(time.RFC3339))
+	}
+	if opts.Page > 0 {
+		q.Set("page", strconv.Itoa(opts.Page))
+	}
+	if opts.PerPage > 0 {
+		q.Set("per_page", strconv.Itoa(opts.PerPage))
+	}
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := c.gh.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var list []*appComment
+	resp, err := c.gh.Do(ctx, req, &list)
+	return list, resp, err
 }

@@ -31,6 +31,9 @@ type LabelEvent struct {
 	Actor, ActorType string
 	// At is when it happened.
 	At time.Time
+	// ViaApp is the slug of the GitHub App that acted on the actor's
+	// behalf (performed_via_github_app), "" when none did.
+	ViaApp string
 }
 
 func validLabel(name string) error {
@@ -143,6 +146,7 @@ func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, err
 			Actor:     e.GetActor().GetLogin(),
 			ActorType: e.GetActor().GetType(),
 			At:        e.GetCreatedAt().Time,
+			ViaApp:    e.GetPerformedViaGithubApp().GetSlug(),
 		})
 	}
 	return out, err
@@ -171,11 +175,8 @@ func (c *Client) RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, i
 			Actor:     e.GetActor().GetLogin(),
 			ActorType: e.GetActor().GetType(),
 			At:        e.GetCreatedAt().Time,
+			ViaApp:    e.GetPerformedViaGithubApp().GetSlug(),
 		})
 	}
-	next := 0
-	if resp != nil && resp.NextPage > page {
-		next = resp.NextPage
-	}
-	return out, next, nil
+	return out, nextPage(resp, page), nil
 }

@@ -150,10 +150,7 @@ func Post(ctx context.Context, w Webhook, p Payload) (Result, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	client := w.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := sameHost(w.Client, u)
 	sleep := w.Sleep
 	if sleep == nil {
 		sleep = github.SleepTimer
@@ -181,6 +178,24 @@ func Post(ctx context.Context, w Webhook, p Payload) (Result, error) {
 	return res, fmt.Errorf("webhook %s: %w (%d tries)", res.Host, last, res.Attempts)
 }
 
+// sameHost is client (nil: http.DefaultClient) following redirects only
+// on the webhook's own scheme and host: the alert, which names the
+// repository and its pull request, never goes to a host the policy did not
+// name. A redirect elsewhere comes back as the 3xx answer.
+func sameHost(client *http.Client, u *url.URL) *http.Client {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	c := *client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Scheme != u.Scheme || !strings.EqualFold(req.URL.Host, u.Host) || len(via) >= 5 {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	return &c
+}
+
 // try sends one request within timeout and returns the answer's status.
 func try(ctx context.Context, client *http.Client, u *url.URL, body []byte, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -197,6 +212,13 @@ func try(ctx context.Context, client *http.Client, u *url.URL, body []byte, time
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
+	if resp.StatusCode/100 == 3 {
+		where := "elsewhere"
+		if loc, err := resp.Location(); err == nil {
+			where = "to " + loc.Host
+		}
+		return resp.StatusCode, fmt.Errorf("HTTP %d redirects %s, off the webhook's host: not followed", resp.StatusCode, where)
+	}
 	if resp.StatusCode/100 != 2 {
 		return resp.StatusCode, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}

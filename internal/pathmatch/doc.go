@@ -20,7 +20,8 @@
 //     names ("specs/v1" matches "specs/v1/a.md").
 //   - Within a path segment, "*" matches any run of characters, "?" one
 //     character, "[a-z]" / "[!a-z]" a character class, and "\" escapes the
-//     next character (the syntax of path.Match).
+//     next character (the syntax of path.Match); braces are plain
+//     characters.
 //   - "**" as a whole segment matches any number of segments, including
 //     none: "**/test/**" matches "test/a.go" and "x/y/test/z/a.go";
 //     "src/**/*_test.go" matches "src/a_test.go" and "src/p/q/a_test.go".
@@ -30,6 +31,7 @@
 //
 // Patterns may not be empty and may not contain empty, "." or ".."
 // segments; Compile reports the first bad pattern by position and text.
-// Paths are compared byte for byte (case-sensitive), so paths that are not
+// Paths are compared case-sensitively, character by character; a byte that
+// is not valid UTF-8 is read as the character U+FFFD, so paths that are not
 // valid UTF-8 are matched like any other.
 package pathmatch

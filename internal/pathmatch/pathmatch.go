@@ -1,9 +1,11 @@
 package pathmatch
 
 import (
+	"errors"
 	"fmt"
-	"path"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Set is a compiled list of path patterns. The zero value and a nil *Set
@@ -13,23 +15,12 @@ type Set struct {
 	patterns []pattern
 }
 
-// pattern is one compiled pattern.
+// pattern is one compiled pattern: a doublestar pattern for the path
+// itself (none for a directory pattern) and one for the paths below what it
+// names.
 type pattern struct {
-	negate   bool
-	dirOnly  bool // matches directories (proper prefixes of a path) only
-	anchored bool // matches from the root; otherwise segs has one element
-	matchAll bool // "/**": every path
-	segs     []segment
-}
-
-// segment is one slash-free piece of a pattern.
-type segment struct {
-	glob    string
-	literal bool // glob has no metacharacters: compare with ==
-	star    bool // glob is prefix*suffix with no other metacharacters
-	prefix  string
-	suffix  string
-	any     bool // "**": any number of path segments
+	negate      bool
+	self, below string
 }
 
 // Compile compiles patterns into a Set. The error names the first bad
@@ -49,11 +40,6 @@ func Compile(patterns []string) (*Set, error) {
 	return s, nil
 }
 
-// compileError is a reason a pattern is rejected.
-type compileError string
-
-func (e compileError) Error() string { return string(e) }
-
 func compileOne(raw string) (pattern, error) {
 	var p pattern
 	text := strings.TrimSpace(raw)
@@ -65,99 +51,85 @@ func compileOne(raw string) (pattern, error) {
 		text = text[1:]
 	}
 	if text == "" {
-		return p, compileError("empty pattern")
+		return p, errors.New("empty pattern")
 	}
-	if strings.HasSuffix(text, "/") {
-		p.dirOnly = true
-		text = strings.TrimSuffix(text, "/")
-	}
-	if strings.HasPrefix(text, "/") {
-		p.anchored = true
-		text = strings.TrimPrefix(text, "/")
-	}
+	text, dirOnly := strings.CutSuffix(text, "/")
+	text, rooted := strings.CutPrefix(text, "/")
 	if text == "" {
-		return p, compileError("pattern names no path")
+		return p, errors.New("pattern names no path")
 	}
-	if strings.Contains(text, "/") {
-		p.anchored = true
-	}
+	anchored := rooted || strings.Contains(text, "/")
+	var parts []string
 	for _, part := range strings.Split(text, "/") {
-		switch part {
-		case "":
-			return p, compileError("empty path segment (double slash)")
-		case ".", "..":
-			return p, compileError(fmt.Sprintf("%q segment not allowed", part))
-		case "**":
-			if n := len(p.segs); n > 0 && p.segs[n-1].any {
-				continue // "**/**" is "**"
-			}
-			p.segs = append(p.segs, segment{glob: part, any: true})
-			continue
+		if part == "**" && len(parts) > 0 && parts[len(parts)-1] == "**" {
+			continue // "**/**" is "**"
 		}
-		part = bangClass(part)
-		if _, err := path.Match(part, ""); err != nil {
-			return p, compileError(fmt.Sprintf("bad glob %q", part))
+		if part != "**" {
+			part = segment(part)
 		}
-		p.segs = append(p.segs, compileSegment(part))
+		parts = append(parts, part)
+		switch {
+		case part == "":
+			return p, errors.New("empty path segment (double slash)")
+		case part == "." || part == "..":
+			return p, fmt.Errorf("%q segment not allowed", part)
+		case part != "**" && !doublestar.ValidatePattern(part):
+			return p, fmt.Errorf("bad glob %q", part)
+		}
 	}
-	if !p.anchored {
+	text = strings.Join(parts, "/")
+	switch {
+	case !anchored && text == "**":
 		// A lone "**" has no slash: it is a name glob like "*".
-		if p.segs[0].any {
-			p.segs[0] = compileSegment("*")
-		}
-		return p, nil
+		text = "**/*"
+	case !anchored:
+		text = "**/" + text
 	}
-	// A trailing "**" matches everything inside: it is a directory pattern.
-	if n := len(p.segs); p.segs[n-1].any {
-		p.segs = p.segs[:n-1]
-		p.dirOnly = true
+	// A trailing "**" matches everything inside: a directory pattern.
+	if t, ok := strings.CutSuffix(text, "/**"); ok {
+		text, dirOnly = t, true
+	} else if text == "**" {
+		text, dirOnly = "", true
 	}
-	if len(p.segs) == 0 {
-		p.matchAll = true
+	// What a pattern matches, everything below it matches too; a directory
+	// pattern matches only what is below. ("P/**" would say both in one,
+	// but doublestar then misses "P" when P ends in a star matching
+	// nothing.)
+	if !dirOnly {
+		p.self = text
+	}
+	p.below = text + "/*/**"
+	if text == "" {
+		p.below = "*/*/**" // "/**": whatever is in a directory
 	}
 	return p, nil
 }
 
-// compileSegment compiles one glob segment, noting the two shapes most
-// patterns have ("go.sum", "*.lock", "*_test.go", "test_*") so that they
-// are matched without path.Match.
-func compileSegment(glob string) segment {
-	s := segment{glob: glob}
-	switch strings.Count(glob, "*") {
-	case 0:
-		s.literal = !strings.ContainsAny(glob, `?[\`)
-	case 1:
-		if !strings.ContainsAny(glob, `?[\`) {
-			s.star = true
-			s.prefix, s.suffix, _ = strings.Cut(glob, "*")
-		}
-	}
-	return s
-}
-
-// bangClass rewrites gitignore's "[!...]" negated classes into path.Match's
-// "[^...]".
-func bangClass(glob string) string {
-	if !strings.Contains(glob, "[!") {
+// segment writes one segment of a pattern for doublestar: braces, which
+// doublestar reads as alternatives, are escaped as the plain characters
+// they are here, and a run of stars is one star, as in path.Match.
+func segment(glob string) string {
+	if !strings.ContainsAny(glob, "{}") && !strings.Contains(glob, "**") {
 		return glob
 	}
-	b := []byte(glob)
-	inClass := false
-	for i := 0; i < len(b); i++ {
+	var b strings.Builder
+	star := false
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
 		switch {
-		case b[i] == '\\':
-			i++ // skip the escaped byte
-		case !inClass && b[i] == '[':
-			inClass = true
-			if i+1 < len(b) && b[i+1] == '!' {
-				b[i+1] = '^'
-				i++
-			}
-		case inClass && b[i] == ']':
-			inClass = false
+		case c == '\\' && i+1 < len(glob):
+			i++
+			b.WriteByte(c)
+			b.WriteByte(glob[i])
+		case c == '{' || c == '}':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c != '*' || !star:
+			b.WriteByte(c)
 		}
+		star = c == '*'
 	}
-	return string(b)
+	return b.String()
 }
 
 // Match reports whether the slash-separated path, relative to the
@@ -167,21 +139,23 @@ func (s *Set) Match(p string) bool {
 	if s == nil || len(s.patterns) == 0 {
 		return false
 	}
-	p = strings.TrimLeft(p, "/")
+	if strings.Contains(p, "//") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+		p = strings.Join(strings.FieldsFunc(p, func(r rune) bool { return r == '/' }), "/")
+	}
 	if p == "" {
 		return false
 	}
-	var buf [32]string
-	segs := splitPath(p, buf[:0])
-	if len(segs) == 0 {
-		return false
-	}
 	for i := len(s.patterns) - 1; i >= 0; i-- {
-		if s.patterns[i].match(segs) {
+		if s.patterns[i].match(p) {
 			return !s.patterns[i].negate
 		}
 	}
 	return false
+}
+
+func (p *pattern) match(path string) bool {
+	return p.self != "" && doublestar.MatchUnvalidated(p.self, path) ||
+		strings.IndexByte(path, '/') > 0 && doublestar.MatchUnvalidated(p.below, path)
 }
 
 // Patterns returns the patterns the Set was compiled from, in order.
@@ -190,91 +164,4 @@ func (s *Set) Patterns() []string {
 		return nil
 	}
 	return append([]string(nil), s.raw...)
-}
-
-// splitPath splits p on slashes, dropping empty segments.
-func splitPath(p string, dst []string) []string {
-	for p != "" {
-		i := strings.IndexByte(p, '/')
-		if i < 0 {
-			return append(dst, p)
-		}
-		if i > 0 {
-			dst = append(dst, p[:i])
-		}
-		p = p[i+1:]
-	}
-	return dst
-}
-
-// match reports whether the pattern matches the path or one of its
-// directories.
-func (p *pattern) match(segs []string) bool {
-	last := len(segs) // number of leading segments a match may cover
-	if p.dirOnly {
-		last--
-	}
-	if last < 1 {
-		return false
-	}
-	if p.matchAll {
-		return true
-	}
-	if !p.anchored {
-		for i := 0; i < last; i++ {
-			if p.segs[0].matches(segs[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	// cur[j]: the pattern segments seen so far match exactly segs[:j].
-	var bufA, bufB [33]bool
-	var cur, next []bool
-	if len(segs)+1 <= len(bufA) {
-		cur, next = bufA[:len(segs)+1], bufB[:len(segs)+1]
-	} else {
-		cur, next = make([]bool, len(segs)+1), make([]bool, len(segs)+1)
-	}
-	cur[0] = true
-	for _, ps := range p.segs {
-		alive := false
-		if ps.any {
-			run := false
-			for j := range cur {
-				run = run || cur[j]
-				next[j] = run
-				alive = alive || run
-			}
-		} else {
-			next[0] = false
-			for j := 1; j < len(cur); j++ {
-				next[j] = cur[j-1] && ps.matches(segs[j-1])
-				alive = alive || next[j]
-			}
-		}
-		if !alive {
-			return false
-		}
-		cur, next = next, cur
-	}
-	for j := 1; j <= last; j++ {
-		if cur[j] {
-			return true
-		}
-	}
-	return false
-}
-
-// matches reports whether the segment glob matches one path segment.
-func (s segment) matches(name string) bool {
-	if s.literal {
-		return s.glob == name
-	}
-	if s.star {
-		return len(name) >= len(s.prefix)+len(s.suffix) &&
-			strings.HasPrefix(name, s.prefix) && strings.HasSuffix(name, s.suffix)
-	}
-	ok, err := path.Match(s.glob, name)
-	return err == nil && ok
 }

@@ -3,7 +3,10 @@ package present
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,19 +64,68 @@ func EncodeDigest(recs []ledger.Record) (string, int) {
 	return "", 0
 }
 
-// DecodeDigest finds and unpacks a digest in a comment body; the records
-// are validated like any ledger entry.
-func DecodeDigest(body string) (*ledger.Ledger, error) {
-	i := strings.Index(body, digestOpen)
-	if i < 0 {
-		return nil, fmt.Errorf("no ledger digest in the comment")
+// digestMAC opens the line that authenticates the digest above it.
+const digestMAC = "<!-- loopbreaker-digest-mac:"
+
+// Seal authenticates a sticky comment's digest: an HMAC-SHA256 keyed by Key
+// (a secret only the judge holds) over Scope (the repository and pull
+// request, so that a digest cannot be moved to another one) and the
+// digest's lines.
+type Seal struct {
+	Key, Scope string
+}
+
+func (s Seal) mac(block string) string {
+	m := hmac.New(sha256.New, []byte(s.Key))
+	io.WriteString(m, s.Scope+"\n"+block)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Digest is the ledger digest a sticky comment ends with.
+type Digest struct {
+	Ledger *ledger.Ledger
+	// Complete says it holds every record it was written with.
+	Complete bool
+	// Sealed says its MAC was checked with the key.
+	Sealed bool
+}
+
+// ReadDigest reads loopbreaker's own digest: the block the comment ends
+// with (the digest, the partial mark, the MAC line), never a digest-like
+// text elsewhere in the body, where agent text may have put one. With a key
+// (seal.Key) the block must carry a MAC that verifies; without one it is
+// read unsealed, and the caller must not let it outweigh the artifacts.
+func ReadDigest(body string, seal Seal) (*Digest, error) {
+	rest := strings.TrimRight(body, " \t\r\n")
+	mac := ""
+	if i := strings.LastIndex(rest, "\n"); i >= 0 && strings.HasPrefix(rest[i+1:], digestMAC) && strings.HasSuffix(rest, digestClose) {
+		mac = strings.TrimSuffix(strings.TrimPrefix(rest[i+1:], digestMAC), digestClose)
+		rest = strings.TrimRight(rest[:i], " \t\r\n")
 	}
-	rest := body[i+len(digestOpen):]
-	j := strings.Index(rest, digestClose)
-	if j < 0 || j > MaxDigest {
-		return nil, fmt.Errorf("ledger digest is not closed or too long")
+	d := &Digest{Complete: true}
+	if strings.HasSuffix(rest, digestPartial) {
+		d.Complete = false
+		rest = strings.TrimRight(strings.TrimSuffix(rest, digestPartial), " \t\r\n")
 	}
-	raw, err := base64.StdEncoding.DecodeString(rest[:j])
+	i := strings.LastIndex(rest, digestOpen)
+	if i < 0 || !strings.HasSuffix(rest, digestClose) || i+len(digestOpen) > len(rest)-len(digestClose) {
+		return nil, fmt.Errorf("no ledger digest at the end of the comment")
+	}
+	block := rest[i:]
+	text := block[len(digestOpen) : len(block)-len(digestClose)]
+	if len(text) > MaxDigest {
+		return nil, fmt.Errorf("ledger digest is longer than %d characters", MaxDigest)
+	}
+	if seal.Key != "" {
+		if mac == "" {
+			return nil, fmt.Errorf("ledger digest carries no MAC: not written with the digest key")
+		}
+		if !hmac.Equal([]byte(mac), []byte(seal.mac(sealed(block, d.Complete)))) {
+			return nil, fmt.Errorf("ledger digest's MAC does not verify with the digest key")
+		}
+		d.Sealed = true
+	}
+	raw, err := base64.StdEncoding.DecodeString(text)
 	if err != nil {
 		return nil, fmt.Errorf("ledger digest: %w", err)
 	}
@@ -88,13 +140,34 @@ func DecodeDigest(body string) (*ledger.Ledger, error) {
 	if len(data) > ledger.MaxFileBytes {
 		return nil, fmt.Errorf("ledger digest: more than %d bytes unpacked", ledger.MaxFileBytes)
 	}
-	return ledger.Decode(data, "sticky comment digest"), nil
+	d.Ledger = ledger.Decode(data, "sticky comment digest")
+	return d, nil
+}
+
+// sealed is what a digest's MAC covers: the digest block and whether it
+// is partial.
+func sealed(block string, complete bool) string {
+	if complete {
+		return block
+	}
+	return block + "\n" + digestPartial
+}
+
+// DecodeDigest reads a comment's digest without a key (ReadDigest); the
+// records are validated like any ledger entry.
+func DecodeDigest(body string) (*ledger.Ledger, error) {
+	d, err := ReadDigest(body, Seal{})
+	if err != nil {
+		return nil, err
+	}
+	return d.Ledger, nil
 }
 
 // DigestComplete reports whether a comment's digest holds every record it
 // was written with: a long loop's drops its oldest ones to fit.
 func DigestComplete(body string) bool {
-	return strings.Contains(body, digestOpen) && !strings.Contains(body, digestPartial)
+	d, err := ReadDigest(body, Seal{})
+	return err == nil && d.Complete
 }
 
 // CommentOptions say who writes the sticky comment.
@@ -108,6 +181,8 @@ type CommentOptions struct {
 	// alert.mentions, validated when it loaded): named at the top when the
 	// decision is an OPEN breaker's alert.
 	Mentions []string
+	// Seal authenticates the digest when its key is set.
+	Seal Seal
 }
 
 // StickyComment is the sticky comment's body: the marker, the report of the
@@ -128,8 +203,14 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 	b.WriteString("People with write access can comment `/loopbreaker reset`, `/loopbreaker resume` (a paused loop), `/loopbreaker skip-phase` (to the next phase), `/loopbreaker abort` or `/loopbreaker guide <text>` (text for the agent's next prompt).\n\n</details>\n")
 	body := b.String()
 	digest, kept := EncodeDigest(recs)
-	if digest != "" && kept < len(recs) {
-		digest += "\n" + digestPartial
+	if digest != "" {
+		complete := kept == len(recs)
+		if !complete {
+			digest += "\n" + digestPartial
+		}
+		if o.Seal.Key != "" {
+			digest += "\n" + digestMAC + o.Seal.mac(sealed(strings.TrimSuffix(digest, "\n"+digestPartial), complete)) + digestClose
+		}
 	}
 	if len(body)+len(digest)+1 > CommentBudget {
 		cut := max(0, CommentBudget-len(digest)-200)

@@ -106,10 +106,17 @@ func Markdown(s string) string {
 	return b.String()
 }
 
+// codeLookalikes replace what could break out of a code span or be read
+// back from the raw markdown as markup: backticks, and the characters of
+// HTML (an agent's test named "<!-- loopbreaker-digest:... -->" must not
+// put a comment into loopbreaker's own).
+var codeLookalikes = strings.NewReplacer("`", "ˋ", "<", "‹", ">", "›", "&", "＆")
+
 // Code renders agent text as inline code that cannot break out of its
-// backticks: cleaned, with backticks replaced by a look-alike.
+// backticks: cleaned, with backticks and HTML's <, > and & replaced by
+// look-alikes (a code span shows entities as typed).
 func Code(s string) string {
-	s = strings.ReplaceAll(Clean(s), "`", "ˋ")
+	s = codeLookalikes.Replace(Clean(s))
 	if s == "" {
 		return "` `"
 	}

@@ -229,7 +229,7 @@ func TestFailingTestsAreNamedAndEscaped(t *testing.T) {
 		t.Errorf("got %q of %d, want the first five of 6", got, total)
 	}
 	md := MarkdownReport(&d, Options{})
-	if !strings.Contains(md, "**Failing tests (6):** `TestAˋ<b>@x`, `TestB`, `TestC`, `TestD`, `TestE` and 1 more\n") {
+	if !strings.Contains(md, "**Failing tests (6):** `TestAˋ‹b›@x`, `TestB`, `TestC`, `TestD`, `TestE` and 1 more\n") {
 		t.Errorf("markdown does not list the failing tests:\n%s", md)
 	}
 }

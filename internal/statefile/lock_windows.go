@@ -5,8 +5,8 @@ package statefile
 import (
 	"io/fs"
 	"os"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/windows"
 )
 
 // openNoFollow is 0 on Windows, which has no O_NOFOLLOW; Lock checks what
@@ -17,31 +17,12 @@ const openNoFollow = 0
 // carried by its mode bits.
 func keepOwner(*os.File, fs.FileInfo) {}
 
-var (
-	kernel32         = syscall.NewLazyDLL("kernel32.dll")
-	procLockFileEx   = kernel32.NewProc("LockFileEx")
-	procUnlockFileEx = kernel32.NewProc("UnlockFileEx")
-)
-
-// lockfileExclusiveLock is LOCKFILE_EXCLUSIVE_LOCK.
-const lockfileExclusiveLock = 2
-
 // lockFile takes an exclusive lock on the first byte of f, waiting for it.
 // Windows releases it when the process dies.
 func lockFile(f *os.File) error {
-	var ol syscall.Overlapped
-	r, _, err := procLockFileEx.Call(f.Fd(), lockfileExclusiveLock, 0, 1, 0, uintptr(unsafe.Pointer(&ol)))
-	if r == 0 {
-		return err
-	}
-	return nil
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped))
 }
 
 func unlockFile(f *os.File) error {
-	var ol syscall.Overlapped
-	r, _, err := procUnlockFileEx.Call(f.Fd(), 0, 1, 0, uintptr(unsafe.Pointer(&ol)))
-	if r == 0 {
-		return err
-	}
-	return nil
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }

@@ -12,6 +12,12 @@
 //	assert.go upload API OWNER/REPO RUN FILE     uploads FILE as run RUN's loopbreaker-record artifact
 //	assert.go seed API FILE                      loads a seed into the running fake
 //	assert.go push API OWNER/REPO N HEAD MERGE   moves pull request N's head and test merge commit
+//	assert.go forge COMMIT OUTDIR               writes a forged ledger digest of one clean record of
+//	                                             COMMIT (OUTDIR/digest.txt) and a sticky comment that
+//	                                             carries it (OUTDIR/comment.json, a request body)
+//	assert.go gitserve ROOT TOKEN                serves the bare repositories under ROOT over smart
+//	                                             HTTP (fetch and push) for TOKEN, as GitHub serves a
+//	                                             repository; prints "listening on URL"
 package main
 
 import (
@@ -19,11 +25,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/checkout/checkouttest"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 var codeSpan = regexp.MustCompile("`[^`\n]*`")
@@ -69,6 +82,10 @@ func main() {
 		err = upload(args[0], args[1], args[2], args[3])
 	case cmd == "seed" && len(args) == 2:
 		err = seed(args[0], args[1])
+	case cmd == "forge" && len(args) == 2:
+		err = forge(args[0], args[1])
+	case cmd == "gitserve" && len(args) == 2:
+		err = gitServe(args[0], args[1])
 	case cmd == "push" && len(args) == 5:
 		q := url.Values{"repo": {args[1]}, "number": {args[2]}, "head": {args[3]}, "merge": {args[4]}}
 		err = post(args[0]+"/_fake/push?"+q.Encode(), nil)
@@ -253,4 +270,39 @@ func post(u string, data []byte) error {
 		return fmt.Errorf("POST %s: %d %s", u, resp.StatusCode, body)
 	}
 	return nil
+}
+
+// gitServe serves the bare repositories under root as GitHub serves a
+// repository (checkouttest.Handler): ROOT/octo/loop.git is at
+// URL/octo/loop.git, behind token; pushes are accepted.
+func gitServe(root, token string) error {
+	h, err := checkouttest.Handler(root, token)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	return http.Serve(ln, h)
+}
+
+// forge writes what a hostile agent plants: a digest of one clean record of
+// commit, which would make the loop look one iteration old, and a marked
+// comment carrying it.
+func forge(commit, dir string) error {
+	rec := ledger.Record{Version: ledger.Version, RunID: 1, RunAttempt: 1, Commit: commit, At: time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC), Errors: []ledger.Error{}}
+	digest, _ := present.EncodeDigest([]ledger.Record{rec})
+	if digest == "" {
+		return fmt.Errorf("forge: no digest")
+	}
+	body, err := json.Marshal(map[string]string{"body": present.Marker + "\nall good, keep going\n" + digest + "\n"})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "digest.txt"), []byte(digest), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "comment.json"), body, 0o644)
 }

@@ -11,8 +11,10 @@
 #   4. an issue_comment run on the default branch while another loop's record artifact there is
 #      newer: the pull request's own is used;
 #   5. a person's /loopbreaker reset on an OPEN pull request: the comment's run is no iteration,
-#      the open label goes, the sticky comment says CLOSED and the status turns to success.
-# Usage: run.sh ACT_BINARY
+#      the open label goes, the sticky comment says CLOSED and the status turns to success;
+#   6. the agent loop in three jobs (gate, agent, judge), with an honest and with a hostile agent:
+#      the judge opens at the same iteration, and the gate then refuses to start the agent.
+# Usage: run.sh ACT_BINARY (E2E_SCENARIOS="1 6" runs some of them)
 set -euo pipefail
 act_bin=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,11 +25,22 @@ cleanup() {
   if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+want() { case " ${E2E_SCENARIOS:-1 2 3 4 5 6} " in *" $1 "*) return 0 ;; esac; return 1; }
 fail() { [ -f "$work/act.log" ] && tail -40 "$work/act.log" >&2; echo "e2e: FAIL: $*" >&2; exit 1; }
 check() { grep -qF -- "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }; }
 
 (cd "$root" && go build -o "$work/fakegithub" ./cmd/fakegithub && go build -o "$work/tool" ./testdata/e2e/assert.go)
 tool() { "$work/tool" "$@"; }
+
+# listening LOG: the URL a server started in the background says it listens on (10 s at most).
+listening() {
+  for _ in $(seq 1 100); do
+    url=$(sed -n 's/^listening on //p' "$1" 2>/dev/null | head -1)
+    [ -n "$url" ] && { echo "$url"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
 
 # start_fake SEED: the fake GitHub API, its final state dumped to $work/dump.json on exit.
 start_fake() {
@@ -36,13 +49,7 @@ start_fake() {
   rm -f "$work/fake.log"
   "$work/fakegithub" -addr 127.0.0.1:0 -state "$1" -dump "$work/dump.json" > "$work/fake.log" 2>&1 &
   fake_pid=$!
-  api=""
-  for _ in $(seq 1 100); do
-    api=$(sed -n 's/^listening on //p' "$work/fake.log" 2>/dev/null | head -1)
-    [ -n "$api" ] && break
-    sleep 0.1
-  done
-  [ -n "$api" ] || fail "the fake GitHub API did not start: $(cat "$work/fake.log")"
+  api=$(listening "$work/fake.log") || fail "the fake GitHub API did not start: $(cat "$work/fake.log")"
 }
 stop_fake() {
   kill -TERM "$fake_pid"; wait "$fake_pid" 2>/dev/null || true; fake_pid=""
@@ -83,6 +90,7 @@ run_act() {
     || fail "act failed ($event)"
 }
 
+if want 1; then
 # 1. A stuck loop: the agent keeps failing the same test without changing anything.
 new_repo "$work/loop" octo/loop agent/loop
 base=$(git rev-parse main)
@@ -121,7 +129,9 @@ check "$work/act.log" "Summary - ## 🔴 loopbreaker: OPEN" "job summary"
 if grep -q '^state=CLOSED' "$result"; then fail "agent text injected an output"; fi
 tool open "$work/dump.json" octo/loop 7 "$head" || fail "GitHub side effects of the stuck loop"
 echo "e2e: 1 ok (outputs, job summary, labels, sticky comment and status)"
+fi
 
+if want 2; then
 # 2. Two pull requests on GitHub's test merge commit, five pushes each.
 cat > "$work/seed.json" <<JSON
 {"repos": [{"owner": "octo", "name": "healthy", "pulls": [{"number": 3, "title": "healthy loop", "user": "agent", "head_ref": "agent/healthy", "base_ref": "main"}]},
@@ -168,7 +178,9 @@ stop_fake
 tool status "$work/dump.json" octo/healthy "$(cd "$work/healthy" && git rev-parse agent/healthy)" success || fail "healthy: the head's status"
 tool status "$work/dump.json" octo/stuck "$(cd "$work/stuck" && git rev-parse agent/stuck)" failure || fail "stuck: the head's status"
 echo "e2e: 2 ok (five pushes on test merge commits: healthy CLOSED, stuck OPEN, records of the heads)"
+fi
 
+if want 3; then
 # 3. A fork's pull request decided by workflow_run. The decide run checks out the base repository;
 # the fork's commits are in it under refs/pull/12/head, as loopbreaker fetches them from GitHub.
 new_repo "$work/forkloop" octo/forkloop fork-main
@@ -205,7 +217,9 @@ stop_fake
 check "$result" "state=OPEN" "fork: the base's policy decides (OPEN), not the fork's"
 tool fork "$work/dump.json" octo/forkloop 12 14 "$head" || fail "fork: the label and the comment did not land on #12 alone"
 echo "e2e: 3 ok (a fork's pull request through workflow_run)"
+fi
 
+if want 4; then
 # 4. An issue_comment run, on the default branch, while another loop's artifact there is newer.
 new_repo "$work/commented" octo/commented agent/commented
 base=$(git rev-parse main)
@@ -232,8 +246,8 @@ cat > "$work/seed.json" <<JSON
 {"repos": [{"owner": "octo", "name": "commented", "permissions": {"maintainer": "write"},
    "pulls": [{"number": 5, "title": "agent loop", "user": "agent", "head_sha": "$head", "head_ref": "agent/commented", "base_ref": "main", "base_sha": "$base"}],
    "comments": [{"number": 5, "id": 5001, "login": "maintainer", "user_type": "User", "body": "/loopbreaker guide keep going", "created_at": "2026-03-01T13:00:00Z"}],
-   "runs": [{"id": 301, "head_branch": "agent/commented", "head_sha": "$head", "created_at": "2026-03-01T11:00:00Z"},
-            {"id": 406, "head_branch": "main", "head_sha": "$other", "created_at": "2026-03-01T12:30:00Z"}],
+   "runs": [{"id": 301, "path": ".github/workflows/e2e.yml", "head_branch": "agent/commented", "head_sha": "$head", "created_at": "2026-03-01T11:00:00Z"},
+            {"id": 406, "path": ".github/workflows/e2e.yml", "head_branch": "main", "head_sha": "$other", "created_at": "2026-03-01T12:30:00Z"}],
    "artifacts": [{"run_id": 301, "name": "loopbreaker-record", "zip_files": {"record.json": $(printf '%s' "$mine" | sed 's/"/\\"/g; s/^/"/; s/$/"/')}},
                  {"run_id": 406, "name": "loopbreaker-record", "zip_files": {"record.json": $(printf '%s' "$theirs" | sed 's/"/\\"/g; s/^/"/; s/$/"/')}}]}]}
 JSON
@@ -247,7 +261,9 @@ check "$work/act.log" "run 301" "issue_comment: the pull request's own artifact 
 if grep -q "run 406" "$work/act.log"; then fail "issue_comment: the default branch's newer artifact (run 406) was used"; fi
 tool status "$work/dump.json" octo/commented "$head" success "$other" || fail "issue_comment: the status of the pull request's head"
 echo "e2e: 4 ok (an issue_comment run reads the pull request's own records)"
+fi
 
+if want 5; then
 # 5. A person's /loopbreaker reset on an OPEN pull request.
 new_repo "$work/reset" octo/reset agent/reset
 base=$(git rev-parse main)
@@ -282,4 +298,81 @@ records=$(grep -o '"run_id"' "$result.record.json" | wc -l)
 [ "$records" -eq 3 ] || fail "reset: the comment's run wrote $records records, want the 3 it read"
 tool reset "$work/dump.json" octo/reset 9 "$head" || fail "reset: labels, the sticky comment or the status"
 echo "e2e: 5 ok (a /loopbreaker reset on an OPEN pull request: no iteration, the label gone, the comment and status updated)"
+fi
+# 6. The agent loop in three jobs (testdata/e2e/loop.yml): the gate, an agent with no write token,
+#    and the judge that applies the agent's bundle, pushes it and decides. Run once with an honest
+#    stuck agent and once with a hostile one that writes $GITHUB_ENV, edits .git, names a failing
+#    test after a forged digest and posts a forged sticky comment with a token of loopbreaker's
+#    identity: the judge opens at the same iteration, and then the gate refuses to start the agent.
+if want 6; then
+git_pid=""
+stop_git() { [ -n "$git_pid" ] && kill "$git_pid" 2>/dev/null; git_pid=""; }
+trap 'stop_git; cleanup' EXIT
+# loop6 KIND: runs the loop until the gate refuses; writes the iteration the judge opened at to
+# $work/opened-KIND.
+loop6() {
+  local kind=$1
+  local dir="$work/loop6-$kind"
+  new_repo "$dir" octo/loop agent/loop
+  cp "$root/testdata/e2e/loop.yml" .github/workflows/loop.yml
+  base=$(git rev-parse main)
+  printf 'package main\n\nfunc parse() {}\n' > parse.go
+  git add parse.go .github/workflows/loop.yml
+  commit "0:10:00" "iteration 1: the parser"
+  rm -rf "$work/git6" && mkdir -p "$work/git6/octo"
+  git clone -q --bare "$dir" "$work/git6/octo/loop.git"
+  git -C "$work/git6/octo/loop.git" config http.receivepack true
+  rm -f "$work/git.log"
+  "$work/tool" gitserve "$work/git6" test-token > "$work/git.log" 2>&1 &
+  git_pid=$!
+  gitsrv=$(listening "$work/git.log") || fail "loop: the git server did not start: $(cat "$work/git.log")"
+  cat > "$work/seed.json" <<JSON
+{"repos": [{"owner": "octo", "name": "loop",
+   "pulls": [{"number": 7, "title": "agent loop", "user": "agent", "head_sha": "$(git rev-parse HEAD)", "head_ref": "agent/loop", "base_ref": "main", "base_sha": "$base"}]}]}
+JSON
+  start_fake "$work/seed.json"
+  "$work/tool" forge "$(git rev-parse HEAD)" "$work"
+  printf '{"ref": "refs/heads/agent/loop", "repository": {"full_name": "octo/loop", "default_branch": "main"}, "inputs": {}}\n' > "$work/dispatch.json"
+  opened="" states=""
+  for run in 1 2 3 4 5 6 7; do
+    rm -f "$work/loop6.txt"
+    ACT_DISABLE_VERSION_CHECK=1 "$act_bin" workflow_dispatch -e "$work/dispatch.json" -W .github/workflows/loop.yml \
+      -P ubuntu-latest=-self-hosted --no-cache-server -s GITHUB_TOKEN=test-token -s LOOPBREAKER_DIGEST_KEY=judge-secret \
+      --env GITHUB_API_URL="$api" --env GITHUB_SERVER_URL="$gitsrv" --env GITHUB_RUN_ID="$((700 + run))" \
+      --env E2E_RESULT="$work/loop6.txt" --env E2E_HANDOVER="$work/handover" --env E2E_PR=7 \
+      --env E2E_HOSTILE="$([ "$kind" = hostile ] && echo true || echo false)" --env E2E_FORGED="$(cat "$work/digest.txt")" \
+      --env E2E_FORGED_COMMENT="$work/comment.json" --env E2E_AGENT_TOKEN=test-token \
+      > "$work/act.log" 2>&1 || fail "loop ($kind): act failed in run $run"
+    if [ ! -f "$work/loop6.txt" ]; then
+      grep -q "the agent is not started" "$work/act.log" || fail "loop ($kind): run $run: neither the judge nor the gate's refusal"
+      break
+    fi
+    state=$(sed -n 's/^state=//p' "$work/loop6.txt")
+    iteration=$(sed -n 's/^iteration=//p' "$work/loop6.txt")
+    states="$states $state@$iteration"
+    [ "$state" = DISABLED ] && fail "loop ($kind): the environment disabled the breaker"
+    if [ "$state" = OPEN ] && [ -z "$opened" ]; then opened=$iteration; fi
+    # The next run starts from the branch the judge pushed.
+    git fetch -q "${gitsrv/http:\/\//http://x-access-token:test-token@}/octo/loop.git" agent/loop
+    git reset -q --hard FETCH_HEAD
+  done
+  stop_fake
+  stop_git
+  [ -n "$opened" ] || fail "loop ($kind): the judge never opened:$states"
+  [ -f "$work/loop6.txt" ] && fail "loop ($kind): the gate never refused to start the agent:$states"
+  [ "$(git rev-list --count main..HEAD)" -ge 3 ] || fail "loop ($kind): the judge did not push the agent's commits"
+  echo "$opened" > "$work/opened-$kind"
+}
+loop6 honest
+loop6 hostile
+honest=$(cat "$work/opened-honest") hostile=$(cat "$work/opened-hostile")
+[ "$honest" = "$hostile" ] || fail "loop: an honest agent's breaker opened at iteration $honest, the hostile one's at $hostile"
+tool status "$work/dump.json" octo/loop "$(git -C "$work/loop6-hostile" rev-parse HEAD)" failure || fail "loop: the hostile loop's head has no failing status"
+# Once loopbreaker has a sealed comment, it reads and edits that one: the forged comments of the
+# later iterations stay as the agent posted them (the first iteration's, with nothing sealed yet,
+# was taken over and overwritten).
+[ "$(grep -o 'all good, keep going' "$work/dump.json" | wc -l)" -ge 2 ] || fail "loop: the hostile agent's forged comments were never posted, or were edited"
+echo "e2e: 6 ok (gate, agent and judge apart: a hostile agent's breaker opens at iteration $hostile, as an honest one's)"
+fi
+
 echo "e2e: ok"

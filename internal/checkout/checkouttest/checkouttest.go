@@ -6,6 +6,7 @@
 package checkouttest
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -23,20 +24,34 @@ import (
 // installed. The server stops at the end of the test.
 func Serve(t testing.TB, root, token string) string {
 	t.Helper()
+	h, err := Handler(root, token)
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// Handler is Serve's handler, for a server of one's own (the end-to-end
+// test's): git's http-backend for the repositories under root, behind the
+// token. Pushes are accepted by a repository whose config sets
+// http.receivepack. The error says why git's http-backend cannot run.
+func Handler(root, token string) (http.Handler, error) {
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
-		t.Skip("git is not installed: no smart HTTP server for the deepening tests")
+		return nil, fmt.Errorf("git is not installed: no smart HTTP server")
 	}
 	out, err := exec.Command(gitBin, "--exec-path").Output()
 	if err != nil {
-		t.Skipf("git --exec-path: %v", err)
+		return nil, fmt.Errorf("git --exec-path: %v", err)
 	}
 	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
 	if _, err := exec.LookPath(backend); err != nil {
-		t.Skipf("git-http-backend is not installed: %v", err)
+		return nil, fmt.Errorf("git-http-backend is not installed: %v", err)
 	}
 	cgiHandler := &cgi.Handler{Path: backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok := r.BasicAuth()
 		if !ok || user != "x-access-token" || pass != token {
 			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
@@ -44,7 +59,5 @@ func Serve(t testing.TB, root, token string) string {
 			return
 		}
 		cgiHandler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	}), nil
 }

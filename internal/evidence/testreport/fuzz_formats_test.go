@@ -57,11 +57,19 @@ func checkFuzzReport(t *testing.T, rep *Report, err error) {
 	if len(rep.Failing) > MaxFailing || len(rep.Notes) > MaxNotes || len(rep.Failing) > rep.Failed {
 		t.Fatalf("got %d failing, %d notes for %d failed", len(rep.Failing), len(rep.Notes), rep.Failed)
 	}
+	build := true
 	for _, fl := range rep.Failing {
 		if len(fl.Name) > MaxText || len(fl.Message) > MaxText || !utf8.ValidString(fl.Name) || !utf8.ValidString(fl.Message) {
 			t.Fatalf("got unbounded or invalid failure %q", fl)
 		}
-		if fl.Kind != KindBuild && fl.Kind != KindFailure && fl.Kind != KindError {
+		switch fl.Kind {
+		case KindBuild:
+			if !build {
+				t.Fatalf("got a build failure after a test failure: %v", rep.Failing)
+			}
+		case KindFailure, KindError:
+			build = false
+		default:
 			t.Fatalf("got kind %q", fl.Kind)
 		}
 	}

@@ -2,13 +2,11 @@ package testreport
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -35,37 +33,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rep, err := Parse(bytes.NewReader(data), "fuzz")
+		checkFuzzReport(t, rep, err)
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.File != "fuzz" {
-				t.Fatalf("got error %#v, want an *Error naming the file", err)
-			}
-			if rep != nil {
-				t.Fatalf("got a report with error %v", err)
-			}
 			return
-		}
-		if rep.Passed < 0 || rep.Failed < 0 || rep.Errored < 0 || rep.Skipped < 0 || rep.Errored > rep.Failed {
-			t.Fatalf("got bad counts %+v", rep)
-		}
-		if len(rep.Failing) > MaxFailing || len(rep.Notes) > MaxNotes || len(rep.Failing) > rep.Failed {
-			t.Fatalf("got %d failing, %d notes for %d failed", len(rep.Failing), len(rep.Notes), rep.Failed)
-		}
-		build := true
-		for _, fl := range rep.Failing {
-			if len(fl.Name) > MaxText || len(fl.Message) > MaxText || !utf8.ValidString(fl.Name) || !utf8.ValidString(fl.Message) {
-				t.Fatalf("got unbounded or invalid failure %q", fl)
-			}
-			switch fl.Kind {
-			case KindBuild:
-				if !build {
-					t.Fatalf("got a build failure after a test failure: %v", rep.Failing)
-				}
-			case KindFailure, KindError:
-				build = false
-			default:
-				t.Fatalf("got kind %q", fl.Kind)
-			}
 		}
 		if len(rep.Files) != 1 || rep.Files[0] != "fuzz" {
 			t.Fatalf("got files %q, want [fuzz]", rep.Files)

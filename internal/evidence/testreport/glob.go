@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // expandGlobs returns the regular files the globs match, each once, in the
@@ -19,13 +21,12 @@ func expandGlobs(globs []string) ([]string, error) {
 	var out []string
 	var total int64
 	for _, g := range globs {
-		matches, err := glob(g, MaxFiles)
+		matches, other, err := glob(g, MaxFiles)
 		if err != nil {
 			return nil, fmt.Errorf("testreport: glob %q: %w", g, err)
 		}
 		sort.Strings(matches)
 		n := 0
-		other := "" // a match that is not a regular file
 		for _, m := range matches {
 			fi, err := os.Stat(m)
 			if err != nil || !fi.Mode().IsRegular() {
@@ -63,69 +64,45 @@ func expandGlobs(globs []string) ([]string, error) {
 }
 
 // glob is filepath.Glob plus "**", which as a whole path segment matches
-// any number of directories, none included. A walk for "**" keeps only
-// regular files (and links to them), and stops once it has more than
-// limit of them.
-func glob(pattern string, limit int) ([]string, error) {
+// any number of directories, none included. It keeps only regular files
+// (and links to them), and stops once it has more than limit of them;
+// other is the first match that is not a regular file, for a glob without
+// "**".
+func glob(pattern string, limit int) (files []string, other string, err error) {
 	if pattern == "" {
-		return nil, errors.New("empty pattern")
+		return nil, "", errors.New("empty pattern")
 	}
-	if !strings.Contains(pattern, "**") {
-		if _, err := filepath.Match(pattern, ""); err != nil {
-			return nil, err
-		}
-		return filepath.Glob(pattern)
-	}
-	segs := strings.Split(filepath.ToSlash(pattern), "/")
-	for _, s := range segs {
+	pattern = filepath.ToSlash(pattern)
+	for _, s := range strings.Split(pattern, "/") {
 		if strings.Contains(s, "**") && s != "**" {
-			return nil, errors.New(`"**" must be a whole path segment`)
-		}
-		if _, err := filepath.Match(s, ""); err != nil {
-			return nil, err
+			return nil, "", errors.New(`"**" must be a whole path segment`)
 		}
 	}
-	// The directory to walk: the leading segments without wildcards.
-	i := 0
-	for i < len(segs) && !hasMeta(segs[i]) {
-		i++
-	}
-	root := strings.Join(segs[:i], "/")
-	switch {
-	case root == "" && i > 0:
-		root = "/"
-	case root == "":
-		root = "."
-	}
-	rest := segs[i:]
-	rootFS := filepath.FromSlash(root)
-	var out []string
-	err := filepath.WalkDir(rootFS, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == rootFS && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			return nil // unreadable below the root: skip it
+	base, rest := doublestar.SplitPattern(pattern)
+	base = filepath.FromSlash(base)
+	deep := strings.Contains(rest, "**")
+	err = doublestar.GlobWalk(os.DirFS(base), rest, func(p string, d fs.DirEntry) error {
+		path := filepath.Join(base, filepath.FromSlash(p))
+		switch {
+		case isRegular(path, d):
+			files = append(files, path)
+		case other == "" && !deep:
+			other = path
 		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(rootFS, path)
-		if err != nil {
-			return nil
-		}
-		if !matchSegs(rest, strings.Split(filepath.ToSlash(rel), "/")) || !isRegular(path, d) {
-			return nil
-		}
-		if out = append(out, path); len(out) > limit {
-			return fs.SkipAll
+		if len(files) > limit {
+			return errEnough
 		}
 		return nil
-	})
-	return out, err
+	}, doublestar.WithNoFollow())
+	if errors.Is(err, errEnough) {
+		err = nil
+	}
+	return files, other, err
 }
 
-// isRegular reports whether a walked entry is a regular file or a link to
+var errEnough = errors.New("enough files")
+
+// isRegular reports whether a matched entry is a regular file or a link to
 // one.
 func isRegular(path string, d fs.DirEntry) bool {
 	if d.Type()&fs.ModeSymlink == 0 {
@@ -133,37 +110,6 @@ func isRegular(path string, d fs.DirEntry) bool {
 	}
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
-
-// matchSegs matches path segments against pattern segments, "**" matching
-// any number of segments.
-func matchSegs(pat, path []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
-			}
-			if len(pat) == 0 {
-				return true
-			}
-			for k := 0; k <= len(path); k++ {
-				if matchSegs(pat, path[k:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(path) == 0 {
-			return false
-		}
-		if ok, _ := filepath.Match(pat[0], path[0]); !ok {
-			return false
-		}
-		pat, path = pat[1:], path[1:]
-	}
-	return len(path) == 0
 }
 
 // NoMatchError is a glob that matched no report file: for a loop, a build

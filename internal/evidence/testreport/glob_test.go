@@ -43,15 +43,16 @@ func TestGlob(t *testing.T) {
 		pattern string
 		want    []string
 	}{
-		{"*.xml", []string{"a.xml", "dir.xml"}},
+		{"*.xml", []string{"a.xml"}}, // a directory is no report file
 		{"reports/**/TEST-*.xml", []string{"reports/TEST-0.xml", "reports/x/TEST-1.xml", "reports/x/y/TEST-2.xml"}},
 		{"**/*.xml", []string{"a.xml", "reports/TEST-0.xml", "reports/x/TEST-1.xml", "reports/x/y/TEST-2.xml"}},
 		{"reports/**", []string{"reports/TEST-0.xml", "reports/other.txt", "reports/x/TEST-1.xml", "reports/x/y/TEST-2.xml"}},
 		{"reports/*/**/*.xml", []string{"reports/x/TEST-1.xml", "reports/x/y/TEST-2.xml"}},
 		{"nothing/**/*.xml", nil},
+		{"{a,dir,reports/x/y/TEST-2}.xml", []string{"a.xml", "reports/x/y/TEST-2.xml"}},
 	}
 	for _, tt := range tests {
-		got, err := glob(filepath.Join(dir, filepath.FromSlash(tt.pattern)), MaxFiles)
+		got, _, err := glob(filepath.Join(dir, filepath.FromSlash(tt.pattern)), MaxFiles)
 		if err != nil {
 			t.Errorf("glob(%q): %v", tt.pattern, err)
 			continue
@@ -69,7 +70,7 @@ func TestGlob(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "a**b/*.xml", "[", "x/**/[/y"} {
-		if _, err := glob(bad, MaxFiles); err == nil {
+		if _, _, err := glob(bad, MaxFiles); err == nil {
 			t.Errorf("glob(%q): got no error", bad)
 		}
 	}

@@ -1,7 +1,6 @@
 package testreport
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -190,16 +189,7 @@ func TestGoTest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Parse(strings.NewReader(tt.in), "r.json")
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			if got.Format != FormatGoTest {
-				t.Errorf("got format %q, want %q", got.Format, FormatGoTest)
-			}
-			if diff := cmp.Diff(tt.want, countsOf(got), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
+			wantParse(t, "r.json", tt.in, FormatGoTest, tt.want)
 		})
 	}
 }
@@ -238,16 +228,7 @@ func TestGoTestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse(strings.NewReader(tt.in), "r.json")
-			if err == nil {
-				t.Fatal("got no error")
-			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("got error %q, want %q", got, tt.want)
-			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
-				t.Errorf("got error %v, want one that is %v", err, tt.is)
-			}
+			wantParseError(t, "r.json", tt.in, tt.is, tt.want)
 		})
 	}
 }

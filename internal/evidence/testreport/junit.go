@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // maxBody is how much of a <failure> or <error> element's text is kept to
@@ -426,44 +428,15 @@ func intAttr(t xml.StartElement, local string) int {
 }
 
 // charsetReader lets the decoder read the 8-bit encodings some reporters
-// declare. Latin-1 maps byte for byte to the first 256 code points;
-// windows-1252 is read as Latin-1 (it differs only in 0x80-0x9F).
+// declare.
 func charsetReader(charset string, input io.Reader) (io.Reader, error) {
 	switch strings.ToLower(charset) {
 	case "us-ascii", "ascii", "utf8":
 		return input, nil
-	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252":
-		return &latin1Reader{r: input}, nil
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1":
+		return charmap.ISO8859_1.NewDecoder().Reader(input), nil
+	case "windows-1252", "cp1252":
+		return charmap.Windows1252.NewDecoder().Reader(input), nil
 	}
 	return nil, fmt.Errorf("unsupported encoding %q; write the report as UTF-8", charset)
-}
-
-// latin1Reader converts Latin-1 to UTF-8.
-type latin1Reader struct {
-	r   io.Reader
-	buf []byte
-	out []byte
-}
-
-func (l *latin1Reader) Read(p []byte) (int, error) {
-	if len(l.out) == 0 {
-		if cap(l.buf) == 0 {
-			l.buf = make([]byte, 16<<10)
-		}
-		n, err := l.r.Read(l.buf)
-		l.out = l.out[:0]
-		for _, b := range l.buf[:n] {
-			if b < 0x80 {
-				l.out = append(l.out, b)
-			} else {
-				l.out = append(l.out, 0xC0|b>>6, 0x80|b&0x3F)
-			}
-		}
-		if len(l.out) == 0 {
-			return 0, err
-		}
-	}
-	n := copy(p, l.out)
-	l.out = l.out[n:]
-	return n, nil
 }

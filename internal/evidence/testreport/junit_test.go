@@ -22,6 +22,38 @@ func countsOf(r *Report) counts {
 	return counts{r.Passed, r.Failed, r.Errored, r.Skipped, r.BuildFailed, r.Failing, r.Notes}
 }
 
+// wantParse parses in, named name, and checks its format and counts.
+func wantParse(t *testing.T, name, in, format string, want counts) {
+	t.Helper()
+	got, err := Parse(strings.NewReader(in), name)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if got.Format != format {
+		t.Errorf("got format %q, want %q", got.Format, format)
+	}
+	if diff := cmp.Diff(want, countsOf(got), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// wantParseError parses in, named name, and checks the error's text and,
+// when is is not nil, that it is is.
+func wantParseError(t *testing.T, name, in string, is error, want string) error {
+	t.Helper()
+	_, err := Parse(strings.NewReader(in), name)
+	if err == nil {
+		t.Fatal("got no error")
+	}
+	if got := err.Error(); got != want {
+		t.Errorf("got error %q, want %q", got, want)
+	}
+	if is != nil && !errors.Is(err, is) {
+		t.Errorf("got error %v, want one that is %v", err, is)
+	}
+	return err
+}
+
 func TestJUnit(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -123,20 +155,16 @@ func TestJUnit(t *testing.T) {
 			in:   "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><testsuite><testcase name=\"caf\xe9\"><failure message=\"\xe9chec\"/></testcase></testsuite>",
 			want: counts{Failed: 1, Failing: []Failure{{Name: "café", Message: "échec", Kind: KindFailure}}},
 		},
+		{
+			name: "windows-1252 declared",
+			in:   "<?xml version=\"1.0\" encoding=\"windows-1252\"?><testsuite><testcase name=\"a\"><failure message=\"\x93quoted\x94 \x80\"/></testcase></testsuite>",
+			want: counts{Failed: 1, Failing: []Failure{{Name: "a", Message: "“quoted” €", Kind: KindFailure}}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Parse(strings.NewReader(tt.in), "r.xml")
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			if got.Format != FormatJUnit {
-				t.Errorf("got format %q, want %q", got.Format, FormatJUnit)
-			}
-			if diff := cmp.Diff(tt.want, countsOf(got), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
+			wantParse(t, "r.xml", tt.in, FormatJUnit, tt.want)
 		})
 	}
 }
@@ -235,16 +263,7 @@ func TestJUnitErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse(strings.NewReader(tt.in), "r.xml")
-			if err == nil {
-				t.Fatal("got no error")
-			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("got error %q, want %q", got, tt.want)
-			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
-				t.Errorf("got error %v, want one that is %v", err, tt.is)
-			}
+			err := wantParseError(t, "r.xml", tt.in, tt.is, tt.want)
 			var e *Error
 			if !errors.As(err, &e) || e.File != "r.xml" {
 				t.Errorf("got error %#v, want an *Error for r.xml", err)

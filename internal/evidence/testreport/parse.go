@@ -85,13 +85,14 @@ func ParseFile(path string) (*Report, error) {
 	return Parse(f, path)
 }
 
-// ParseGlobs expands each glob (filepath.Glob syntax, plus "**" as a whole
-// path segment for any number of directories), parses every file matched
-// once, in the order of the globs and, within a glob, in lexical order, and
-// merges them. A glob that matches no file is an error naming the glob, as
-// are globs that together match more than MaxFiles files or MaxTotalSize
-// bytes (nothing is parsed then); a bad file is an error naming the file.
-// No globs give an empty Report.
+// ParseGlobs expands each glob (filepath.Glob syntax, plus "{a,b}" for
+// either and "**" as a whole path segment for any number of directories:
+// the syntax of doublestar), parses every regular file matched once, in the
+// order of the globs and, within a glob, in lexical order, and merges them.
+// A glob that matches no file is an error naming the glob, as are globs
+// that together match more than MaxFiles files or MaxTotalSize bytes
+// (nothing is parsed then); a bad file is an error naming the file. No
+// globs give an empty Report.
 func ParseGlobs(globs []string) (*Report, error) {
 	files, err := expandGlobs(globs)
 	if err != nil {

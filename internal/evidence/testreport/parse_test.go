@@ -68,16 +68,7 @@ func TestParseBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse(strings.NewReader(tt.in), "r")
-			if err == nil {
-				t.Fatal("got no error")
-			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("got error %q, want %q", got, tt.want)
-			}
-			if !errors.Is(err, tt.is) {
-				t.Errorf("got error %v, want one that is %v", err, tt.is)
-			}
+			wantParseError(t, "r", tt.in, tt.is, tt.want)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package testreport
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -126,31 +127,19 @@ func (r *Report) Merge(o *Report) {
 	r.BuildFailed = r.BuildFailed || o.BuildFailed
 
 	var builds, tests []Failure
-	for _, list := range [][]Failure{r.Failing, o.Failing} {
-		for _, f := range list {
-			if f.Kind == KindBuild {
-				builds = append(builds, f)
-			}
-		}
-	}
-	for _, list := range [][]Failure{r.Failing, o.Failing} {
-		for _, f := range list {
-			if f.Kind != KindBuild {
-				tests = append(tests, f)
-			}
+	for _, f := range slices.Concat(r.Failing, o.Failing) {
+		if f.Kind == KindBuild {
+			builds = append(builds, f)
+		} else {
+			tests = append(tests, f)
 		}
 	}
 	r.Failing = joinFailing(builds, tests)
 
 	r.Files = append(r.Files, o.Files...)
-	notes := make([]string, 0, len(r.Notes)+len(o.Notes))
-	for _, list := range [][]string{r.Notes, o.Notes} {
-		for _, n := range list {
-			if n != notesOmitted && !strings.HasPrefix(n, failingPrefix) {
-				notes = append(notes, n)
-			}
-		}
-	}
+	notes := slices.DeleteFunc(slices.Concat(r.Notes, o.Notes), func(n string) bool {
+		return n == notesOmitted || strings.HasPrefix(n, failingPrefix)
+	})
 	r.Notes = nil
 	for _, n := range notes {
 		r.note(n)

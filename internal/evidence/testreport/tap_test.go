@@ -1,11 +1,7 @@
 package testreport
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestTAP(t *testing.T) {
@@ -84,16 +80,7 @@ func TestTAP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Parse(strings.NewReader(tt.in), "r.tap")
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			if got.Format != FormatTAP {
-				t.Errorf("got format %q, want %q", got.Format, FormatTAP)
-			}
-			if diff := cmp.Diff(tt.want, countsOf(got), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
+			wantParse(t, "r.tap", tt.in, FormatTAP, tt.want)
 		})
 	}
 }

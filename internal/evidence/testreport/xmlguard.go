@@ -1,7 +1,6 @@
 package testreport
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -231,115 +230,8 @@ func (g *xmlGuard) markup(b byte, what string) {
 	g.emit(b)
 }
 
-// Byte classes that end a run the guard can pass on (or drop) in bulk.
-var (
-	stopText   = stopSet("<&")
-	stopAttrDQ = stopSet("\"&")
-	stopAttrSQ = stopSet("'&")
-	stopGT     = stopSet(">")
-	stopTag    = stopSet("\"'>")
-	// While a value is being cut, references need no attention.
-	dropText   = stopSet("<")
-	dropAttrDQ = stopSet("\"")
-	dropAttrSQ = stopSet("'")
-)
-
-func stopSet(s string) *[256]bool {
-	var t [256]bool
-	for i := range len(s) {
-		t[s[i]] = true
-	}
-	return &t
-}
-
-// fast returns the bytes that end a bulk run in the current state, and how
-// many bytes the run may take at most; nil when every byte must be looked
-// at on its own.
-func (g *xmlGuard) fast() (*[256]bool, int) {
-	limit := maxValue - g.runLen
-	if g.dropping {
-		limit = maxValue
-	}
-	switch g.state {
-	case gText:
-		if g.dropping {
-			return dropText, limit
-		}
-		if !g.inRef {
-			return stopText, limit
-		}
-	case gAttr:
-		if g.dropping {
-			if g.quote == '"' {
-				return dropAttrDQ, limit
-			}
-			return dropAttrSQ, limit
-		}
-		if !g.inRef {
-			if !g.dropping {
-				limit = min(limit, maxTagValues-g.tagValues)
-			}
-			if g.quote == '"' {
-				return stopAttrDQ, limit
-			}
-			return stopAttrSQ, limit
-		}
-	case gCDATA, gComment, gPI:
-		return stopGT, limit
-	case gTag:
-		return stopTag, maxMarkup - g.markupLen
-	}
-	return nil, 0
-}
-
-// bulk passes on (or drops) a run of bytes that needs no lexing.
-func (g *xmlGuard) bulk(run []byte) {
-	nl := bytes.Count(run, newline)
-	g.line += nl
-	if nl > 0 && (g.skipping || g.dropping && g.state != gTag) {
-		g.dropNewlines(nl)
-	}
-	switch {
-	case g.state == gTag:
-		g.markupLen += len(run)
-		g.name(run)
-		g.lastTag = run[len(run)-1]
-		g.emit(run...)
-	case g.dropping:
-	default:
-		g.runLen += len(run)
-		if g.state == gAttr {
-			g.tagValues += len(run)
-		}
-		g.emit(run...)
-	}
-	switch g.state {
-	case gCDATA, gComment, gPI:
-		if len(run) >= 2 {
-			g.tail = [2]byte{run[len(run)-2], run[len(run)-1]}
-		} else {
-			g.tail = [2]byte{g.tail[1], run[0]}
-		}
-	}
-}
-
-var newline = []byte{'\n'}
-
 func (g *xmlGuard) lex(in []byte) {
 	for i := 0; i < len(in) && g.err == nil; i++ {
-		if stop, limit := g.fast(); stop != nil && limit > 0 {
-			j, end := i, min(len(in), i+limit)
-			for j < end && !stop[in[j]] {
-				j++
-			}
-			if j > i {
-				g.bulk(in[i:j])
-				if j == len(in) {
-					return
-				}
-				i = j
-			}
-		}
 		b := in[i]
 		if b == '\n' {
 			g.line++
@@ -401,36 +293,11 @@ func (g *xmlGuard) lex(in []byte) {
 			}
 			g.state, g.dirDepth, g.dirQuote = gDirective, 0, 0
 			g.directive(b)
-		case gComment:
-			if b == '>' && g.tail == [2]byte{'-', '-'} {
+		case gComment, gCDATA, gPI:
+			end := valueEnd[g.state]
+			if b == '>' && string(g.tail[2-len(end.tail):]) == end.tail {
 				if g.dropping {
-					g.emit(' ', '-', '-', '>')
-				} else {
-					g.emit(b)
-				}
-				g.state = gText
-				g.startValue()
-				continue
-			}
-			g.tail = [2]byte{g.tail[1], b}
-			g.value(b, false)
-		case gCDATA:
-			if b == '>' && g.tail == [2]byte{']', ']'} {
-				if g.dropping {
-					g.emit(']', ']', '>')
-				} else {
-					g.emit(b)
-				}
-				g.state = gText
-				g.startValue()
-				continue
-			}
-			g.tail = [2]byte{g.tail[1], b}
-			g.value(b, false)
-		case gPI:
-			if b == '>' && g.tail[1] == '?' {
-				if g.dropping {
-					g.emit('?', '>')
+					g.emit([]byte(end.cut)...)
 				} else {
 					g.emit(b)
 				}
@@ -454,6 +321,15 @@ func (g *xmlGuard) lex(in []byte) {
 			g.value(b, true)
 		}
 	}
+}
+
+// valueEnd says how comments, CDATA sections and processing instructions
+// end: the bytes before their '>', and what to pass on in place of those
+// when the value was cut (a space keeps a cut comment from ending in "-").
+var valueEnd = [...]struct{ tail, cut string }{
+	gComment: {"--", " -->"},
+	gCDATA:   {"]]", "]]>"},
+	gPI:      {"?", "?>"},
 }
 
 func (g *xmlGuard) tag(b byte) {

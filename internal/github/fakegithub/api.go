@@ -70,6 +70,9 @@ type Comment struct {
 	Body      string    `json:"body"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	// App is the slug of the GitHub App that wrote it on the author's
+	// behalf (performed_via_github_app), "" for none.
+	App string `json:"app,omitempty"`
 }
 
 // Status is a commit status as stored by the server; Creator is the login

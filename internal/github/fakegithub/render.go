@@ -211,7 +211,7 @@ func (c *call) issueJSON(rp *repo, is *issue) obj {
 }
 
 func (c *call) commentJSON(rp *repo, number int, cm *Comment) obj {
-	return obj{
+	o := obj{
 		"id":                 cm.ID,
 		"node_id":            nodeID("IssueComment", cm.ID),
 		"url":                c.repoURL(rp) + "/issues/comments/" + fmt.Sprint(cm.ID),
@@ -223,6 +223,21 @@ func (c *call) commentJSON(rp *repo, number int, cm *Comment) obj {
 		"updated_at":         ts(cm.UpdatedAt),
 		"author_association": "NONE",
 	}
+	// GitHub sends null when no App acted; go-github's IssueComment has no
+	// such field, so the fake sends it only when one did.
+	if cm.App != "" {
+		o["performed_via_github_app"] = appJSON(cm.App)
+	}
+	return o
+}
+
+// appJSON is the performed_via_github_app of an object: null, or the App
+// by its slug.
+func appJSON(slug string) any {
+	if slug == "" {
+		return nil
+	}
+	return obj{"slug": slug, "name": slug, "owner": obj{"login": slug, "type": "Organization"}}
 }
 
 // eventJSON is an issue event with the common properties of every type
@@ -236,7 +251,7 @@ func (c *call) eventJSON(rp *repo, e *event) obj {
 		"event":                    e.Event,
 		"commit_id":                nullable(e.CommitID),
 		"created_at":               ts(e.CreatedAt),
-		"performed_via_github_app": nil,
+		"performed_via_github_app": appJSON(e.App),
 	}
 	if e.Event == "labeled" || e.Event == "unlabeled" {
 		color := DefaultLabelColor

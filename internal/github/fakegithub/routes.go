@@ -14,28 +14,31 @@ import (
 // Documentation pages of the endpoints: each one's errors name it, as
 // GitHub's do, and its handler follows what the page says.
 const (
-	docUser          = "https://docs.github.com/rest/users/users#get-the-authenticated-user"
-	docListPulls     = "https://docs.github.com/rest/pulls/pulls#list-pull-requests"
-	docGetPull       = "https://docs.github.com/rest/pulls/pulls#get-a-pull-request"
-	docPullCommits   = "https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request"
-	docPullFiles     = "https://docs.github.com/rest/pulls/pulls#list-pull-requests-files"
-	docCreateLabel   = "https://docs.github.com/rest/issues/labels#create-a-label"
-	docGetLabel      = "https://docs.github.com/rest/issues/labels#get-a-label"
-	docUpdateLabel   = "https://docs.github.com/rest/issues/labels#update-a-label"
-	docAddLabels     = "https://docs.github.com/rest/issues/labels#add-labels-to-an-issue"
-	docRemoveLabel   = "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue"
-	docIssueEvents   = "https://docs.github.com/rest/issues/events#list-issue-events"
-	docRepoEvents    = "https://docs.github.com/rest/issues/events#list-issue-events-for-a-repository"
-	docListComments  = "https://docs.github.com/rest/issues/comments#list-issue-comments"
-	docCreateComment = "https://docs.github.com/rest/issues/comments#create-an-issue-comment"
-	docUpdateComment = "https://docs.github.com/rest/issues/comments#update-an-issue-comment"
-	docStatus        = "https://docs.github.com/rest/commits/statuses#create-a-commit-status"
-	docCheckRun      = "https://docs.github.com/rest/checks/runs#create-a-check-run"
-	docArtifacts     = "https://docs.github.com/rest/actions/artifacts#list-artifacts-for-a-repository"
-	docDownload      = "https://docs.github.com/rest/actions/artifacts#download-an-artifact"
-	docPermission    = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
-	docContents      = "https://docs.github.com/rest/repos/contents#get-repository-content"
-	docSearch        = "https://docs.github.com/rest/search/search#search-issues-and-pull-requests"
+	docUser           = "https://docs.github.com/rest/users/users#get-the-authenticated-user"
+	docListPulls      = "https://docs.github.com/rest/pulls/pulls#list-pull-requests"
+	docGetPull        = "https://docs.github.com/rest/pulls/pulls#get-a-pull-request"
+	docPullCommits    = "https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request"
+	docPullFiles      = "https://docs.github.com/rest/pulls/pulls#list-pull-requests-files"
+	docCreateLabel    = "https://docs.github.com/rest/issues/labels#create-a-label"
+	docGetLabel       = "https://docs.github.com/rest/issues/labels#get-a-label"
+	docUpdateLabel    = "https://docs.github.com/rest/issues/labels#update-a-label"
+	docAddLabels      = "https://docs.github.com/rest/issues/labels#add-labels-to-an-issue"
+	docRemoveLabel    = "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue"
+	docIssueEvents    = "https://docs.github.com/rest/issues/events#list-issue-events"
+	docRepoEvents     = "https://docs.github.com/rest/issues/events#list-issue-events-for-a-repository"
+	docListComments   = "https://docs.github.com/rest/issues/comments#list-issue-comments"
+	docCreateComment  = "https://docs.github.com/rest/issues/comments#create-an-issue-comment"
+	docUpdateComment  = "https://docs.github.com/rest/issues/comments#update-an-issue-comment"
+	docStatus         = "https://docs.github.com/rest/commits/statuses#create-a-commit-status"
+	docCheckRun       = "https://docs.github.com/rest/checks/runs#create-a-check-run"
+	docArtifacts      = "https://docs.github.com/rest/actions/artifacts#list-artifacts-for-a-repository"
+	docDownload       = "https://docs.github.com/rest/actions/artifacts#download-an-artifact"
+	docPermission     = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
+	docContents       = "https://docs.github.com/rest/repos/contents#get-repository-content"
+	docSearch         = "https://docs.github.com/rest/search/search#search-issues-and-pull-requests"
+	docWorkflowRuns   = "https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow"
+	docRunArtifacts   = "https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts"
+	docTeamMembership = "https://docs.github.com/rest/teams/members#get-team-membership-for-a-user"
 )
 
 // routes registers the endpoints loopbreaker's client calls, and no
@@ -67,9 +70,13 @@ func (s *Server) routes() {
 
 	s.handle("GET "+repo+"/actions/artifacts", docArtifacts, s.listArtifacts)
 	s.handle("GET "+repo+"/actions/artifacts/{id}/zip", docDownload, s.downloadArtifact)
+	s.handle("GET "+repo+"/actions/workflows/{wf}/runs", docWorkflowRuns, s.listWorkflowRuns)
+	s.handle("GET "+repo+"/actions/runs/{id}/artifacts", docRunArtifacts, s.listRunArtifacts)
 
 	s.handle("GET "+repo+"/collaborators/{user}/permission", docPermission, s.getPermission)
 	s.handle("GET "+repo+"/contents/{path...}", docContents, s.getContents)
+
+	s.handle("GET /orgs/{org}/teams/{slug}/memberships/{user}", docTeamMembership, s.getTeamMembership)
 
 	s.handle("/", "", func(c *call) { c.notFound() })
 }

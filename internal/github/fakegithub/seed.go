@@ -116,6 +116,9 @@ type EventState struct {
 	UserType  string    `json:"user_type,omitempty"`
 	CommitID  string    `json:"commit_id,omitempty"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
+	// App is the slug of the GitHub App that acted for Login
+	// (performed_via_github_app), "" for none.
+	App string `json:"app,omitempty"`
 }
 
 // EventTypes are the event types of the issue events API

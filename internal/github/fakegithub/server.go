@@ -78,6 +78,8 @@ type Server struct {
 	charged   int
 	callLog   []string
 	byRoute   map[string]int
+	// teams are the active members of each "org/slug" team (lower case).
+	teams map[string]map[string]bool
 }
 
 // token is what a token authenticates as. An installation token (app:
@@ -143,6 +145,7 @@ type event struct {
 	UserType  string    `json:"user_type,omitempty"`
 	CommitID  string    `json:"commit_id,omitempty"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
+	App       string    `json:"app,omitempty"`
 }
 
 type status struct {
@@ -500,6 +503,14 @@ func (s *Server) AddComment(owner, repo string, number int, login, userType, bod
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.addCommentLocked(owner, repo, number, Comment{Login: login, UserType: userType, Body: body, CreatedAt: at})
+}
+
+// AddCommentAs is AddComment with every field of c given: an edited
+// comment (UpdatedAt after CreatedAt) or one an App wrote (App).
+func (s *Server) AddCommentAs(owner, repo string, number int, c Comment) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addCommentLocked(owner, repo, number, c)
 }
 
 func (s *Server) addCommentLocked(owner, repo string, number int, c Comment) int64 {

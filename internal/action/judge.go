@@ -1,0 +1,108 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/checkout"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/render"
+)
+
+// The agent and the judge run in separate jobs. The agent's job holds no
+// write token: it hands its new commits to the judge as a git bundle in an
+// artifact. The judge applies the bundle to its checkout of the loop's
+// branch, refuses one that is not a fast-forward of it, pushes it with its
+// own token, and then decides on the pushed commit. Before the agent runs,
+// the gate (mode: gate) says whether it may start at all.
+
+// applyBundle applies the bundle input: the agent's new commits become the
+// loop branch's head, locally and, unless this is a dry run, on GitHub.
+func (r *run) applyBundle(ctx context.Context) error {
+	path := r.in.Bundle
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.ws, path)
+	}
+	// The agent's job writes no bundle when it made no commit: the
+	// iteration is judged on the branch as it is.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		r.note(fmt.Sprintf("no bundle at %s: the agent made no commit this iteration", r.in.Bundle))
+		return nil
+	}
+	cl, err := checkout.Open(r.ws)
+	if err != nil {
+		return fmt.Errorf("input bundle: the workspace is not a clone of the loop's branch: %w", err)
+	}
+	defer cl.Close()
+	head, err := cl.Head()
+	if err != nil {
+		return fmt.Errorf("input bundle: the checkout has no HEAD: %w", err)
+	}
+	branch := r.ev.HeadRef
+	if branch == "" {
+		return fmt.Errorf("input bundle: the run names no branch to push the agent's commits to (run it on the loop's branch)")
+	}
+	tip, err := cl.ApplyBundle(path, head)
+	if err != nil {
+		return fmt.Errorf("input bundle: %w", err)
+	}
+	if tip == head {
+		r.note("the agent's bundle adds no commit")
+		return nil
+	}
+	if err := cl.SetRef("HEAD", tip); err != nil {
+		return fmt.Errorf("input bundle: move HEAD to %s: %w", tip, err)
+	}
+	r.ev.HeadSHA = tip
+	if r.in.DryRun {
+		r.note(fmt.Sprintf("dry run: the agent's commits up to %.12s were checked and not pushed to %s", tip, branch))
+		return nil
+	}
+	if r.in.Token == "" {
+		return fmt.Errorf("input bundle: no token to push the agent's commits to %s", branch)
+	}
+	if err := cl.Push(ctx, r.cloneURL(cl), r.in.Token, tip, branch); err != nil {
+		return err
+	}
+	r.note(fmt.Sprintf("pushed the agent's commits %.12s..%.12s to %s", head, tip, branch))
+	return nil
+}
+
+// mayStart reports whether the gate lets the agent start an iteration: the
+// breaker lets the loop go on and the work is not done.
+func mayStart(d *breaker.Decision) bool {
+	return d.State != breaker.Open && d.AllowContinue && !d.Complete
+}
+
+// gate reports the breaker's state before the agent runs: the proceed
+// output says whether it may start; nothing is written to GitHub. The step
+// never fails for a stopped loop: the agent's job reads proceed.
+func (r *run) gate(res *loop.Result) (int, error) {
+	d := res.Final()
+	out, err := outputs(d, r.notes, "")
+	if err != nil {
+		return 0, err
+	}
+	ok := mayStart(d)
+	out["proceed"] = fmt.Sprint(ok)
+	out["head-ref"] = r.ev.HeadRef
+	r.setOutputs(out)
+	if ok {
+		r.gha.Noticef("loopbreaker gate: %s at iteration %d: the agent may start", d.State, d.Iteration)
+	} else {
+		why := d.State.String()
+		switch {
+		case d.Complete:
+			why = "complete"
+		case d.Reason != nil:
+			why += ": " + *d.Reason
+		}
+		r.gha.Noticef("loopbreaker gate: %s: the agent is not started (a person resumes the loop with /loopbreaker resume or by removing the label)", render.Clean(why))
+	}
+	return exitContinue, nil
+}

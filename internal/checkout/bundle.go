@@ -1,0 +1,172 @@
+package checkout
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// MaxBundleBytes bounds a bundle read from the agent's artifact.
+const MaxBundleBytes = 512 << 20
+
+// maxBundleHeader bounds the header lines of a bundle (prerequisites and
+// refs) before the pack.
+const maxBundleHeader = 1 << 20
+
+// ApplyBundle reads the git bundle at path (as `git bundle create` writes
+// it, version 2 or 3 with SHA-1) into the clone's objects and returns the
+// commit its one ref names. The bundle must be a fast-forward of base: every
+// prerequisite is in the clone and the tip has base in its history (or is
+// base). Nothing else is changed: no ref moves. Only a regular file is
+// opened, so that a named pipe cannot hang the run.
+func (c *Clone) ApplyBundle(path, base string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "", fmt.Errorf("bundle %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("bundle %s: not a regular file", path)
+	}
+	if fi.Size() > MaxBundleBytes {
+		return "", fmt.Errorf("bundle %s: %d bytes, more than %d", path, fi.Size(), MaxBundleBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("bundle %s: %w", path, err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(io.LimitReader(f, MaxBundleBytes))
+	tip, prereqs, err := bundleHeader(br)
+	if err != nil {
+		return "", fmt.Errorf("bundle %s: %w", path, err)
+	}
+	for _, p := range prereqs {
+		if !c.Has(p) {
+			return "", fmt.Errorf("bundle %s: it needs commit %s, which the loop's branch does not have: not a fast-forward", path, p)
+		}
+	}
+	if err := packfile.UpdateObjectStorage(c.repo.Storer, br); err != nil {
+		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
+	}
+	top, err := c.commit(tip)
+	if err != nil {
+		return "", fmt.Errorf("bundle %s: its tip %s is not a commit it holds: %w", path, tip, err)
+	}
+	if tip == base {
+		return tip, nil
+	}
+	from, err := c.commit(base)
+	if err != nil {
+		return "", fmt.Errorf("bundle %s: the loop's branch head %s: %w", path, base, err)
+	}
+	ok, err := from.IsAncestor(top)
+	if err != nil {
+		return "", fmt.Errorf("bundle %s: %w", path, err)
+	}
+	if !ok {
+		return "", fmt.Errorf("bundle %s: its tip %s does not have the loop's branch head %s in its history: not a fast-forward", path, tip, base)
+	}
+	return tip, nil
+}
+
+// bundleHeader reads a bundle's header: its one ref's commit and its
+// prerequisites, leaving r at the pack.
+func bundleHeader(r *bufio.Reader) (tip string, prereqs []string, err error) {
+	read := 0
+	line := func() (string, error) {
+		s, err := r.ReadString('\n')
+		read += len(s)
+		if read > maxBundleHeader {
+			return "", errors.New("the header is too long")
+		}
+		if err != nil {
+			return "", errors.New("the header ends before the pack")
+		}
+		return strings.TrimSuffix(s, "\n"), nil
+	}
+	sig, err := line()
+	if err != nil {
+		return "", nil, err
+	}
+	if sig != "# v2 git bundle" && sig != "# v3 git bundle" {
+		return "", nil, fmt.Errorf("not a git bundle (it starts %q)", bounded(sig, 40))
+	}
+	var tips []string
+	for {
+		l, err := line()
+		if err != nil {
+			return "", nil, err
+		}
+		switch {
+		case l == "":
+			if len(tips) != 1 {
+				return "", nil, fmt.Errorf("it names %d refs, want the loop's branch alone", len(tips))
+			}
+			return tips[0], prereqs, nil
+		case strings.HasPrefix(l, "@"):
+			if l != "@object-format=sha1" && !strings.HasPrefix(l, "@filter") {
+				return "", nil, fmt.Errorf("unsupported capability %q", bounded(l, 60))
+			}
+			if strings.HasPrefix(l, "@filter") {
+				return "", nil, errors.New("a filtered (partial) bundle cannot be applied")
+			}
+		case strings.HasPrefix(l, "-"):
+			h, _, _ := strings.Cut(l[1:], " ")
+			if !fullHash().MatchString(h) {
+				return "", nil, fmt.Errorf("bad prerequisite line %q", bounded(l, 60))
+			}
+			prereqs = append(prereqs, h)
+		default:
+			h, name, _ := strings.Cut(l, " ")
+			if !fullHash().MatchString(h) || !strings.HasPrefix(name, "refs/") && name != "HEAD" {
+				return "", nil, fmt.Errorf("bad ref line %q", bounded(l, 60))
+			}
+			if name != "HEAD" || len(tips) == 0 {
+				tips = appendNew(tips, h)
+			}
+		}
+	}
+}
+
+// appendNew appends h unless it is there already (a bundle may name HEAD
+// and the branch at one commit).
+func appendNew(list []string, h string) []string {
+	for _, x := range list {
+		if x == h {
+			return list
+		}
+	}
+	return append(list, h)
+}
+
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// Push pushes commit h to branch on rawURL with go-git, authenticated with
+// token as actions/checkout does. It is never forced: a branch that moved
+// on meanwhile refuses it.
+func (c *Clone) Push(ctx context.Context, rawURL, token, h, branch string) error {
+	if rawURL == "" {
+		return errors.New("push: no URL to push to")
+	}
+	spec := config.RefSpec(h + ":" + string(plumbing.NewBranchReferenceName(branch)))
+	remote := git.NewRemote(c.repo.Storer, &config.RemoteConfig{Name: "loopbreaker", URLs: []string{rawURL}})
+	err := remote.PushContext(ctx, &git.PushOptions{RemoteName: "loopbreaker", RefSpecs: []config.RefSpec{spec}, Auth: Auth(rawURL, token)})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return fmt.Errorf("push %.12s to %s: %w", h, branch, redacted{err})
+	}
+	return nil
+}
