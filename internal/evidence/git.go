@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			out.ProtectedModified = append(out.ProtectedModified, p)
 		}
 	}
+	var tuned []string
+	retune := true
 	for _, f := range c.Files {
 		if !f.Meaningful || tasks.Match(f.Path) {
 			continue
@@ -151,6 +154,9 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		}
 		out.MeaningfulFiles++
 		out.MeaningfulLines += lines
+		if retune = retune && tweak(f); retune {
+			tuned = append(tuned, f.Path)
+		}
 		if text {
 			out.Text = appendText(out.Text, f, lines, true)
 		}
@@ -171,7 +177,21 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			out.Files = append(out.Files, f.Path)
 		}
 	}
+	if retune && len(tuned) >= 2 {
+		slices.Sort(tuned)
+		out.Retune = breaker.PathsKey(tuned)
+	}
 	return out
+}
+
+// maxTweakLines bounds the lines a re-tuned file gains and loses.
+const maxTweakLines = 6
+
+// tweak reports a file modified in place by a few lines added and a few
+// removed: a value re-tuned, not code written.
+func tweak(f gitlog.FileChange) bool {
+	return f.Status == gitlog.StatusModified && !f.Binary &&
+		f.Added >= 1 && f.Added <= maxTweakLines && f.Deleted >= 1 && f.Deleted <= maxTweakLines
 }
 
 // maxTextFiles bounds the journal candidates an iteration lists.
