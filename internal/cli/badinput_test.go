@@ -102,17 +102,6 @@ func sparseText(t *testing.T, path, unit string, n int) {
 	}
 }
 
-func write(t *testing.T, path, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // zipFile writes a zip archive whose entries come from add.
 func zipFile(t *testing.T, path string, add func(zw *zip.Writer)) string {
 	t.Helper()

@@ -32,18 +32,6 @@ func minute(i int) string {
 	return time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
 }
 
-// call runs Main in-process with the clock now.
-func call(now time.Time, env map[string]string, args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := cli.Main(args, cli.Env{
-		Stdout: &out,
-		Stderr: &errb,
-		Getenv: func(k string) string { return env[k] },
-		Now:    func() time.Time { return now },
-	})
-	return code, out.String(), errb.String()
-}
-
 // decided reports whether out is a text decision.
 func decided(out string) bool {
 	return strings.HasPrefix(out, "loopbreaker: ") && strings.Contains(out, "iteration:")
@@ -53,20 +41,6 @@ func decided(out string) bool {
 func twoCommits(t *testing.T) string {
 	t.Helper()
 	return commitLoop(t, []map[string]string{{"main.go": "package main\n"}, {"main.go": "package main\n\nfunc main() {}\n"}})
-}
-
-// readLedger decodes a ledger file and fails on any fault in it.
-func readLedger(t *testing.T, path string) []ledger.Record {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := ledger.Decode(data, path)
-	if len(l.Problems) > 0 {
-		t.Fatalf("%s is not a valid ledger: %v", path, l.Problems)
-	}
-	return l.Records
 }
 
 // holdFIFO makes a named pipe and keeps a writer on it until the test
