@@ -20,6 +20,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
@@ -200,6 +201,15 @@ func (r *run) main(ctx context.Context) (int, error) {
 		StatusOnly: r.statusOnly}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
+		if err := noLinks(r.ws, "agent-log", cfg.Log); err != nil {
+			return 0, err
+		}
+	}
+	// A glob that matches nothing or too much is reported by the reader.
+	if files, err := testreport.Files(cfg.Reports); err == nil {
+		if err := noLinks(r.ws, "reports", files...); err != nil {
+			return 0, err
+		}
 	}
 
 	if err := r.gather(ctx, &cfg, g); err != nil {
