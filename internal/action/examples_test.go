@@ -444,7 +444,16 @@ func TestAgentAndJudgeApart(t *testing.T) {
 			t.Errorf("the agent's job pushes: %s", s.run)
 		}
 	}
+	cleared := false
 	for _, s := range judge.steps {
+		if strings.HasPrefix(s.uses, "actions/download-artifact@") {
+			// The checkout is the agent's branch: a committed link or
+			// stale file at the download's path must be gone first.
+			if path := s.with["path"]; !cleared || path != "handover" {
+				t.Errorf("the judge downloads the handover into %q without clearing it first (a committed link there redirects the download)", path)
+			}
+		}
+		cleared = cleared || strings.Contains(s.run, "rm -rf handover")
 		pushed = pushed || usesLoopbreaker(s) && s.with["bundle"] != ""
 		next = next || strings.Contains(s.run, "gh workflow run")
 	}
