@@ -1,10 +1,19 @@
 package action
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
 // TestHandoverLinksLeaveNoWayOut: the agent commits its log, its test
@@ -58,5 +67,82 @@ func TestHandoverLinksLeaveNoWayOut(t *testing.T) {
 				t.Errorf("the file outside the workspace reached what the run wrote:\n%s", everything)
 			}
 		})
+	}
+}
+
+// TestRecordFileInTheWorkspaceCannotLoosen: the record file the action
+// takes up (earlier iterations of one job) lies in the agent's workspace.
+// An agent that places one there with this run's id and attempt (through
+// a handover folder linked to .loopbreaker, or a re-run of a run whose
+// number it knew), each record passing ten more tests, cannot turn the
+// stuck loop's OPEN into a looser state.
+func TestRecordFileInTheWorkspaceCannotLoosen(t *testing.T) {
+	t.Parallel()
+	loop := stagnant(t)
+	r, err := git.PlainOpen(loop.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.Log(&git.LogOptions{From: plumbing.NewHash(loop.head)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commits []string
+	it.ForEach(func(c *object.Commit) error {
+		commits = append([]string{c.Hash.String()}, commits...)
+		return nil
+	})
+	var recs []ledger.Record
+	for i, c := range commits[1:] {
+		recs = append(recs, ledger.Record{Version: 1, RunID: 100, RunAttempt: 1, Iteration: i + 1, Commit: c,
+			At: start.Add(time.Duration(i+1) * 10 * time.Minute), Tests: &ledger.Tests{Passed: 10 * (i + 1)}})
+	}
+	var js bytes.Buffer
+	if err := ledger.Encode(&js, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(loop.dir, ".loopbreaker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(loop.dir, ".loopbreaker", "record.json"), js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, loop)
+	h.dispatched()
+	if code := h.run(); code != exitOpen {
+		t.Fatalf("got exit %d, want %d (OPEN, as without the file)\n%s", code, exitOpen, h.log.String())
+	}
+	if o := h.outputs(); o["state"] != "OPEN" || o["iteration"] != "4" {
+		t.Errorf("got %s at iteration %s, want OPEN at 4", o["state"], o["iteration"])
+	}
+	if !strings.Contains(h.summaryText(), "would have loosened") {
+		t.Errorf("the summary does not say the record file was set aside:\n%s", h.summaryText())
+	}
+}
+
+// TestAgentThatStopsCommittingOpens: an agent job that hands over no
+// bundle run after run (it stopped committing) is judged on the branch as
+// it is; each run is an iteration without progress and the breaker opens.
+func TestAgentThatStopsCommittingOpens(t *testing.T) {
+	t.Parallel()
+	loop := newLoop(t, map[string]string{"a.go": "package a\n"}, map[string]string{"b.go": "package a\n"})
+	h := newHarness(t, loop)
+	h.dispatched()
+	h.env["INPUT_BUNDLE"] = "handover/agent.bundle"
+	var states []string
+	for i := 0; i < 5; i++ {
+		// Each judge job starts from a fresh checkout.
+		os.RemoveAll(filepath.Join(loop.dir, ".loopbreaker"))
+		code := h.run()
+		states = append(states, h.outputs()["state"])
+		id, _ := strconv.Atoi(h.env["GITHUB_RUN_ID"])
+		h.uploadRecord(int64(id), "agent/loop", loop.head)
+		h.nextRun()
+		if code == exitOpen {
+			break
+		}
+	}
+	if got := states[len(states)-1]; got != "OPEN" || len(states) > 4 {
+		t.Errorf("runs without a bundle: got states %v, want OPEN within four runs", states)
 	}
 }
