@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // Unshallow is the depth of a fetch that takes a shallow clone's whole
@@ -383,9 +386,9 @@ func gitDirs(dir string) (gitdir, common string, err error) {
 				gitdir = p
 				break
 			}
-			data, err := os.ReadFile(p)
+			data, err := readSmall(p)
 			if err != nil {
-				return "", "", fmt.Errorf("clone %s: %w", p, err)
+				return "", "", fmt.Errorf("clone %s: %w", dir, err)
 			}
 			line, _, _ := strings.Cut(string(data), "\n")
 			g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
@@ -406,14 +409,57 @@ func gitDirs(dir string) (gitdir, common string, err error) {
 		d = parent
 	}
 	common = gitdir
-	if data, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+	data, err := readSmall(filepath.Join(gitdir, "commondir"))
+	switch {
+	case err == nil:
 		cd := strings.TrimSpace(string(data))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gitdir, cd)
 		}
 		common = filepath.Clean(cd)
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", "", fmt.Errorf("clone %s: %w", dir, err)
+	}
+	if err := regularFiles(gitdir, common); err != nil {
+		return "", "", fmt.Errorf("clone %s: %w", dir, err)
 	}
 	return gitdir, common, nil
+}
+
+// readSmall reads a small regular file (.git as a file, commondir) without
+// waiting on a named pipe.
+func readSmall(path string) ([]byte, error) {
+	f, _, err := regularfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
+// regularFiles refuses a clone whose files go-git reads are named pipes,
+// sockets or devices (go-git would wait on a pipe for good): HEAD, config,
+// packed-refs, shallow and the pack indexes. They are checked by type,
+// without opening them.
+func regularFiles(gitdir, common string) error {
+	paths := []string{filepath.Join(gitdir, "HEAD")}
+	for _, n := range []string{"config", "packed-refs", "shallow"} {
+		paths = append(paths, filepath.Join(common, n))
+	}
+	packs := filepath.Join(common, "objects", "pack")
+	if ents, err := os.ReadDir(packs); err == nil {
+		for _, e := range ents {
+			if regularfile.Irregular(e.Type()) {
+				paths = append(paths, filepath.Join(packs, e.Name()))
+			}
+		}
+	}
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return regularfile.NotRegular(p, fi.Mode())
+		}
+	}
+	return nil
 }
 
 // isGitDir reports a bare repository or a .git directory at dir.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,7 +62,7 @@ func runAudit(args []string, env Env) (int, error) {
 	}
 	if *owner == "" || *name == "" {
 		o, n, _ := strings.Cut(env.Getenv("GITHUB_REPOSITORY"), "/")
-		*owner, *name = orString(*owner, o), orString(*name, n)
+		*owner, *name = cmp.Or(*owner, o), cmp.Or(*name, n)
 	}
 	if *owner == "" || *name == "" {
 		return 0, usagef("audit: --owner and --name are required (or GITHUB_REPOSITORY=owner/name)")
@@ -101,11 +102,7 @@ func runAudit(args []string, env Env) (int, error) {
 	if *shardCount < 1 || *shardIndex < 0 || *shardIndex >= *shardCount {
 		return 0, usagef("audit: --shard-index %d must be from 0 to --shard-count %d minus 1", *shardIndex, *shardCount)
 	}
-	if !isBuiltinName(*pol) {
-		if rel, ok := within(*repoDir, *pol); ok {
-			opts.ProtectPaths = append(opts.ProtectPaths, rel)
-		}
-	}
+	opts.ProtectPaths = policyInRepo(*repoDir, *pol)
 	if *repoDir != "" {
 		clone, err := audit.OpenClone(*repoDir, *gitURL, token)
 		if err != nil {
@@ -115,7 +112,7 @@ func runAudit(args []string, env Env) (int, error) {
 			opts.Clone = clone
 		}
 	}
-	co := github.Options{Token: token, BaseURL: orString(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
+	co := github.Options{Token: token, BaseURL: cmp.Or(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
 		DryRun: *dryRun, Now: env.Now, Sleep: env.Sleep}
 	st := &auditState{statePath: *statePath, resultPath: *resultPath, repository: *owner + "/" + *name, shard: opts.Shard.String()}
 	if err := st.load(env, &co, &opts); err != nil {
@@ -196,11 +193,4 @@ func (f *dateFlag) Set(s string) error {
 	}
 	f.t = t.UTC()
 	return nil
-}
-
-func orString(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -54,7 +55,7 @@ func (g *gitFlags) settleAuto(env Env, statusOnly bool) error {
 		if err := localstate.WriteJSON(repo.Path(localstate.CheckLoop), l); err != nil {
 			return internal(err)
 		}
-		g.notes = append(g.notes, note.New(note.LoopStarted, "the loop starts here: commit %s is its start, and each check from now on is one iteration (state in %s)", shortHash(head), repo.Dir))
+		g.notes = append(g.notes, note.New(note.LoopStarted, "the loop starts here: commit %s is its start, and each check from now on is one iteration (state in %s)", loop.ShortHash(head), repo.Dir))
 	}
 	g.base = l.Base
 	g.ledger = repo.Path(localstate.CheckLedger)
@@ -167,7 +168,7 @@ func autoStatus(env Env, sf *stateFlags, l *localFlags) (code int, hookState str
 // iteration, and prints the decision.
 func foldAutoStatus(env Env, sf *stateFlags, l *localFlags) (int, error) {
 	g := gitFlags{repo: l.repo, stateDir: l.stateDir, format: sf.format, profile: sf.profile, statusOnly: true}
-	g.policy = orDefault(policyFrom(sf.policy, sf.policy != "", env, ""))
+	g.policy = cmp.Or(policyFrom(sf.policy, sf.policy != "", env, ""), "default")
 	if err := g.settleAuto(env, true); err != nil {
 		return 0, err
 	}

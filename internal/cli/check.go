@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,11 +134,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC(), Controls: g.controls, StatusOnly: g.statusOnly}
 	cfg.RunID, cfg.Attempt = runIdentity(env)
-	if !isBuiltinName(g.policy) {
-		if rel, ok := within(g.repo, g.policy); ok {
-			cfg.ProtectPaths = append(cfg.ProtectPaths, rel)
-		}
-	}
+	cfg.ProtectPaths = policyInRepo(g.repo, g.policy)
 	if g.ledger != "" && !ledgerMissing {
 		if cfg.Ledger, err = ledger.ReadDir(g.ledger); err != nil {
 			return nil, err
@@ -321,23 +318,15 @@ func runIdentity(env Env) (int64, int) {
 	return id, attempt
 }
 
-func shortHash(h string) string {
-	if h == "" {
-		return "(root)"
-	}
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
 
-func isBuiltinName(name string) bool {
-	for _, n := range policy.Names() {
-		if n == name {
-			return true
-		}
+// policyInRepo is the path of a policy file inside the repository, which
+// the loop must not edit; none for a built-in policy or one outside.
+func policyInRepo(repo, pol string) []string {
+	if rel, ok := within(repo, pol); ok && !isBuiltinName(pol) {
+		return []string{rel}
 	}
-	return false
+	return nil
 }
 
 // within returns path relative to dir when it lies inside it.
@@ -514,11 +503,11 @@ func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
 		d.History = nil
 		return render.Write(w, "json", d, o)
 	case "markdown":
-		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %s | %+d | %d | %s |\n", d.Iteration, shortHash(d.Commit), render.Markdown(shortSubject(l.subject)),
+		_, err := fmt.Fprintf(w, "| %d | `%s` | %s | %s | %+d | %d | %s |\n", d.Iteration, loop.ShortHash(d.Commit), render.Markdown(shortSubject(l.subject)),
 			d.State, d.ProgressScore, d.ConsecutiveNoProgress, l.why(true))
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s%s\n", d.Iteration, shortHash(d.Commit), d.State, d.ProgressScore,
+	_, err := fmt.Fprintf(w, "%4d  %-12s  %-9s  score %+3d  no-progress %d  %s%s\n", d.Iteration, loop.ShortHash(d.Commit), d.State, d.ProgressScore,
 		d.ConsecutiveNoProgress, l.why(false), quotedSubject(l.subject))
 	return err
 }

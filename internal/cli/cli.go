@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -184,7 +185,7 @@ func runPolicy(args []string, env Env) (int, error) {
 	}
 	name = policyFrom(name, name != "", env, "")
 	if *source {
-		return 0, writeSource(env, orDefault(name), profileFrom(*profile, env), *phase)
+		return 0, writeSource(env, cmp.Or(name, "default"), profileFrom(*profile, env), *phase)
 	}
 	p, err := loadPolicy(name, *profile, env)
 	if err != nil {
@@ -226,17 +227,10 @@ func writeSource(env Env, name, profile, phase string) error {
 	return nil
 }
 
-func orDefault(s string) string {
-	if s == "" {
-		return "default"
-	}
-	return s
-}
-
 // loadPolicy loads a policy and applies the profile (flag, else
 // LOOPBREAKER_PROFILE, else PROJECT_TYPE).
 func loadPolicy(name, profile string, env Env) (*policy.Policy, error) {
-	p, err := policy.Load(orDefault(name))
+	p, err := policy.Load(cmp.Or(name, "default"))
 	if err != nil {
 		return nil, err
 	}

@@ -11,18 +11,29 @@ import (
 	"time"
 )
 
-// optInt is an integer flag that remembers whether it was given.
-type optInt struct {
-	v   int
+// optional is a flag value that remembers whether it was given.
+type optional[T int | float64] struct {
+	v   T
 	set bool
 }
 
-func (o *optInt) String() string {
-	if o == nil || !o.set {
+func (o *optional[T]) String() string {
+	if !o.set {
 		return ""
 	}
-	return strconv.Itoa(o.v)
+	return fmt.Sprint(o.v)
 }
+
+func (o *optional[T]) ptr() *T {
+	if !o.set {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
+// optInt is a count flag: a whole number, not negative.
+type optInt struct{ optional[int] }
 
 func (o *optInt) Set(s string) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
@@ -36,26 +47,8 @@ func (o *optInt) Set(s string) error {
 	return nil
 }
 
-func (o *optInt) ptr() *int {
-	if !o.set {
-		return nil
-	}
-	v := o.v
-	return &v
-}
-
-// optFloat is a percentage flag that remembers whether it was given.
-type optFloat struct {
-	v   float64
-	set bool
-}
-
-func (o *optFloat) String() string {
-	if o == nil || !o.set {
-		return ""
-	}
-	return strconv.FormatFloat(o.v, 'g', -1, 64)
-}
+// optFloat is a percentage flag.
+type optFloat struct{ optional[float64] }
 
 func (o *optFloat) Set(s string) error {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
@@ -67,14 +60,6 @@ func (o *optFloat) Set(s string) error {
 	}
 	o.v, o.set = v, true
 	return nil
-}
-
-func (o *optFloat) ptr() *float64 {
-	if !o.set {
-		return nil
-	}
-	v := o.v
-	return &v
 }
 
 // strList is a repeatable string flag.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,7 +41,7 @@ func runDiscover(args []string, env Env) (int, error) {
 	if *perShard < 1 {
 		return 0, usagef("discover: --pulls-per-shard %d: want at least 1", *perShard)
 	}
-	o := github.Options{Token: env.Getenv(*tokenEnv), BaseURL: orString(*apiURL, env.Getenv("GITHUB_API_URL")), Now: env.Now, Sleep: env.Sleep}
+	o := github.Options{Token: env.Getenv(*tokenEnv), BaseURL: cmp.Or(*apiURL, env.Getenv("GITHUB_API_URL")), Now: env.Now, Sleep: env.Sleep}
 	do := org.DiscoverOptions{Org: *orgName, Repos: splitList(repos), PullsPerShard: *perShard,
 		Filters: audit.Filters{Authors: splitList(authors), AnyOfLabels: splitList(anyOfLabels), OnlyLabels: splitList(onlyLabels), ExemptLabels: splitList(exemptLabels)},
 		Open: func(owner, name string) (github.PullService, error) {
@@ -97,7 +98,7 @@ func runOrgReport(args []string, env Env) (int, error) {
 	if len(jobs) == 0 {
 		return 0, fmt.Errorf("org-report: no audit job result could be read under %s", strings.Join(paths, ", "))
 	}
-	r := org.Fold(jobs, problems, orString(*serverURL, env.Getenv("GITHUB_SERVER_URL")))
+	r := org.Fold(jobs, problems, cmp.Or(*serverURL, env.Getenv("GITHUB_SERVER_URL")))
 	md := r.Markdown()
 	fmt.Fprint(env.Stdout, md)
 	if *jsonPath != "" {
@@ -109,7 +110,7 @@ func runOrgReport(args []string, env Env) (int, error) {
 			return 0, fmt.Errorf("org-report: %w", err)
 		}
 	}
-	if s := orString(*summary, env.Getenv("GITHUB_STEP_SUMMARY")); s != "" {
+	if s := cmp.Or(*summary, env.Getenv("GITHUB_STEP_SUMMARY")); s != "" {
 		f, err := os.OpenFile(s, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return 0, fmt.Errorf("org-report: %w", err)

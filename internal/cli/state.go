@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,28 +104,21 @@ func openState(f *stateFlags, env Env, readOnly bool) (*session, error) {
 	if sf == nil {
 		sf = &statefile.File{}
 	}
-	polName := f.policy
-	if polName == "" {
-		polName = sf.Policy
-	}
-	polName = policyFrom(polName, polName != "", env, "")
-	p, err := loadNamedPolicy(orDefault(polName))
+	polName := cmp.Or(f.policy, sf.Policy)
+	polName = cmp.Or(policyFrom(polName, polName != "", env, ""), "default")
+	p, err := loadNamedPolicy(polName)
 	if err != nil {
 		return nil, err
 	}
 	if sf.Policy != "" && f.policy != "" && sf.Policy != f.policy {
 		s.notes = append(s.notes, note.New(note.PolicyChanged, "policy changed from %s to %s for this state file", sf.Policy, f.policy))
 	}
-	profile := f.profile
-	if profile == "" {
-		profile = sf.Profile
-	}
-	profile = profileFrom(profile, env)
+	profile := profileFrom(cmp.Or(f.profile, sf.Profile), env)
 	b, err := breaker.Restore(p, breaker.Options{Profile: profile}, sf.Breaker)
 	if err != nil {
 		return nil, fmt.Errorf("state file %s: %w", f.state, err)
 	}
-	sf.Policy = orDefault(polName)
+	sf.Policy = polName
 	sf.Profile = profile
 	s.file, s.b = sf, b
 	ok = true

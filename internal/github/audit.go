@@ -83,9 +83,8 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 			out.Pulls = append(out.Pulls, auditPullOf(p))
 		}
 	}
-	if resp != nil && resp.NextPage > page {
-		out.Next = resp.NextPage
-		out.Last = max(resp.LastPage, resp.NextPage)
+	if out.Next = nextPage(resp, page); out.Next > 0 {
+		out.Last = max(resp.LastPage, out.Next)
 	}
 	return out, nil
 }
@@ -158,12 +157,9 @@ func (c *Client) PullCommits(ctx context.Context, number int) (commits []PullCom
 		return nil, false, fmt.Errorf("pull request commits: %w", err)
 	}
 	call := "GET " + c.path("/pulls/%d/commits", number)
-	page := 1
-	for n := 0; n < MaxPullCommits/perPage+1; n++ {
-		list, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, number, &gh.ListOptions{Page: page, PerPage: perPage})
-		if err != nil {
-			return nil, false, c.fail(call, err)
-		}
+	_, _, err = eachPage(MaxPullCommits/perPage+1, func(o gh.ListOptions) ([]*gh.RepositoryCommit, *gh.Response, error) {
+		return c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, number, &o)
+	}, func(list []*gh.RepositoryCommit) bool {
 		for _, rc := range list {
 			if rc == nil || len(commits) == MaxPullCommits {
 				continue
@@ -185,10 +181,10 @@ func (c *Client) PullCommits(ctx context.Context, number int) (commits []PullCom
 			}
 			commits = append(commits, pc)
 		}
-		if resp == nil || resp.NextPage <= page || len(commits) >= MaxPullCommits {
-			break
-		}
-		page = resp.NextPage
+		return len(commits) < MaxPullCommits
+	})
+	if err != nil {
+		return nil, false, c.fail(call, err)
 	}
 	return commits, len(commits) >= MaxPullCommits, nil
 }
@@ -226,14 +222,10 @@ func (c *Client) PullFiles(ctx context.Context, number, maxPages int) (PullFiles
 	}
 	maxPages = min(max(maxPages, 1), MaxPullFiles/perPage)
 	call := "GET " + c.path("/pulls/%d/files", number)
-	out := PullFiles{Complete: true}
-	page := 1
-	for {
-		list, resp, err := c.gh.PullRequests.ListFiles(ctx, c.owner, c.repo, number, &gh.ListOptions{Page: page, PerPage: perPage})
-		if err != nil {
-			return out, c.fail(call, err)
-		}
-		out.Pages++
+	var out PullFiles
+	pages, more, err := eachPage(maxPages, func(o gh.ListOptions) ([]*gh.CommitFile, *gh.Response, error) {
+		return c.gh.PullRequests.ListFiles(ctx, c.owner, c.repo, number, &o)
+	}, func(list []*gh.CommitFile) bool {
 		for _, f := range list {
 			if f == nil || len(out.Files) == MaxPullFiles {
 				continue
@@ -241,19 +233,13 @@ func (c *Client) PullFiles(ctx context.Context, number, maxPages int) (PullFiles
 			out.Files = append(out.Files, PullFile{Name: f.GetFilename(), Previous: f.GetPreviousFilename(), Status: f.GetStatus(),
 				Additions: f.GetAdditions(), Deletions: f.GetDeletions()})
 		}
-		if len(out.Files) >= MaxPullFiles {
-			out.Capped = true
-			return out, nil
-		}
-		if resp == nil || resp.NextPage <= page {
-			return out, nil
-		}
-		if out.Pages >= maxPages {
-			out.Complete = false
-			return out, nil
-		}
-		page = resp.NextPage
+		return len(out.Files) < MaxPullFiles
+	})
+	out.Pages, out.Complete, out.Capped = pages, !more, len(out.Files) >= MaxPullFiles
+	if err != nil {
+		return out, c.fail(call, err)
 	}
+	return out, nil
 }
 
 // ListArtifacts returns one page (100) of the repository's artifacts
@@ -283,9 +269,5 @@ func (c *Client) ListArtifacts(ctx context.Context, name string, page int) ([]Ar
 			out = append(out, artifactOf(a))
 		}
 	}
-	next := 0
-	if resp != nil && resp.NextPage > page {
-		next = resp.NextPage
-	}
-	return out, next, nil
+	return out, nextPage(resp, page), nil
 }

@@ -112,7 +112,7 @@ func (t *transport) reuse(key string, held *Answer, resp *http.Response) (*http.
 	switch {
 	case resp.StatusCode == http.StatusNotModified && held != nil:
 		discard(resp)
-		t.c.countNotModified()
+		t.c.notModified.Add(1)
 		resp.StatusCode, resp.Status = http.StatusOK, "200 OK (not modified)"
 		resp.Header = resp.Header.Clone()
 		resp.Header.Del("Link")

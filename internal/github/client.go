@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -96,9 +97,9 @@ type Client struct {
 	owner    string
 	repo     string
 
+	calls, notModified atomic.Int64
+
 	mu           sync.Mutex
-	calls        int
-	notModified  int
 	planned      []string
 	plannedLost  int
 	remaining    int
@@ -220,28 +221,16 @@ func build(o Options) (*Client, error) {
 // Calls returns how many API requests the client has made, each retry
 // counted; requests refused locally (rate limit known to be exhausted) and
 // the artifact blob download from storage are not API requests.
-func (c *Client) Calls() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls
-}
+func (c *Client) Calls() int { return int(c.calls.Load()) }
 
 // Charged returns how many of the calls counted against GitHub's primary
 // rate limit: every call but the conditional ones answered 304 Not
 // Modified.
-func (c *Client) Charged() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls - c.notModified
-}
+func (c *Client) Charged() int { return int(c.calls.Load() - c.notModified.Load()) }
 
 // NotModified returns how many calls were answered 304 Not Modified and
 // served from Options.Cache.
-func (c *Client) NotModified() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.notModified
-}
+func (c *Client) NotModified() int { return int(c.notModified.Load()) }
 
 // Planned returns, in dry-run mode, the writes the client skipped, in
 // order, human readable.
@@ -280,18 +269,6 @@ func (c *Client) backoff(attempt int) time.Duration {
 		d *= 2
 	}
 	return min(d, c.opts.MaxWait)
-}
-
-func (c *Client) countCall() {
-	c.mu.Lock()
-	c.calls++
-	c.mu.Unlock()
-}
-
-func (c *Client) countNotModified() {
-	c.mu.Lock()
-	c.notModified++
-	c.mu.Unlock()
 }
 
 func (c *Client) recordRate(h http.Header) {
@@ -430,21 +407,48 @@ func (c *Client) fail(call string, err error) error {
 // error wrapping ErrTruncated.
 func listAll[T any](ctx context.Context, c *Client, call string, fetch func(gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
 	var out []T
+	_, more, err := eachPage(maxListPages, fetch, func(items []T) bool {
+		out = append(out, items...)
+		return true
+	})
+	if err != nil {
+		return nil, c.fail(call, err)
+	}
+	if more {
+		return out, fmt.Errorf("%s: %w: stopped after %d pages (%d items)", call, ErrTruncated, maxListPages, len(out))
+	}
+	return out, nil
+}
+
+// eachPage reads a list a page of 100 at a time, following go-github's
+// NextPage, and hands each page to keep until keep returns false, the
+// last page was read or maxPages were; more says a next page was left.
+func eachPage[T any](maxPages int, fetch func(gh.ListOptions) ([]T, *gh.Response, error), keep func([]T) bool) (pages int, more bool, err error) {
 	page := 1
-	for n := 0; ; n++ {
-		if n == maxListPages {
-			return out, fmt.Errorf("%s: %w: stopped after %d pages (%d items)", call, ErrTruncated, maxListPages, len(out))
-		}
+	for {
 		items, resp, err := fetch(gh.ListOptions{Page: page, PerPage: perPage})
 		if err != nil {
-			return nil, c.fail(call, err)
+			return pages, false, err
 		}
-		out = append(out, items...)
-		if resp == nil || resp.NextPage <= page {
-			return out, nil
+		pages++
+		next := nextPage(resp, page)
+		if !keep(items) || next == 0 {
+			return pages, false, nil
 		}
-		page = resp.NextPage
+		if pages >= maxPages {
+			return pages, true, nil
+		}
+		page = next
 	}
+}
+
+// nextPage is the page after page that go-github read from the Link
+// header, 0 on the last.
+func nextPage(resp *gh.Response, page int) int {
+	if resp != nil && resp.NextPage > page {
+		return resp.NextPage
+	}
+	return 0
 }
 
 // bounded cuts s to at most n characters, ending in "…" when cut.
@@ -455,22 +459,7 @@ func bounded(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	return cutRunes(s, n-1) + "…"
-}
-
-// cutRunes returns the first n characters of s.
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 func validNumber(number int) error {
@@ -489,5 +478,3 @@ func timeOf(ts *gh.Timestamp) time.Time {
 
 // loginPattern is a GitHub login, bots included ("name[bot]").
 var loginPattern = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
-
-func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -286,7 +286,7 @@ func fitComment(number int, marker, body string) (string, error) {
 	if !strings.Contains(body, marker) {
 		body = marker + "\n" + body
 	}
-	if n := runeLen(body); n > MaxCommentLength {
+	if n := utf8.RuneCountInString(body); n > MaxCommentLength {
 		return "", fmt.Errorf("upsert comment on #%d: the body has %d characters, more than the %d GitHub allows", number, n, MaxCommentLength)
 	}
 	return body, nil

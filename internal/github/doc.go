@@ -14,7 +14,9 @@
 // limit or a 429 when GitHub's Retry-After is short, and fails at once on a
 // primary rate limit or on a wait longer than Options.MaxWait, so that a
 // run never sleeps for an hour. Waiting goes through Options.Sleep, so
-// tests assert the waits without sleeping. Every list paginates with
+// tests assert the waits without sleeping. go-github v60 alone neither
+// retries nor takes a 429 for a rate limit, and its own rate-limit memory
+// reads the wall clock. Every list follows go-github's NextPage with
 // per_page=100 and is bounded.
 //
 // In dry-run mode reads still happen but every write is skipped and

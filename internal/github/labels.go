@@ -178,9 +178,5 @@ func (c *Client) RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, i
 			ViaApp:    e.GetPerformedViaGithubApp().GetSlug(),
 		})
 	}
-	next := 0
-	if resp != nil && resp.NextPage > page {
-		next = resp.NextPage
-	}
-	return out, next, nil
+	return out, nextPage(resp, page), nil
 }

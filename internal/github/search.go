@@ -58,9 +58,7 @@ func (c *Client) SearchPulls(ctx context.Context, query string, page int) (Searc
 		}
 		out.Hits = append(out.Hits, SearchHit{Repository: repo, Number: is.GetNumber(), User: is.GetUser().GetLogin()})
 	}
-	if resp != nil && resp.NextPage > page {
-		out.Next = resp.NextPage
-	}
+	out.Next = nextPage(resp, page)
 	return out, nil
 }
 

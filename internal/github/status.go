@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
+	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
 )
@@ -73,7 +74,7 @@ func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, sum
 		title = StatusContext
 	}
 	title = bounded(title, maxCheckTitle)
-	if n := runeLen(summary); n > maxCheckSummary {
+	if n := utf8.RuneCountInString(summary); n > maxCheckSummary {
 		return fmt.Errorf("create check run on %s: the summary has %d characters, more than the %d GitHub allows", sha, n, maxCheckSummary)
 	}
 	if c.opts.DryRun {

@@ -68,7 +68,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.Header.Set("If-None-Match", held.ETag)
 		}
 		if t.api {
-			t.c.countCall()
+			t.c.calls.Add(1)
 		}
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // Bounds on reading a ledger.
@@ -154,6 +156,11 @@ func readDir(dir string, limit int64) (*Ledger, error) {
 			continue
 		}
 		path := filepath.Join(dir, name)
+		if regularfile.Irregular(e.Type()) {
+			// A named pipe, socket or device among the records is planted,
+			// not written by a run: refused, never read.
+			return nil, fmt.Errorf("ledger %s: not a regular file (%s)", path, regularfile.Kind(e.Type()))
+		}
 		if !e.Type().IsRegular() {
 			l.problem(path, errors.New("not a regular file (skipped)"))
 			continue

@@ -154,7 +154,7 @@ func (f *folder) observe(i int) error {
 	obs.Phase = f.phaseOf(it.Phase)
 	d, err := f.b.Observe(obs)
 	if err != nil {
-		return &iterationError{fmt.Errorf("iteration %d (commit %s): %w", i+1, short(it.Commit), err)}
+		return &iterationError{fmt.Errorf("iteration %d (commit %s): %w", i+1, ShortHash(it.Commit), err)}
 	}
 	d.DryRun = f.in.DryRun
 	if err := Settle(f.b, &d, it.At); err != nil {
@@ -179,7 +179,7 @@ func (f *folder) normalise(i int, it *breaker.Iteration) {
 			at = f.now
 		}
 		if !at.IsZero() {
-			f.note("iteration %d (commit %s) has no readable date; its time was taken as %s", i+1, short(it.Commit), at.UTC().Format(time.RFC3339))
+			f.note("iteration %d (commit %s) has no readable date; its time was taken as %s", i+1, ShortHash(it.Commit), at.UTC().Format(time.RFC3339))
 			it.At = at
 			if it.CommitAt.IsZero() {
 				it.CommitAt = at
@@ -189,14 +189,14 @@ func (f *folder) normalise(i int, it *breaker.Iteration) {
 	if !f.now.IsZero() && it.At.After(f.now) {
 		if f.future++; f.future == 1 {
 			f.note("iteration %d (commit %s) is dated %s, after this run; its time was taken as %s",
-				i+1, short(it.Commit), it.At.UTC().Format(time.RFC3339), f.now.Format(time.RFC3339))
+				i+1, ShortHash(it.Commit), it.At.UTC().Format(time.RFC3339), f.now.Format(time.RFC3339))
 		}
 		it.At = f.now
 	}
 	if it.At.Before(f.last) {
 		if f.backdated++; f.backdated == 1 {
 			f.note("iteration %d (commit %s) is dated %s, before the iteration it follows; its time was taken as %s",
-				i+1, short(it.Commit), it.At.UTC().Format(time.RFC3339), f.last.UTC().Format(time.RFC3339))
+				i+1, ShortHash(it.Commit), it.At.UTC().Format(time.RFC3339), f.last.UTC().Format(time.RFC3339))
 		}
 		it.At = f.last
 	}
@@ -290,7 +290,9 @@ func isIterationError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-func short(h string) string {
+// ShortHash is a commit hash as people read it: 12 digits, "(root)" for
+// none.
+func ShortHash(h string) string {
 	if h == "" {
 		return "(root)"
 	}

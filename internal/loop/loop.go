@@ -138,7 +138,7 @@ func (rn *runner) full() (*Result, error) {
 	} else {
 		its = evidence.FromHistory(h, rn.opts.TaskFiles)
 		if len(its) == 0 && h.Head != "" {
-			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", short(h.Base)))
+			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", ShortHash(h.Base)))
 		}
 	}
 	applyFiles(its, files, res)

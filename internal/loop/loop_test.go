@@ -235,6 +235,13 @@ func TestGitNotesHaveTheirCodes(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, ".git", "shallow"), []byte(c.ParentHashes[0].String()+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The history is cut: the listed commit's parent is not in
+			// the clone (a shallow file alone hides nothing).
+			p, _ := r.CommitObject(c.ParentHashes[0])
+			cut := p.ParentHashes[0].String()
+			if err := os.Remove(filepath.Join(dir, ".git", "objects", cut[:2], cut[2:])); err != nil {
+				t.Fatal(err)
+			}
 			return dir, base
 		}, note.ShallowClone},
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // Version is the state file format this program writes and reads.
@@ -181,7 +183,7 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	case old.Mode()&fs.ModeSymlink != 0:
 		old = nil
 	case !old.Mode().IsRegular():
-		return fmt.Errorf("write %s: not a regular file (%s); not replaced", path, kind(old.Mode()))
+		return fmt.Errorf("write %s: not a regular file (%s); not replaced", path, regularfile.Kind(old.Mode()))
 	default:
 		perm = old.Mode().Perm()
 	}
@@ -238,23 +240,6 @@ func bare(err error) error {
 	return err
 }
 
-// kind names the type of a file that is not a regular file.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a plain file"
-}
-
 // maxLinks bounds how many symbolic links Target follows.
 const maxLinks = 40
 
@@ -277,7 +262,7 @@ func Target(path string) (string, error) {
 		}
 		if st.Mode()&fs.ModeSymlink == 0 {
 			if !st.Mode().IsRegular() {
-				return "", fmt.Errorf("%s: not a regular file (%s)", linked(path, p), kind(st.Mode()))
+				return "", fmt.Errorf("%s: not a regular file (%s)", linked(path, p), regularfile.Kind(st.Mode()))
 			}
 			return p, nil
 		}
@@ -320,7 +305,7 @@ func ReadRegular(path string, max int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: %w", what, path, bare(err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s: not a regular file (%s)", what, path, kind(st.Mode()))
+		return nil, fmt.Errorf("%s %s: not a regular file (%s)", what, path, regularfile.Kind(st.Mode()))
 	}
 	if st.Size() > max {
 		return nil, fmt.Errorf("%s %s: larger than %d bytes; not a file this program wrote", what, path, max)
@@ -349,7 +334,7 @@ func Lock(path string) (func(), error) {
 	lf, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR|syscall.O_NONBLOCK|openNoFollow, 0o600)
 	if err != nil {
 		if st, serr := os.Lstat(name); serr == nil && !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("lock %s: %s, not a lock file this program made; remove it", name, kind(st.Mode()))
+			return nil, fmt.Errorf("lock %s: %s, not a lock file this program made; remove it", name, regularfile.Kind(st.Mode()))
 		}
 		return nil, fmt.Errorf("lock %s: %w", name, bare(err))
 	}

@@ -1,6 +1,7 @@
 package org
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -203,7 +204,7 @@ func (r *Report) Markdown() string {
 				title = " " + render.Markdown(clip(t, 60))
 			}
 			fmt.Fprintf(&b, "| %d | [%s#%d](%s)%s | %s | %s | %d | %d |\n", p.Waste, p.Repository, p.Number, p.URL, title,
-				render.Markdown(p.State), orDash(render.Markdown(p.Trigger)), p.SinceProgress, p.WhileOpen)
+				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen)
 		}
 	}
 	if len(r.Stopped) > 0 {
@@ -228,13 +229,6 @@ func (r *Report) Markdown() string {
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
 	}
 	return s
 }

@@ -103,9 +103,13 @@ type Skipped struct {
 
 // Numbers returns the pull requests in the given state.
 func (r *Result) Numbers(state breaker.State) []int {
+	return r.numbers(func(p *PullResult) bool { return p.State == state })
+}
+
+func (r *Result) numbers(keep func(*PullResult) bool) []int {
 	out := []int{}
 	for i := range r.Pulls {
-		if r.Pulls[i].State == state {
+		if keep(&r.Pulls[i]) {
 			out = append(out, r.Pulls[i].Number)
 		}
 	}
@@ -119,13 +123,7 @@ func (r *Result) Tripped() []int { return r.Numbers(breaker.Open) }
 // "abort" (a paused loop waits for a person, an alert or an escalation
 // lets it go on), not a dry run. Only these fail a run that fails on OPEN.
 func (r *Result) Aborted() []int {
-	out := []int{}
-	for i := range r.Pulls {
-		if d := r.Pulls[i].Decision; d != nil && d.ExitCode() == breaker.ExitOpen {
-			out = append(out, r.Pulls[i].Number)
-		}
-	}
-	return out
+	return r.numbers(func(p *PullResult) bool { return p.Decision != nil && p.Decision.ExitCode() == breaker.ExitOpen })
 }
 
 // HalfOpen returns the HALF_OPEN pull requests.
@@ -134,13 +132,7 @@ func (r *Result) HalfOpen() []int { return r.Numbers(breaker.HalfOpen) }
 // Recovered returns the pull requests whose labels were cleared because
 // progress resumed.
 func (r *Result) Recovered() []int {
-	out := []int{}
-	for i := range r.Pulls {
-		if r.Pulls[i].Recovered {
-			out = append(out, r.Pulls[i].Number)
-		}
-	}
-	return out
+	return r.numbers(func(p *PullResult) bool { return p.Recovered })
 }
 
 // SkippedNumbers returns the skipped pull requests.

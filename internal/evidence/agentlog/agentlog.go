@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block.
@@ -108,6 +110,10 @@ func readFile(path string, tail, maxCount int64) (*Log, error) {
 	// O_NONBLOCK: a named pipe without a writer must not block the open.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		if st, serr := os.Stat(path); serr == nil && regularfile.Irregular(st.Mode()) {
+			// A socket cannot be opened at all: say what it is.
+			return nil, fmt.Errorf("read agent log %s: not a regular file (%s); write the log to a file", path, regularfile.Kind(st.Mode()))
+		}
 		return nil, fmt.Errorf("read agent log: %w", err)
 	}
 	defer f.Close()

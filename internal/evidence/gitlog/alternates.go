@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 )
 
 // Bounds on the alternate object stores (objects/info/alternates), which
@@ -26,38 +23,22 @@ const (
 	maxAlternatesBytes = 64 << 10
 )
 
-// objectStores returns the repository's objects directory (commondir
-// followed for a linked work tree; "" when it is not a plain directory,
-// which go-git then reads) and its alternate object stores in the
-// order git searches them: each store's own alternates right after it.
-// It follows git's rules: one path a line, lines starting with '#' and
-// empty lines skipped, a path in double quotes C-unquoted, a relative path
-// taken from the objects directory whose file names it. A store that is
-// not a directory, the repository itself or a store named already, a file
-// that cannot be read, and stores deeper or more than the bounds are left
-// out; skipped says why, each naming the store or file.
-func objectStores(gitDir string) (objects string, alternates, skipped []string) {
-	objects = filepath.Join(gitDir, "objects")
-	if common, err := readSmallFile(filepath.Join(gitDir, "commondir"), 4096); err == nil {
-		// A linked work tree: its objects are the main repository's.
-		dir := strings.TrimRight(string(common), "\r\n")
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(gitDir, dir)
-		}
-		objects = filepath.Join(dir, "objects")
-	} else if !errors.Is(err, os.ErrNotExist) {
-		skipped = append(skipped, fmt.Sprintf("%s: %v", filepath.Join(gitDir, "commondir"), err))
-		return "", nil, skipped
-	}
+// alternateStores returns the alternate object stores of the objects
+// directory objects in the order git searches them: each store's own
+// alternates right after it. It follows git's rules: one path a line,
+// lines starting with '#' and empty lines skipped, a path in double quotes
+// C-unquoted, a relative path taken from the objects directory whose file
+// names it. A store that is not a directory, the repository itself or a
+// store named already, a file that cannot be read, and stores deeper or
+// more than the bounds are left out; skipped says why, each naming the
+// store or file.
+func alternateStores(objects string) (alternates, skipped []string) {
 	var w alternatesWalk
 	if st, err := os.Stat(objects); err == nil {
 		w.seen = append(w.seen, st)
 	}
 	w.walk(objects, 0)
-	if st, err := os.Lstat(objects); err != nil || !st.IsDir() {
-		objects = "" // not a plain directory (a link): go-git reads it
-	}
-	return objects, w.stores, append(skipped, w.skipped...)
+	return w.stores, w.skipped
 }
 
 // alternatesWalk collects the alternate stores of one repository.
@@ -76,7 +57,7 @@ func (w *alternatesWalk) walk(dir string, depth int) {
 		return
 	}
 	if err != nil {
-		w.skipped = append(w.skipped, fmt.Sprintf("%s: %v", file, err))
+		w.skipped = append(w.skipped, err.Error())
 		return
 	}
 	if depth > maxAlternateDepth {
@@ -124,30 +105,4 @@ func (w *alternatesWalk) taken(st os.FileInfo) bool {
 		}
 	}
 	return false
-}
-
-// readSmallFile reads a regular file of at most max bytes. A named pipe
-// is not waited on (O_NONBLOCK) and, like any other file that is not a
-// regular one, is an error.
-func readSmallFile(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("larger than %d bytes", max)
-	}
-	return data, nil
 }

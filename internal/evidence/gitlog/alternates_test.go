@@ -67,12 +67,7 @@ func openDir(t *testing.T, dir string) *Repo {
 // included: the fallback the readers must agree with.
 func readersOff(t *testing.T, repo *Repo) *Repo {
 	t.Helper()
-	fast, ok := repo.st.(*objectStorer)
-	if !ok {
-		t.Fatal("the repository is not read through objectStorer")
-	}
-	fast.loose, fast.packs = newLooseObjects(), newPackObjects()
-	repo.loose, repo.packs = fast.loose, fast.packs
+	repo.st.packs = newPackObjects()
 	return repo
 }
 
@@ -141,7 +136,7 @@ func TestAlternateObjectStores(t *testing.T) {
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Errorf("History through the alternates (-source +clone):\n%s", diff)
 					}
-					if n := len(repo.packs.dirs); packed && n == 0 {
+					if n := len(repo.st.packs.dirs); packed && n == 0 {
 						t.Error("the pack reader reads no directory: the alternate's packs are left to go-git")
 					}
 					got, err = readersOff(t, openDir(t, dst)).History(opts)
@@ -253,8 +248,8 @@ func TestLinkedWorkTreeReadsTheCommonObjects(t *testing.T) {
 		}
 	}
 	repo := openDir(t, work)
-	if len(repo.packs.dirs) != 1 || len(repo.loose.dirs) != 1 {
-		t.Errorf("readers of %d pack and %d loose directories, want 1 and 1: the common objects", len(repo.packs.dirs), len(repo.loose.dirs))
+	if len(repo.st.packs.dirs) != 1 {
+		t.Errorf("a pack reader of %d directories, want 1: the common objects", len(repo.st.packs.dirs))
 	}
 	got, err := repo.History(opts)
 	if err != nil {

@@ -279,14 +279,7 @@ func (r *testRepo) removeObject(h plumbing.Hash) {
 // did before it had readers of its own: the baseline they must agree with.
 func goGitOnly(t testing.TB, repo *Repo) *Repo {
 	t.Helper()
-	if fast, ok := repo.st.(*objectStorer); ok {
-		g, err := git.Open(fast.Storage, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		repo.st, repo.git = fast.Storage, g
-	}
-	repo.loose, repo.packs = newLooseObjects(), newPackObjects()
+	repo.st.packs = newPackObjects()
 	return repo
 }
 

@@ -229,18 +229,22 @@ func isBlobMode(m filemode.FileMode) bool {
 	return isFileMode(m) || m == filemode.Symlink
 }
 
-// blob opens a blob object; a blob over the storage's large-object
-// threshold is not read until its reader is.
+// blob opens a blob object: read whole into memory (and kept for its
+// second use) unless it is over the large-object threshold, whose content
+// is not read until its reader is.
 func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok := r.blobs.Get(h); ok {
 		return obj, nil
 	}
-	obj, err := r.st.EncodedObject(plumbing.BlobObject, h) // this package's readers first
+	obj, err := r.st.EncodedObject(plumbing.BlobObject, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && r.st.HasEncodedObject(h) == nil {
 		// There, but not a blob: damaged, not missing.
 		return nil, fmt.Errorf("read blob %s in %s: the object is not a blob", h, r.dir)
 	}
 	if err != nil {
+		return nil, r.objectError("blob", h, err)
+	}
+	if obj, err = wholeObject(obj); err != nil {
 		return nil, r.objectError("blob", h, err)
 	}
 	if _, ok := obj.(*rawObject); ok {
@@ -251,18 +255,14 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 
 // blobSize returns a blob's size without reading a large blob's content.
 func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	n, ok, err := r.rawSize(h, plumbing.BlobObject)
+	if obj, ok := r.blobs.Get(h); ok {
+		return obj.Size(), nil
+	}
+	n, err := r.st.EncodedObjectSize(h)
 	if err != nil {
 		return 0, r.objectError("blob", h, err)
 	}
-	if ok {
-		return n, nil
-	}
-	obj, err := r.blob(h)
-	if err != nil {
-		return 0, err
-	}
-	return obj.Size(), nil
+	return n, nil
 }
 
 // readBlob reads at most limit bytes of a blob, streaming.

@@ -5,22 +5,25 @@
 // checkbox counts of the task lists at that commit.
 //
 // It never runs the git binary, so it works as root over a workspace owned
-// by another user and in minimal images. Objects are read by this package's
-// own readers where they can be (loose objects, and version 2 pack files
-// mapped into memory, with delta chains resolved against a bounded cache),
-// and by go-git otherwise (objects over the size limit, packs with a version
-// 1 index or stored as links, platforms without memory mapping). An object
-// the readers find damaged is an error naming its file or pack, never read
-// again through go-git; so is a pack or index that another process truncates
-// while it is mapped (the memory fault is caught, not a crash). A linked
-// work tree reads the objects of its common directory, and a repository made
+// by another user and in minimal images. The repository is go-git's
+// storage over the git directory, where every file is opened without
+// blocking and read only when it is a regular file inside the repository:
+// a named pipe, socket or device in .git, or a symbolic link leaving it, is
+// an error naming the file (ErrNotRegular), never a wait. Loose objects and
+// version 2 pack files are read by this package's readers first (packs by
+// positional reads of the file, never mapped; delta chains resolved
+// against a bounded cache), which are measured faster than go-git's on
+// real loop histories; go-git reads what they leave (objects over the size
+// limit, packs with a version 1 index or stored as links). An object the
+// readers find damaged, or a pack truncated while it is open, is an error
+// naming its file or pack, never read again through go-git. A linked work
+// tree reads the objects of its common directory, and a repository made
 // with git clone --shared or --reference those of its alternate object
-// stores (objects/info/alternates), by both readers: the stores are found as
-// git finds them (relative paths from the objects directory that names them,
-// at most five levels of nesting). go-git also resolves references and
-// revisions, reading objects through the same readers. Blobs are kept in a
-// bounded cache for their second use (a file's content is the new side of
-// one diff and the old side of the next).
+// stores (objects/info/alternates), found as git finds them (relative
+// paths from the objects directory that names them, at most five levels of
+// nesting). Blobs are kept in a bounded cache for their second use (a
+// file's content is the new side of one diff and the old side of the
+// next).
 //
 // # Iterations
 //
@@ -42,10 +45,12 @@
 //     (it arrived through a merge) ends the walk at the newest first-parent
 //     commit the base contains; a Note says so. A base that is not an
 //     ancestor of HEAD is an error naming both.
-//   - In a shallow clone the walk stops at the shallow boundary. The
-//     boundary commit itself is not an iteration, because its parent is not
-//     in the clone and its diff cannot be known; History.Shallow is set and a
-//     Note says exactly how many iterations were visible.
+//   - In a shallow clone the walk stops at the shallow boundary: a commit
+//     whose parent is not in the clone (a commit .git/shallow lists while
+//     its parents are present is no boundary: the file cannot hide history).
+//     The boundary commit itself is not an iteration, because its diff
+//     cannot be known; History.Shallow is set and one Note says exactly how
+//     many iterations were visible.
 //   - Histories longer than Options.MaxCommits keep the newest MaxCommits
 //     commits (History.Truncated and a Note).
 //

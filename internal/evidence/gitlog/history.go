@@ -47,6 +47,10 @@ type baseChoice struct {
 	unknown bool          // the base is beyond a shallow boundary
 	given   string        // Options.Base
 	notes   []string
+	// shallow are the notes that the base lies beyond a shallow clone's
+	// boundary: left out when the walk meets the boundary, whose note
+	// says so once.
+	shallow []string
 }
 
 // History returns the loop's iterations: the first-parent chain from the
@@ -87,6 +91,9 @@ func (r *Repo) History(opts Options) (*History, error) {
 	chain, err := r.endChain(h, w, base, opts.MaxCommits)
 	if err != nil {
 		return nil, err
+	}
+	if !h.Shallow {
+		h.Notes = append(h.Notes, base.shallow...)
 	}
 	if opts.ChainOnly {
 		h.Commits = make([]Commit, 0, len(chain))
@@ -135,6 +142,10 @@ func (r *Repo) walkFirstParents(head *object.Commit, base plumbing.Hash, max int
 			return w, nil
 		}
 		p, err := r.commit(c.ParentHashes[0])
+		if err != nil && r.IsShallow() && isMissing(err) {
+			w.hitShallow = true // cut where the shallow file did not say
+			return w, nil
+		}
 		if err != nil {
 			return w, fmt.Errorf("first parent of %s: %w", c.Hash, err)
 		}
@@ -337,7 +348,7 @@ func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
 				// Probably beyond the shallow boundary: walk to it, and fail
 				// only if the walk reaches a root instead.
 				b.unknown = true
-				b.notes = append(b.notes, fmt.Sprintf("base %q is not in this shallow clone", rev))
+				b.shallow = append(b.shallow, fmt.Sprintf("base %q is not in this shallow clone", rev))
 				return b, nil
 			}
 			return b, fmt.Errorf("base: %w", err)
@@ -354,13 +365,13 @@ func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
 			return b, nil
 		case !found && shallowCut:
 			// The connection may lie beyond the shallow boundary.
-			b.notes = append(b.notes, fmt.Sprintf("base %q is not reachable from HEAD within this shallow clone", rev))
+			b.shallow = append(b.shallow, fmt.Sprintf("base %q is not reachable from HEAD within this shallow clone", rev))
 			return b, nil
 		}
 		return b, fmt.Errorf("base %q (%s) in %s: %w (%s)", rev, h, r.dir, ErrNotAncestor, head)
 	}
 	for _, cand := range defaultBranches {
-		ref, err := r.git.Reference(cand.ref, true)
+		ref, err := r.reference(cand.ref)
 		if errors.Is(err, plumbing.ErrReferenceNotFound) {
 			continue
 		}
@@ -384,7 +395,7 @@ func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
 			b.hash = mb
 		case shallowCut:
 			b.unknown = true
-			b.notes = append(b.notes, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", cand.name))
+			b.shallow = append(b.shallow, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", cand.name))
 		default:
 			b.notes = append(b.notes, fmt.Sprintf("HEAD shares no history with %s: counting from the root", cand.name))
 		}

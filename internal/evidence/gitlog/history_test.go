@@ -366,15 +366,15 @@ func TestHistoryShallow(t *testing.T) {
 			base:      func(c []plumbing.Hash) string { return c[0].String() },
 			want:      func(c []plumbing.Hash) []string { return hs(c[3], c[4]) },
 			shallow:   true,
-			noteParts: []string{"is not in this shallow clone", "2 of an unknown number"},
+			noteParts: []string{"2 of an unknown number"},
 		},
 		{
-			name:      "base is the boundary's parent",
-			keepC2:    true,
-			base:      func(c []plumbing.Hash) string { return c[1].String() },
-			want:      func(c []plumbing.Hash) []string { return hs(c[3], c[4]) },
-			shallow:   true,
-			noteParts: []string{"shallow clone: 2 of 3 iterations visible"},
+			// The shallow file names c3, but c3's parent is present:
+			// nothing is cut there.
+			name:   "base is the listed commit's parent, which is present",
+			keepC2: true,
+			base:   func(c []plumbing.Hash) string { return c[1].String() },
+			want:   func(c []plumbing.Hash) []string { return hs(c[2], c[3], c[4]) },
 		},
 		{
 			name: "base is the boundary",
@@ -406,6 +406,9 @@ func TestHistoryShallow(t *testing.T) {
 			}
 			if len(tt.noteParts) == 0 && len(h.Notes) != 0 {
 				t.Errorf("notes: got %q, want none", notes)
+			}
+			if tt.shallow && strings.Count(notes, "shallow clone") != 1 {
+				t.Errorf("notes: got %q, want the shallow clone said once", notes)
 			}
 			// The oldest visible iteration still has its true diff.
 			if f := h.Commits[0].Change.Files; len(f) != 1 || f[0].Added != 1 {

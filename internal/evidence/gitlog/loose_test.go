@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -28,8 +27,8 @@ func looseLoop(t *testing.T) (*testRepo, plumbing.Hash) {
 }
 
 // TestLooseAndPackedAgree: History, CommitInfo and Diff give the same
-// answers whether objects are read loose here, loose through go-git, or
-// from a pack.
+// answers whether objects are loose (as a loop writes them), read through
+// go-git alone, or in a pack read by the pack reader.
 func TestLooseAndPackedAgree(t *testing.T) {
 	t.Parallel()
 	r, base := looseLoop(t)
@@ -55,36 +54,29 @@ func TestLooseAndPackedAgree(t *testing.T) {
 		}
 		return answers{h, info, rg}
 	}
-	fast := r.open()
-	if len(fast.loose.dirs) == 0 {
-		t.Fatal("the loose-object reader is disabled for a plain repository")
-	}
-	loose := read(fast)
-	if baseLoose := isLoose(fast, base); len(loose.H.Commits) != 3 || !baseLoose {
-		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), baseLoose)
-	}
-	slow := r.open()
-	goGitOnly(t, slow)
-	if diff := cmp.Diff(read(slow), loose); diff != "" {
-		t.Errorf("loose here vs through go-git (-go-git +here):\n%s", diff)
+	loose := read(r.open())
+	if len(loose.H.Commits) != 3 || !isLoose(r, base) {
+		t.Fatalf("got %d commits, base loose %v: want 3 commits from loose objects", len(loose.H.Commits), isLoose(r, base))
 	}
 	r.pack()
-	packed := r.open()
-	if isLoose(packed, base) {
+	if isLoose(r, base) {
 		t.Fatal("base is still loose after the repack")
 	}
+	packed := r.open()
 	if diff := cmp.Diff(read(packed), loose); diff != "" {
 		t.Errorf("loose vs packed (-packed +loose):\n%s", diff)
 	}
+	slow := goGitOnly(t, r.open())
+	if diff := cmp.Diff(read(slow), loose); diff != "" {
+		t.Errorf("loose vs packed through go-git alone (-go-git +loose):\n%s", diff)
+	}
 }
 
-// isLoose reports whether the loose-object reader finds h.
-func isLoose(repo *Repo, h plumbing.Hash) bool {
-	d, f, _, _, err := repo.loose.openAny(h)
-	if f != nil {
-		f.Close()
-	}
-	return d != nil && err == nil
+// isLoose reports whether h is a loose object of the repository.
+func isLoose(r *testRepo, h plumbing.Hash) bool {
+	name := h.String()
+	_, err := os.Stat(filepath.Join(r.dir, ".git", "objects", name[:2], name[2:]))
+	return err == nil
 }
 
 // deflate compresses a loose object's bytes as git stores them.
@@ -99,27 +91,25 @@ func deflate(t *testing.T, raw string) []byte {
 	return b.Bytes()
 }
 
-// TestLooseObjectFaults: reading a damaged loose object is an error naming
-// its file (never a retry through go-git, never a panic), and History's
-// error names the object. A loose object of another type than asked for is
-// left to go-git, which does not find it either.
+// TestLooseObjectFaults: History over a damaged loose object, or one of
+// another type than its tree says, is an error naming the object, never a
+// panic.
 func TestLooseObjectFaults(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name     string
-		data     func(t *testing.T) []byte
-		fallback bool // left to go-git, not an error of this reader
+		name string
+		data func(t *testing.T) []byte
 	}{
-		{"not zlib", func(*testing.T) []byte { return []byte("plain text, not deflated") }, false},
-		{"empty file", func(*testing.T) []byte { return nil }, false},
-		{"no size", func(t *testing.T) []byte { return deflate(t, "blob\x00abc") }, false},
-		{"bad size", func(t *testing.T) []byte { return deflate(t, "blob 1x\x00abc") }, false},
-		{"negative size", func(t *testing.T) []byte { return deflate(t, "blob -3\x00abc") }, false},
-		{"unknown type", func(t *testing.T) []byte { return deflate(t, "ofs-delta 3\x00abc") }, false},
-		{"wrong type", func(t *testing.T) []byte { return deflate(t, "tree 3\x00abc") }, true},
-		{"header without end", func(t *testing.T) []byte { return deflate(t, "blob "+strings.Repeat("1", 100)) }, false},
-		{"truncated content", func(t *testing.T) []byte { return deflate(t, "blob 100\x00only a little") }, false},
-		{"truncated stream", func(t *testing.T) []byte { d := deflate(t, "blob 40\x00"+strings.Repeat("x", 40)); return d[:len(d)/2] }, false},
+		{"not zlib", func(*testing.T) []byte { return []byte("plain text, not deflated") }},
+		{"empty file", func(*testing.T) []byte { return nil }},
+		{"no size", func(t *testing.T) []byte { return deflate(t, "blob\x00abc") }},
+		{"bad size", func(t *testing.T) []byte { return deflate(t, "blob 1x\x00abc") }},
+		{"negative size", func(t *testing.T) []byte { return deflate(t, "blob -3\x00abc") }},
+		{"unknown type", func(t *testing.T) []byte { return deflate(t, "ofs-delta 3\x00abc") }},
+		{"wrong type", func(t *testing.T) []byte { return deflate(t, "tree 3\x00abc") }},
+		{"header without end", func(t *testing.T) []byte { return deflate(t, "blob "+strings.Repeat("1", 100)) }},
+		{"truncated content", func(t *testing.T) []byte { return deflate(t, "blob 100\x00only a little") }},
+		{"truncated stream", func(t *testing.T) []byte { d := deflate(t, "blob 40\x00"+strings.Repeat("x", 40)); return d[:len(d)/2] }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,100 +122,10 @@ func TestLooseObjectFaults(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(r.dir, ".git", "objects", name[:2], name[2:]), tt.data(t), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			repo := r.open()
-			file := filepath.Join("objects", name[:2], name[2:])
-			obj, ok, err := repo.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes)
-			switch {
-			case ok:
-				t.Errorf("read a damaged object: got %d bytes", obj.Size())
-			case tt.fallback && err != nil:
-				t.Errorf("got error %v, want the object left to go-git", err)
-			case !tt.fallback && (err == nil || !strings.Contains(err.Error(), file)):
-				t.Errorf("got error %v, want one naming %s", err, file)
-			}
-			h, err := repo.History(defaultOpts(t, base.String()))
+			h, err := r.open().History(defaultOpts(t, base.String()))
 			if err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("History over a damaged object: got %v (%v), want an error naming %s", h, err, name)
 			}
 		})
-	}
-}
-
-// TestLooseReadBounds: an object over the size bound, or of another type
-// than asked for, is left to go-git; sizes come from the header alone.
-func TestLooseReadBounds(t *testing.T) {
-	t.Parallel()
-	r := newTestRepo(t)
-	r.write("big.txt", strings.Repeat("0123456789\n", 100)).commit("one\n")
-	blob := r.files["big.txt"].hash
-	repo := r.open()
-	if _, ok, err := repo.loose.read(blob, plumbing.BlobObject, 100); ok || err != nil {
-		t.Errorf("a 1100-byte object with a 100-byte bound: ok %v, error %v; want it left to go-git", ok, err)
-	}
-	if _, ok, err := repo.loose.read(blob, plumbing.TreeObject, DefaultMaxFileBytes); ok || err != nil {
-		t.Errorf("a blob asked for as a tree: ok %v, error %v; want it left to go-git", ok, err)
-	}
-	obj, ok, err := repo.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes)
-	if !ok || err != nil || obj.Size() != 1100 || obj.Hash() != blob || obj.Type() != plumbing.BlobObject {
-		t.Fatalf("got %v, ok %v, error %v, want the 1100-byte blob", obj, ok, err)
-	}
-	if n, ok, err := repo.loose.size(blob, plumbing.BlobObject); !ok || err != nil || n != 1100 {
-		t.Errorf("size: got %d, %v, %v, want 1100", n, ok, err)
-	}
-	if _, ok, err := repo.loose.size(blob, plumbing.CommitObject); ok || err != nil {
-		t.Errorf("size of a blob asked for as a commit: ok %v, error %v", ok, err)
-	}
-	if n, err := repo.blobSize(blob); err != nil || n != 1100 {
-		t.Errorf("blobSize: got %d, %v, want 1100", n, err)
-	}
-	if _, err := obj.Writer(); err == nil {
-		t.Error("a read object is writable")
-	}
-	if _, ok, err := repo.loose.read(plumbing.NewHash(strings.Repeat("ab", 20)), plumbing.BlobObject, DefaultMaxFileBytes); ok || err != nil {
-		t.Errorf("an object that does not exist: ok %v, error %v", ok, err)
-	}
-}
-
-// TestLooseObjectLinkNotFollowed: a loose object that is a symbolic link
-// (to a copy outside the repository) is not read here but left to go-git,
-// and the answers are go-git's.
-func TestLooseObjectLinkNotFollowed(t *testing.T) {
-	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("no O_NOFOLLOW on Windows")
-	}
-	r := newTestRepo(t)
-	base := r.write("a.txt", "one\n").commit("base\n")
-	r.write("a.txt", "two\n").commit("edit\n")
-	blob := r.files["a.txt"].hash
-	name := blob.String()
-	path := filepath.Join(r.dir, ".git", "objects", name[:2], name[2:])
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outside := filepath.Join(t.TempDir(), "object")
-	if err := os.WriteFile(outside, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, path); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
-	repo := r.open()
-	if _, ok, err := repo.loose.read(blob, plumbing.BlobObject, DefaultMaxFileBytes); ok || err != nil {
-		t.Errorf("a loose object that is a symbolic link: ok %v, error %v; want it left to go-git", ok, err)
-	}
-	h, err := repo.History(defaultOpts(t, base.String()))
-	slow := r.open()
-	goGitOnly(t, slow)
-	hs, errs := slow.History(defaultOpts(t, base.String()))
-	if (err == nil) != (errs == nil) {
-		t.Fatalf("got error %v, want go-git's %v", err, errs)
-	}
-	if diff := cmp.Diff(hs, h); diff != "" {
-		t.Errorf("History (-go-git +here):\n%s", diff)
 	}
 }

@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"container/list"
@@ -10,37 +11,35 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // packObjects reads objects from the repository's pack files
 // (objects/pack/pack-*.idx with their .pack, index version 2) and those of
-// its alternate object stores, mapped into memory. A clone has all of its
-// history in packs, and go-git reads a packed object through a
-// byte-at-a-time scanner, hashes every object it decodes to key its cache,
-// and builds a reverse index of every object in a pack on first use: over a
-// long history that was most of the run. This reader finds an object
-// through the index's fan-out table, inflates it straight from the mapping,
-// resolves delta chains against a bounded cache of bases, and never hashes.
-// What it does not handle (an index of version 1, a pack stored as a
-// symbolic link, a delta base outside the packs, an object over the size
-// limit) is left to go-git. Damaged data is an error naming the pack, never
-// a silent retry through go-git.
-//
-// The returned objects never alias the mapping: an object's content is
-// always inflated into memory of its own, so it stays valid after Close.
+// its alternate object stores. A clone has all of its history in packs,
+// and go-git reads a packed object through a byte-at-a-time scanner,
+// reopens the pack for every object over 16 KiB, and hashes every object
+// it decodes to key its cache: on real loop histories that made replay
+// and check about 1.5 to 1.8 times slower (docs/performance.md). This
+// reader keeps each index in memory, finds an object through its fan-out
+// table, inflates it with positional reads of the pack file, resolves
+// delta chains against a bounded cache of bases, and never hashes. Every
+// read is bounds-checked against the file's size: a pack that changes
+// under the reader is an error, never a fault. What it does not handle (an
+// index of version 1 or over maxIndexBytes, a pack stored as a symbolic
+// link, a delta base outside the packs, an object over the size limit) is
+// left to go-git. Damaged data is an error naming the pack, never a silent
+// retry through go-git.
 type packObjects struct {
 	dirs   []packDir // the objects/pack directories; none disables
-	opened bool      // the packs were listed and mapped
+	opened bool      // the packs were listed and opened
 	packs  []*pack   // in the order of their directories, then of their names
 	fault  error     // packs that could not be opened, each named
 	zr     io.ReadCloser
-	src    bytes.Reader
+	src    *bufio.Reader
 	cache  *baseCache
 }
 
@@ -50,17 +49,18 @@ type packDir struct {
 	alternate bool // an alternate object store's: errors name its packs by path
 }
 
-// pack is one mapped pack file and its index.
+// pack is one open pack file and its index, read into memory.
 type pack struct {
 	name      string // the .pack file
 	alternate bool   // an alternate store's pack: errors name its path, not only its file name
 	idx       []byte
-	data      []byte
+	file      io.ReaderAt // the pack file
+	size      int64       // its size when it was opened
+	close     func() error
 	n         int // objects
 	names     int // offset of the sorted object names in idx
 	offs      int // offset of the 4-byte offsets
 	large     int // offset of the 8-byte offsets
-	release   func() error
 }
 
 // Pack object types (git's pack format: 1-4 are whole objects).
@@ -81,19 +81,19 @@ const maxDeltaChain = 10000
 // default for core.deltaBaseCacheLimit is 96 MiB).
 const baseCacheBytes = 64 << 20
 
+// maxIndexBytes bounds a pack index read into memory (28 bytes an object
+// and more: about 2.4 million objects); a larger pack is left to go-git.
+const maxIndexBytes = 64 << 20
+
 // errPackFallback marks an object or a pack this reader leaves to go-git.
 var errPackFallback = errors.New("left to go-git")
 
 // newPackObjects returns the reader of the packs in the given objects
 // directories (the repository's own first, then its alternates; an empty
 // path is skipped), reading nothing when none has an objects/pack
-// directory or packs cannot be mapped here. The packs are opened on first
-// use.
+// directory. The packs are opened on first use.
 func newPackObjects(objectDirs ...string) *packObjects {
 	p := &packObjects{cache: newBaseCache(baseCacheBytes)}
-	if !canMap {
-		return p
-	}
 	for i, objects := range objectDirs {
 		if objects == "" {
 			continue
@@ -106,7 +106,7 @@ func newPackObjects(objectDirs ...string) *packObjects {
 	return p
 }
 
-// open lists and maps the packs once. A pack left to go-git (an index of
+// open lists and opens the packs once. A pack left to go-git (an index of
 // version 1, a link) is skipped; one that cannot be mapped or fails the
 // checks of its index and header is a fault, reported for every object
 // the other packs do not hold.
@@ -138,43 +138,38 @@ func (p *packObjects) open() {
 	p.fault = errors.Join(faults...)
 }
 
-// mapped returns the packs mapped so far.
-func (p *packObjects) mapped() []*pack { return p.packs }
-
-// Close unmaps the packs.
+// Close closes the packs.
 func (p *packObjects) Close() error {
 	var errs []error
 	for _, pk := range p.packs {
-		errs = append(errs, pk.release())
+		errs = append(errs, pk.close())
 	}
 	p.packs = nil
 	p.cache.clear()
 	return errors.Join(errs...)
 }
 
-// openPack maps an index and its pack and checks their structure. The
+// openPack reads an index, opens its pack and checks their structure. The
 // error names the pack, or is errPackFallback for a pack left to go-git.
 func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
 	label := packLabel(packPath, alternate)
-	idx, relIdx, err := mapFile(idxPath)
+	if isLink(idxPath) || isLink(packPath) {
+		return nil, errPackFallback
+	}
+	idx, err := readSmallFile(idxPath, maxIndexBytes)
 	if err != nil {
-		if isLink(packPath) || isLink(idxPath) {
+		if fi, serr := os.Stat(idxPath); serr == nil && fi.Mode().IsRegular() && fi.Size() > maxIndexBytes {
 			return nil, errPackFallback
 		}
-		return nil, fmt.Errorf("read pack %s: map its index: %w", label, err)
+		return nil, fmt.Errorf("read pack %s: read its index: %w", label, err)
 	}
-	data, relData, err := mapFile(packPath)
+	f, size, err := openRegular(packPath)
 	if err != nil {
-		_ = relIdx()
-		if isLink(packPath) {
-			return nil, errPackFallback
-		}
-		return nil, fmt.Errorf("read pack %s: map it: %w", label, err)
+		return nil, fmt.Errorf("read pack %s: %w", label, err)
 	}
-	pk := &pack{name: packPath, alternate: alternate, idx: idx, data: data}
-	pk.release = func() error { return errors.Join(relIdx(), relData()) }
-	if err := pk.checkMapped(); err != nil {
-		_ = pk.release()
+	pk := &pack{name: packPath, alternate: alternate, idx: idx, file: f, size: size, close: f.Close}
+	if err := pk.check(); err != nil {
+		_ = f.Close()
 		if errors.Is(err, errPackFallback) {
 			return nil, err
 		}
@@ -183,56 +178,15 @@ func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
 	return pk, nil
 }
 
-// Another process can truncate a pack or its index while it is mapped
-// here (git gc or repack, a work space cleaned under a running check, a
-// copy cut short); reading a page past the file's new end then raises
-// SIGBUS, and so does an I/O error under a mapped page, which would end
-// the process with a stack trace. Every read of the mappings therefore
-// runs with debug.SetPanicOnFault on its goroutine, and recoverFault
-// turns such a fault into an error naming the pack.
-
-// checkMapped is check with a memory fault in the mappings turned into an
-// error naming the pack.
-func (pk *pack) checkMapped() (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer recoverFault(&err, func() []*pack { return []*pack{pk} })
-	return pk.check()
-}
-
-// recoverFault, deferred after debug.SetPanicOnFault(true), turns a
-// memory fault at an address inside a mapping of one of packs() into an
-// error naming that pack, its file and the offset. Any other panic goes
-// on: a fault elsewhere is a bug, not a file that changed.
-func recoverFault(err *error, packs func() []*pack) {
-	r := recover()
-	if r == nil {
-		return
+// readAt reads exactly len(buf) bytes at off, which must lie in the pack.
+func (pk *pack) readAt(buf []byte, off int64) error {
+	if off < 0 || off > pk.size-int64(len(buf)) {
+		return fmt.Errorf("read of %d bytes at %d outside the pack", len(buf), off)
 	}
-	if f, ok := r.(interface{ Addr() uintptr }); ok {
-		for _, pk := range packs() {
-			if e := pk.faultAt(f.Addr()); e != nil {
-				*err = e
-				return
-			}
-		}
-	}
-	panic(r)
-}
-
-// faultAt returns the error of a memory fault at addr when addr lies in
-// the pack's mapping or its index's, else nil.
-func (pk *pack) faultAt(addr uintptr) error {
-	for _, m := range [...]struct {
-		file string
-		data []byte
-	}{{"pack", pk.data}, {"index", pk.idx}} {
-		if len(m.data) == 0 {
-			continue
-		}
-		start := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
-		if addr >= start && addr-start < uintptr(len(m.data)) {
-			return pk.fault(fmt.Errorf("the %s file could not be read at offset %d: it was truncated, or failed to read, while it was mapped", m.file, addr-start))
-		}
+	if _, err := pk.file.ReadAt(buf, off); err == io.EOF {
+		return fmt.Errorf("read at %d: the pack file was truncated after it was opened", off)
+	} else if err != nil {
+		return fmt.Errorf("read at %d: %w", off, err)
 	}
 	return nil
 }
@@ -290,17 +244,22 @@ func (pk *pack) check() error {
 	pk.names = idxNames
 	pk.offs = idxNames + 24*n
 	pk.large = idxNames + 28*n
-	if len(pk.data) < packHeader+hashLen || string(pk.data[:4]) != "PACK" {
+	var head [packHeader]byte
+	var sum [hashLen]byte
+	if pk.size < packHeader+hashLen || pk.readAt(head[:], 0) != nil || string(head[:4]) != "PACK" {
 		return errors.New("pack has no PACK header")
 	}
-	if v := binary.BigEndian.Uint32(pk.data[4:]); v != 2 && v != 3 {
+	if v := binary.BigEndian.Uint32(head[4:]); v != 2 && v != 3 {
 		return fmt.Errorf("pack version %d", v)
 	}
-	if c := binary.BigEndian.Uint32(pk.data[8:]); int64(c) != int64(n) {
+	if c := binary.BigEndian.Uint32(head[8:]); int64(c) != int64(n) {
 		return fmt.Errorf("pack holds %d objects, index %d", c, n)
 	}
 	// The index ends with the pack's checksum.
-	if !bytes.Equal(pk.idx[len(pk.idx)-2*hashLen:len(pk.idx)-hashLen], pk.data[len(pk.data)-hashLen:]) {
+	if err := pk.readAt(sum[:], pk.size-hashLen); err != nil {
+		return err
+	}
+	if !bytes.Equal(pk.idx[len(pk.idx)-2*hashLen:len(pk.idx)-hashLen], sum[:]) {
 		return errors.New("index does not belong to the pack")
 	}
 	return nil
@@ -359,7 +318,7 @@ func (p *packObjects) locate(h plumbing.Hash) (pk *pack, off uint64, found bool,
 type entry struct {
 	typ     int
 	size    int64
-	data    int      // offset of the zlib stream
+	data    int64    // offset of the zlib stream
 	baseOff uint64   // OFS_DELTA: the base's offset
 	baseRef [20]byte // REF_DELTA: the base's name
 }
@@ -367,11 +326,17 @@ type entry struct {
 // header parses the object header at off.
 func (pk *pack) header(off uint64) (entry, error) {
 	var e entry
-	if off < packHeader || off >= uint64(len(pk.data)-hashLen) {
+	end := uint64(pk.size - hashLen)
+	if off < packHeader || off >= end {
 		return e, fmt.Errorf("object offset %d outside the pack", off)
 	}
-	d := pk.data[:len(pk.data)-hashLen]
-	i := int(off)
+	// A header is at most 10 bytes of size and 20 of delta base.
+	var buf [maxEntryHeader]byte
+	d := buf[:min(uint64(len(buf)), end-off)]
+	if err := pk.readAt(d, int64(off)); err != nil {
+		return e, err
+	}
+	i := 0
 	c := d[i]
 	i++
 	e.typ = int(c>>4) & 7
@@ -417,25 +382,47 @@ func (pk *pack) header(off uint64) (entry, error) {
 	default:
 		return e, fmt.Errorf("object at %d: unknown type %d", off, e.typ)
 	}
-	e.data = i
+	e.data = int64(off) + int64(i)
 	return e, nil
 }
 
-// stream points the reused zlib reader at the compressed data at off.
-func (p *packObjects) stream(pk *pack, off int) error {
-	p.src.Reset(pk.data[off : len(pk.data)-hashLen])
+// maxEntryHeader bounds the bytes read for an object's header.
+const maxEntryHeader = 32
+
+// stream points the reused zlib reader at the compressed data at off,
+// reading at most limit bytes of it. inflate's limit is the most its
+// object's size takes compressed by git's zlib (stored blocks add 5 bytes
+// in 64 KiB, the header and checksum 6): most objects are small, and
+// reading the whole buffer for each would copy far more than it uses.
+func (p *packObjects) stream(pk *pack, off, limit int64) error {
+	sec := io.NewSectionReader(pk.file, off, min(pk.size-hashLen-off, limit))
+	if p.src == nil {
+		p.src = bufio.NewReaderSize(sec, 32<<10)
+	} else {
+		p.src.Reset(sec)
+	}
 	if p.zr == nil {
 		var err error
-		p.zr, err = zlib.NewReader(&p.src)
+		p.zr, err = zlib.NewReader(p.src)
 		return err
 	}
-	return p.zr.(zlib.Resetter).Reset(&p.src, nil)
+	return p.zr.(zlib.Resetter).Reset(p.src, nil)
 }
 
 // inflate decompresses exactly size bytes from the zlib stream at off,
 // checking that the stream ends there (with its checksum).
-func (p *packObjects) inflate(pk *pack, off int, size int64) ([]byte, error) {
-	if err := p.stream(pk, off); err != nil {
+func (p *packObjects) inflate(pk *pack, off int64, size int64) ([]byte, error) {
+	out, err := p.inflateWithin(pk, off, size, size+size>>10+64)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// A stream longer than git's zlib makes it: read on to the end.
+		out, err = p.inflateWithin(pk, off, size, pk.size)
+	}
+	return out, err
+}
+
+// inflateWithin is inflate reading at most limit compressed bytes.
+func (p *packObjects) inflateWithin(pk *pack, off, size, limit int64) ([]byte, error) {
+	if err := p.stream(pk, off, limit); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
 	}
 	out := make([]byte, size)
@@ -617,11 +604,8 @@ var objectTypes = [...]plumbing.ObjectType{
 // plumbing.AnyObject) and at most max bytes; ok is false when go-git
 // should read it instead (not packed here, another type, larger, or a delta
 // against a base outside the packs). Damaged data is an error naming the
-// pack, and so is a fault in reading a mapping (a pack truncated since
-// it was mapped).
-func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (_ plumbing.EncodedObject, _ bool, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer recoverFault(&err, p.mapped)
+// pack, and so is a pack cut short since it was opened.
+func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64) (plumbing.EncodedObject, bool, error) {
 	pk, off, found, err := p.locate(h)
 	if err != nil || !found {
 		return nil, false, err
@@ -645,9 +629,7 @@ func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64)
 // whole object: a whole object's header has it, a delta's first bytes
 // do. ok is false when go-git should be asked (as for read); damaged data
 // is an error naming the pack, as for read.
-func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (_ int64, _ bool, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer recoverFault(&err, p.mapped)
+func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
 	pk, off, found, err := p.locate(h)
 	if err != nil || !found {
 		return 0, false, err
@@ -678,7 +660,7 @@ func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (_ int64, 
 	if objectTypes[base.typ] != want {
 		return 0, false, nil
 	}
-	head, err := p.inflatePrefix(pk, e.data, 20)
+	head, err := p.inflatePrefix(pk, e.data, e.size, 20)
 	if err != nil {
 		return 0, false, pk.fault(fmt.Errorf("object at %d: %w", off, err))
 	}
@@ -693,9 +675,10 @@ func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (_ int64, 
 	return int64(dst), true, nil
 }
 
-// inflatePrefix decompresses at most n bytes from the stream at off.
-func (p *packObjects) inflatePrefix(pk *pack, off, n int) ([]byte, error) {
-	if err := p.stream(pk, off); err != nil {
+// inflatePrefix decompresses at most n bytes from the stream at off, of
+// an object that inflates to size bytes.
+func (p *packObjects) inflatePrefix(pk *pack, off, size int64, n int) ([]byte, error) {
+	if err := p.stream(pk, off, size+size>>10+64); err != nil {
 		return nil, err
 	}
 	buf := make([]byte, n)

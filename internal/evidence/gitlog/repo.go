@@ -13,8 +13,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // ErrNotRepository is wrapped by Open's error when the directory is not in a
@@ -31,22 +29,24 @@ var ErrNotAncestor = errors.New("not an ancestor of HEAD")
 
 // Repo is an open repository.
 type Repo struct {
-	dir     string
-	gitDir  string // "" when not on a file system
-	git     *git.Repository
-	st      storage.Storer
-	closer  func() error
-	shallow map[plumbing.Hash]bool
+	dir    string
+	gitDir string
+	git    *git.Repository
+	st     *objectStorer
+	closer func() error
+	// shallowFile: .git/shallow names a commit of the repository (a
+	// shallow clone); shallow are those of its commits with a parent
+	// missing, where history is cut.
+	shallowFile bool
+	shallow     map[plumbing.Hash]bool
 
 	commits map[plumbing.Hash]*object.Commit // bounded by commitCacheMax
 	trees   map[plumbing.Hash]*object.Tree   // bounded by treeCacheMax
 	tasks   map[plumbing.Hash]*taskList      // checkboxes by blob, bounded by taskCacheItems
 	taskN   int                              // room for tasks held in the tasks cache
 	texts   taskTexts                        // task identities by text (tasks.go)
-	blobs   *cache.ObjectLRU                 // blobs this package's readers read, bounded by blobCacheBytes
+	blobs   *cache.ObjectLRU                 // blobs read whole, bounded by blobCacheBytes
 
-	loose     *looseObjects          // loose objects read without go-git (loose.go)
-	packs     *packObjects           // packed objects read without go-git (packed.go)
 	matches   map[matchKey]bool      // path-pattern answers (memo.go)
 	taskFiles map[taskKey][]taskFile // task files under a subtree
 	changes   map[changeKey]Change   // classified diffs by tree pair
@@ -73,7 +73,10 @@ const blobCacheBytes = 8 * cache.MiByte
 
 // Open opens the repository that contains dir (dir itself, a parent, or a
 // bare repository at dir). The error wraps ErrNotRepository when there is
-// none: "not a git repository: DIR".
+// none: "not a git repository: DIR". Every file of the repository is read
+// through regularFS: a named pipe, socket or device in .git, or a symbolic
+// link leaving it, is an error naming the file (wrapping ErrNotRegular for
+// the former), never a wait.
 func Open(dir string) (*Repo, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		reason := "not a directory"
@@ -85,68 +88,45 @@ func Open(dir string) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("%w: %s (%s)", ErrNotRepository, dir, reason)
 	}
-	// A bare repository is dir itself; a work tree has .git in dir or above.
-	g, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		g, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	gitDir, err := findGitDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return nil, fmt.Errorf("%w: %s", ErrNotRepository, dir)
-	}
+	st, skipped, err := openStorage(gitDir)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
-	r := &Repo{
-		dir:       dir,
-		git:       g,
-		st:        g.Storer,
-		closer:    func() error { return nil },
-		loose:     newLooseObjects(),
-		packs:     newPackObjects(),
-		commits:   map[plumbing.Hash]*object.Commit{},
-		trees:     map[plumbing.Hash]*object.Tree{},
-		tasks:     map[plumbing.Hash]*taskList{},
-		texts:     taskTexts{},
-		blobs:     cache.NewObjectLRU(blobCacheBytes),
-		matches:   map[matchKey]bool{},
-		taskFiles: map[taskKey][]taskFile{},
-		changes:   map[changeKey]Change{},
+	g, err := git.Open(st, nil)
+	if st.refused.err != nil {
+		err = st.refused.err
 	}
-	// Reopen the same .git with streaming for large objects (never read a
-	// huge blob into memory), kept pack descriptors (fast lookups), and this
-	// package's object readers in front of go-git's (objectStorer), over
-	// the repository's objects and those of its alternate object stores
-	// (a clone made with --shared or --reference reads its history there).
-	if fss, ok := g.Storer.(*filesystem.Storage); ok {
-		opts := filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: DefaultMaxFileBytes}
-		objects := cache.NewObjectLRUDefault()
-		st := filesystem.NewStorageWithOptions(noAlternates{fss.Filesystem()}, objects, opts)
-		r.gitDir = fss.Filesystem().Root()
-		own, alternates, skipped := objectStores(r.gitDir)
-		stores := append([]string{own}, alternates...)
-		r.loose = newLooseObjects(stores...)
-		r.packs = newPackObjects(stores...)
-		r.skippedStores = skipped
-		fast := &objectStorer{Storage: st, loose: r.loose, packs: r.packs, alternates: alternateStorages(alternates, objects, opts)}
-		g2, err := git.Open(fast, nil)
-		if err != nil {
-			_ = fast.Close()
-			return nil, fmt.Errorf("open repository %s: %w", dir, err)
-		}
-		r.git, r.st = g2, fast
-		packs := r.packs
-		r.closer = func() error { return errors.Join(packs.Close(), fast.Close()) }
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		_ = st.Close()
+		return nil, fmt.Errorf("%w: %s", ErrNotRepository, dir)
 	}
-	shallow, err := r.st.Shallow()
 	if err != nil {
-		_ = r.closer()
-		return nil, fmt.Errorf("open repository %s: read shallow commit list (.git/shallow): %w", dir, err)
+		_ = st.Close()
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
-	if len(shallow) > 0 {
-		r.shallow = make(map[plumbing.Hash]bool, len(shallow))
-		for _, h := range shallow {
-			r.shallow[h] = true
-		}
+	r := &Repo{
+		dir:           dir,
+		gitDir:        gitDir,
+		git:           g,
+		st:            st,
+		closer:        st.Close,
+		commits:       map[plumbing.Hash]*object.Commit{},
+		trees:         map[plumbing.Hash]*object.Tree{},
+		tasks:         map[plumbing.Hash]*taskList{},
+		texts:         taskTexts{},
+		blobs:         cache.NewObjectLRU(blobCacheBytes),
+		matches:       map[matchKey]bool{},
+		taskFiles:     map[taskKey][]taskFile{},
+		changes:       map[changeKey]Change{},
+		skippedStores: skipped,
+	}
+	if err := r.readShallow(); err != nil {
+		_ = r.closer()
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	return r, nil
 }
@@ -157,8 +137,10 @@ func (r *Repo) Close() error { return r.closer() }
 // Dir is the directory the repository was opened from.
 func (r *Repo) Dir() string { return r.dir }
 
-// IsShallow reports whether the repository is a shallow clone.
-func (r *Repo) IsShallow() bool { return len(r.shallow) > 0 }
+// IsShallow reports whether the repository is a shallow clone: its
+// .git/shallow names a commit it holds. History is cut only where a
+// parent is missing.
+func (r *Repo) IsShallow() bool { return r.shallowFile }
 
 // Resolve resolves a revision (a hash, a unique hash prefix, a branch or
 // tag, HEAD~2, main^2, ...) to a full commit hash. The error names the
@@ -189,8 +171,9 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 		}
 	}
 	if start, steps, ok := ancestry(rev); ok {
-		if h, ok := r.walkAncestry(start, steps); ok {
-			return h, nil
+		h, ok, err := r.walkAncestry(start, steps)
+		if ok || err != nil {
+			return h, err
 		}
 		// Whatever the walk could not follow (a tag to peel, a parent
 		// not in the clone), go-git answers, and names the fault.
@@ -202,6 +185,12 @@ func (r *Repo) resolve(rev string) (h plumbing.Hash, err error) {
 		}
 	}()
 	ph, err := r.git.ResolveRevision(plumbing.Revision(rev))
+	if err := r.refusal(); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w", rev, r.dir, err)
+	}
+	if err != nil && r.st.damaged != nil {
+		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w", rev, r.dir, r.st.damaged)
+	}
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve %q in %s: %w (%v)", rev, r.dir, ErrUnknownRevision, err)
 	}
@@ -249,11 +238,13 @@ func ancestry(rev string) (start string, steps []ancestryStep, ok bool) {
 }
 
 // walkAncestry resolves start and walks steps back from it to a commit;
-// ok is false when any of them cannot be followed.
-func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, bool) {
+// ok is false when any of them cannot be followed. A commit that is there
+// but cannot be read (a damaged object, a pack cut short) is an error: go-git
+// would report it as an unknown revision.
+func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, bool, error) {
 	h, err := r.resolve(start)
 	if err != nil {
-		return plumbing.ZeroHash, false
+		return plumbing.ZeroHash, false, nil
 	}
 	for _, st := range steps {
 		moves, parent := st.n, 1
@@ -262,14 +253,19 @@ func (r *Repo) walkAncestry(start string, steps []ancestryStep) (plumbing.Hash, 
 		}
 		for range moves {
 			c, err := r.commit(h)
+			if err != nil && !isMissing(err) {
+				return plumbing.ZeroHash, false, err
+			}
 			if err != nil || len(c.ParentHashes) < parent {
-				return plumbing.ZeroHash, false
+				return plumbing.ZeroHash, false, nil
 			}
 			h = c.ParentHashes[parent-1]
 		}
 	}
-	_, err = r.commit(h)
-	return h, err == nil
+	if _, err = r.commit(h); err != nil && !isMissing(err) {
+		return plumbing.ZeroHash, false, err
+	}
+	return h, err == nil, nil
 }
 
 // resolveCommit resolves a revision and reads its commit.
@@ -286,6 +282,9 @@ func (r *Repo) resolveCommit(rev string) (plumbing.Hash, *object.Commit, error) 
 // (an empty repository or an unborn branch).
 func (r *Repo) head() (plumbing.Hash, bool, error) {
 	ref, err := r.git.Head()
+	if rerr := r.refusal(); rerr != nil {
+		return plumbing.ZeroHash, false, fmt.Errorf("read HEAD in %s: %w", r.dir, rerr)
+	}
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, false, nil
 	}
@@ -295,12 +294,27 @@ func (r *Repo) head() (plumbing.Hash, bool, error) {
 	return ref.Hash(), true, nil
 }
 
+// refusal is the first file of the repository that was refused (a named
+// pipe, a socket, a device, a link leaving it), nil when none was: go-git
+// may have read it as missing.
+func (r *Repo) refusal() error { return r.st.refused.err }
+
+// reference reads a reference through go-git, with a refused file as the
+// error.
+func (r *Repo) reference(name plumbing.ReferenceName) (*plumbing.Reference, error) {
+	ref, err := r.git.Reference(name, true)
+	if rerr := r.refusal(); rerr != nil {
+		return nil, rerr
+	}
+	return ref, err
+}
+
 // commit reads and caches a commit. The error names the object.
 func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	if c, ok := r.commits[h]; ok {
 		return c, nil
 	}
-	c, err := object.GetCommit(r.st, h) // this package's readers first (objectStorer)
+	c, err := object.GetCommit(r.st, h)
 	if err != nil {
 		return nil, r.objectError("commit", h, err)
 	}
@@ -311,15 +325,6 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// rawSize returns the size of object h of type want from this package's
-// readers; ok is false when go-git should be asked.
-func (r *Repo) rawSize(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
-	if n, ok, err := r.loose.size(h, want); err != nil || ok {
-		return n, ok, err
-	}
-	return r.packs.size(h, want)
-}
-
 // tree reads a tree; the zero hash is the empty tree.
 func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
@@ -328,12 +333,12 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if t, ok := r.trees[h]; ok {
 		return t, nil
 	}
-	obj, err := r.st.EncodedObject(plumbing.TreeObject, h) // this package's readers first
+	obj, err := r.st.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, r.objectError("tree", h, err)
 	}
-	t, err := decodeTree(obj)
-	if err != nil {
+	t := &object.Tree{}
+	if err := t.Decode(obj); err != nil {
 		return nil, r.objectError("tree", h, err)
 	}
 	if len(r.trees) >= treeCacheMax {

@@ -26,7 +26,7 @@ func (r *Repo) Head() (string, error) {
 // false when there is none. It does not look for the merge base.
 func (r *Repo) DefaultBranch() (name, tip string, ok bool, err error) {
 	for _, cand := range defaultBranches {
-		ref, err := r.git.Reference(cand.ref, true)
+		ref, err := r.reference(cand.ref)
 		if errors.Is(err, plumbing.ErrReferenceNotFound) {
 			continue
 		}

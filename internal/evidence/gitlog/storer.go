@@ -1,38 +1,163 @@
 package gitlog
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// objectStorer is the repository's go-git storage with this package's
-// object readers in front: go-git's own walks (revision parsing such as
-// HEAD~200, a commit's parents, FileAt's path lookup) read loose and packed
-// objects the fast way too. What the readers leave (large objects, damaged
-// data, packs they do not read) goes to go-git's storage of the
-// repository, then to go-git's storages of the alternate object stores.
-type objectStorer struct {
-	*filesystem.Storage
-	loose      *looseObjects
-	packs      *packObjects
-	alternates []*filesystem.ObjectStorage // go-git's, one per alternate store
+// maxGitFileBytes bounds the small files that lead to the git directory
+// (.git as a file, commondir).
+const maxGitFileBytes = 4096
+
+// findGitDir returns the git directory of the repository that contains
+// dir: dir/.git (a directory, or a file naming one as a linked work tree
+// or a submodule has it), a bare repository at dir, or the .git of the
+// nearest parent that has one.
+func findGitDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s (%v)", ErrNotRepository, dir, err)
+	}
+	for p := abs; ; {
+		dotGit := filepath.Join(p, ".git")
+		if fi, err := os.Stat(dotGit); err == nil {
+			if fi.IsDir() {
+				return dotGit, nil
+			}
+			return readGitFile(p, dotGit)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("open repository %s: %w", dir, err)
+		}
+		if p == abs {
+			if _, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil {
+				return p, nil // bare
+			}
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("%w: %s", ErrNotRepository, dir)
+		}
+		p = parent
+	}
 }
 
-// EncodedObject returns object h of type t (or of any type). A loose or
-// packed object these readers find damaged is an error naming its file or
-// pack; go-git reads only what they leave to it.
-func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok, err := s.loose.read(h, t, DefaultMaxFileBytes); err != nil || ok {
-		return obj, err
+// readGitFile reads a .git file ("gitdir: PATH", relative to the work
+// tree).
+func readGitFile(workTree, path string) (string, error) {
+	data, err := readSmallFile(path, maxGitFileBytes)
+	if err != nil {
+		return "", fmt.Errorf("open repository %s: %w", workTree, err)
 	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	gitDir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+	if !ok {
+		return "", fmt.Errorf("open repository %s: %s has no gitdir: line", workTree, path)
+	}
+	if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(workTree, gitDir)
+	}
+	return gitDir, nil
+}
+
+// openStorage returns go-git's storage of the git directory: its files read
+// through regularFS (a linked work tree's shared files from its common
+// directory), with streaming for large objects (a huge blob is never read
+// into memory) and kept pack descriptors, and the storages of its
+// alternate object stores (alternates.go). skipped names the alternate
+// stores left out.
+func openStorage(gitDir string) (st *objectStorer, skipped []string, err error) {
+	refused := &refusal{}
+	own, err := newRegularFS(gitDir, refused)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files billy.Filesystem = own
+	objects := filepath.Join(own.root, "objects")
+	common, err := readSmallFile(filepath.Join(own.root, "commondir"), maxGitFileBytes)
+	switch {
+	case err == nil:
+		dir := string(bytes.TrimRight(common, "\r\n"))
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(own.root, dir)
+		}
+		shared, err := newRegularFS(dir, refused)
+		if err != nil {
+			return nil, nil, fmt.Errorf("common directory (commondir): %w", err)
+		}
+		files = dotgit.NewRepositoryFilesystem(own, shared)
+		objects = filepath.Join(shared.root, "objects")
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, nil, err
+	}
+	// The files go-git reads whatever the walk: refused at once, whether
+	// or not this run would have come to read them.
+	for _, name := range []string{"HEAD", "config", "packed-refs", "shallow"} {
+		if err := touch(files, name); err != nil {
+			return nil, nil, err
+		}
+	}
+	opts := filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true, LargeObjectThreshold: DefaultMaxFileBytes}
+	c := cache.NewObjectLRUDefault()
+	st = &objectStorer{Storage: filesystem.NewStorageWithOptions(noAlternates{files}, c, opts), refused: refused}
+	alternates, skipped := alternateStores(objects)
+	st.packs = newPackObjects(append([]string{objects}, alternates...)...)
+	for _, store := range alternates {
+		if filepath.Base(store) != "objects" {
+			// go-git reads an objects directory named "objects" only.
+			skipped = append(skipped, fmt.Sprintf("%s: an object store not named objects", store))
+			continue
+		}
+		dir, err := newRegularFS(filepath.Dir(store), refused)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		st.alternates = append(st.alternates, filesystem.NewObjectStorageWithOptions(dotgit.NewWithOptions(noAlternates{dir}, dotgit.Options{ExclusiveAccess: true}), c, opts))
+	}
+	return st, skipped, nil
+}
+
+// objectStorer is go-git's storage of the repository, then of its
+// alternate object stores (an object the repository lacks is looked for
+// in each in turn), with this package's pack reader in front (packed.go).
+// go-git's own walks (revision parsing such as HEAD~200, FileAt's path
+// lookup) read through it too.
+type objectStorer struct {
+	*filesystem.Storage
+	packs      *packObjects
+	alternates []*filesystem.ObjectStorage
+	refused    *refusal // the first file of the repository refused (regularFS)
+	// damaged is the first object that was there but could not be read:
+	// go-git's revision parsing reports such a fault as an unknown
+	// revision.
+	damaged error
+}
+
+// EncodedObject returns object h of type t (or of any type). A packed
+// object the pack reader finds damaged is an error naming its pack; go-git
+// reads only what the pack reader leaves to it.
+func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := s.encodedObject(t, h)
+	if err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) && s.damaged == nil {
+		s.damaged = err
+	}
+	return obj, err
+}
+
+func (s *objectStorer) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if obj, ok, err := s.packs.read(h, t, DefaultMaxFileBytes); err != nil || ok {
 		return obj, err
 	}
@@ -43,7 +168,42 @@ func (s *objectStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 		}
 		obj, err = alt.EncodedObject(t, h)
 	}
+	if err == nil && obj.Hash() != h {
+		// go-git reads a damaged loose object (its content cut short or
+		// its header's size wrong) as whatever it holds; the hash it
+		// keys its cache by says so, at no further cost.
+		return nil, fmt.Errorf("object %s is damaged: its content hashes to %s", h, obj.Hash())
+	}
 	return obj, err
+}
+
+// HasEncodedObject reports whether object h is in the repository or an
+// alternate store (nil when it is).
+func (s *objectStorer) HasEncodedObject(h plumbing.Hash) error {
+	err := s.Storage.HasEncodedObject(h)
+	for _, alt := range s.alternates {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		err = alt.HasEncodedObject(h)
+	}
+	return err
+}
+
+// EncodedObjectSize returns the size of object h without reading a large
+// object's content.
+func (s *objectStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if n, ok, err := s.packs.size(h, plumbing.BlobObject); err != nil || ok {
+		return n, err
+	}
+	n, err := s.Storage.EncodedObjectSize(h)
+	for _, alt := range s.alternates {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		n, err = alt.EncodedObjectSize(h)
+	}
+	return n, err
 }
 
 // HashesWithPrefix returns the objects whose names start with prefix, in
@@ -73,36 +233,21 @@ func (s *objectStorer) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) 
 	return hashes, nil
 }
 
-// Close closes the files go-git keeps open, the alternates' included.
+// Close closes the files go-git and the pack reader keep open, the
+// alternates' included.
 func (s *objectStorer) Close() error {
-	errs := []error{s.Storage.Close()}
+	errs := []error{s.packs.Close(), s.Storage.Close()}
 	for _, alt := range s.alternates {
 		errs = append(errs, alt.Close())
 	}
 	return errors.Join(errs...)
 }
 
-// alternateStorages returns go-git's storage of each alternate store
-// (objects directories named "objects", as git makes them; go-git reads
-// no other), with the cache and options of the repository's own.
-func alternateStorages(stores []string, c cache.Object, opts filesystem.Options) []*filesystem.ObjectStorage {
-	var out []*filesystem.ObjectStorage
-	for _, store := range stores {
-		if filepath.Base(store) != "objects" {
-			continue
-		}
-		dir := dotgit.New(noAlternates{osfs.New(filepath.Dir(store))})
-		out = append(out, filesystem.NewObjectStorageWithOptions(dir, c, opts))
-	}
-	return out
-}
-
 // noAlternates hides objects/info/alternates from go-git: this package
 // resolves the alternate stores itself (alternates.go), bounded and with
 // git's rules for relative paths, and gives go-git a storage for each.
-// go-git would otherwise read the file on every object it cannot find,
-// wait on it if it were a named pipe, and follow no store it names but
-// the first level's absolute paths.
+// go-git would otherwise read the file on every object it cannot find and
+// follow no store it names but the first level's absolute paths.
 type noAlternates struct{ billy.Filesystem }
 
 // Open opens a file; the alternates file does not exist.
@@ -111,4 +256,75 @@ func (f noAlternates) Open(name string) (billy.File, error) {
 		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrNotExist}
 	}
 	return f.Filesystem.Open(name)
+}
+
+// maxShallowBytes bounds .git/shallow (a line of 41 bytes a commit).
+const maxShallowBytes = 1 << 20
+
+// readShallow reads a shallow clone's list of boundary commits
+// (.git/shallow). The repository is shallow when the list names a commit it
+// holds; a listed commit is a boundary only when a parent of it is missing:
+// a shallow file cannot hide history whose objects are present. (A walk of
+// a shallow repository also stops at any other commit whose parent is
+// missing.)
+func (r *Repo) readShallow() error {
+	f, err := r.st.Filesystem().Open("shallow")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read shallow commit list (.git/shallow): %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxShallowBytes+1))
+	if err != nil {
+		return fmt.Errorf("read shallow commit list (.git/shallow): %w", err)
+	}
+	if len(data) > maxShallowBytes {
+		return fmt.Errorf("read shallow commit list (.git/shallow): larger than %d bytes", maxShallowBytes)
+	}
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !plumbing.IsHash(string(line)) {
+			return fmt.Errorf("read shallow commit list (.git/shallow): %q is not an object name", line)
+		}
+		c, err := r.commit(plumbing.NewHash(string(line)))
+		if err != nil {
+			continue // not in the repository: nothing to cut
+		}
+		r.shallowFile = true
+		if r.parentMissing(c) {
+			if r.shallow == nil {
+				r.shallow = map[plumbing.Hash]bool{}
+			}
+			r.shallow[c.Hash] = true
+		}
+	}
+	return nil
+}
+
+// parentMissing reports whether a parent of c is not in the repository.
+func (r *Repo) parentMissing(c *object.Commit) bool {
+	for _, p := range c.ParentHashes {
+		if r.st.HasEncodedObject(p) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// touch opens and closes a file of the repository, if it exists, so that
+// regularFS checks it.
+func touch(files billy.Filesystem, name string) error {
+	f, err := files.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
