@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/revlist"
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
@@ -55,6 +57,19 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 	}
 	tip := commitOn(t, agent, loop.head, "iteration 2: parser", map[string]string{"parse.go": "package main\n\nfunc parse() {}\n"})
 	onBase := commitOn(t, agent, loop.base, "iteration 2, on the base with its date moved", map[string]string{"x.go": "package main\n"})
+	hc, err := agent.CommitObject(plumbing.NewHash(loop.head))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := storeCommit(t, agent, &object.Commit{Message: "a new root", TreeHash: hc.TreeHash})
+	// Merges that are fast-forwards to git with the branch head as their
+	// second parent: the first-parent history, the loop's iterations,
+	// would start again.
+	overRoot := storeCommit(t, agent, &object.Commit{Message: "merge", TreeHash: hc.TreeHash, ParentHashes: []plumbing.Hash{root, hc.Hash}})
+	overBase := storeCommit(t, agent, &object.Commit{Message: "merge", TreeHash: hc.TreeHash, ParentHashes: []plumbing.Hash{plumbing.NewHash(loop.base), hc.Hash}})
+	// An honest merge of main into the loop's branch: its first parent is
+	// the branch head.
+	honestMerge := storeCommit(t, agent, &object.Commit{Message: "merge main", TreeHash: hc.TreeHash, ParentHashes: []plumbing.Hash{hc.Hash, plumbing.NewHash(loop.base)}})
 	pack := packOf(t, agent, loop.head, tip)
 	whole := packOf(t, agent, "", onBase)
 	empty := packOf(t, agent, loop.head, loop.head)
@@ -73,6 +88,8 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 		{"truncated pack", "pack", bundle(fmt.Sprintf("# v2 git bundle\n-%s x\n%s HEAD\n\n", loop.head, tip), pack[:len(pack)/2])},
 		{"no pack", "pack", bundle(fmt.Sprintf("# v2 git bundle\n-%s x\n%s HEAD\n\n", loop.head, tip), nil)},
 		{"garbage for a pack", "pack", bundle(fmt.Sprintf("# v3 git bundle\n@object-format=sha1\n%s HEAD\n\n", tip), bytes.Repeat([]byte("PACK"), 1000))},
+		{"merge whose first parent is a new root", "by first parents", bundle(fmt.Sprintf("# v2 git bundle\n-%s x\n%s HEAD\n\n", loop.head, overRoot), packOf(t, agent, loop.head, overRoot.String()))},
+		{"merge whose first parent is the base", "by first parents", bundle(fmt.Sprintf("# v2 git bundle\n-%s x\n%s HEAD\n\n", loop.head, overBase), packOf(t, agent, loop.head, overBase.String()))},
 		{"sha256", "unsupported capability", bundle(fmt.Sprintf("# v3 git bundle\n@object-format=sha256\n%s HEAD\n\n", tip), pack)},
 		{"filtered", "filtered", bundle(fmt.Sprintf("# v3 git bundle\n@filter=blob:none\n%s HEAD\n\n", tip), pack)},
 		{"no header end", "ends before the pack", []byte(fmt.Sprintf("# v2 git bundle\n%s HEAD", tip))},
@@ -108,12 +125,13 @@ func TestHostileBundlesAreRefused(t *testing.T) {
 	}
 
 	// A bundle that names another branch is still pushed to the loop's
-	// branch alone.
-	os.WriteFile(filepath.Join(ws, "agent.bundle"), bundle(fmt.Sprintf("# v2 git bundle\n-%s x\n%s refs/heads/main\n\n", loop.head, tip), pack), 0o644)
+	// branch alone; a merge of main whose first parent is the branch head
+	// is a fast-forward.
+	os.WriteFile(filepath.Join(ws, "agent.bundle"), bundle(fmt.Sprintf("# v2 git bundle\n-%s x\n%s refs/heads/main\n\n", loop.head, honestMerge), packOf(t, agent, loop.head, honestMerge.String())), 0o644)
 	if code := h.run(); code != exitContinue {
 		t.Fatalf("a bundle naming main: got exit %d, want 0\n%s", code, h.log.String())
 	}
-	for name, want := range map[string]string{"refs/heads/agent/loop": tip, "refs/heads/main": loop.base} {
+	for name, want := range map[string]string{"refs/heads/agent/loop": honestMerge.String(), "refs/heads/main": loop.base} {
 		if ref, err := bare.Reference(plumbing.ReferenceName(name), true); err != nil || ref.Hash().String() != want {
 			t.Errorf("a bundle naming main: %s on the server is at %v (%v), want %s", name, ref, err, want)
 		}
@@ -129,4 +147,20 @@ func checkoutHead(t *testing.T, dir string) (string, error) {
 	}
 	defer cl.Close()
 	return cl.Head()
+}
+
+// storeCommit stores c in r, signed by the agent, and returns its hash.
+func storeCommit(t *testing.T, r *git.Repository, c *object.Commit) plumbing.Hash {
+	t.Helper()
+	sig := object.Signature{Name: "agent", Email: "agent@example.com", When: start.Add(30 * 24 * time.Hour)}
+	c.Author, c.Committer = sig, sig
+	o := r.Storer.NewEncodedObject()
+	if err := c.Encode(o); err != nil {
+		t.Fatal(err)
+	}
+	h, err := r.Storer.SetEncodedObject(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // MaxBundleBytes bounds a bundle read from the agent's artifact.
@@ -68,18 +69,37 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 	if tip == base {
 		return tip, nil
 	}
-	from, err := c.commit(base)
-	if err != nil {
+	if _, err := c.commit(base); err != nil {
 		return "", fmt.Errorf("bundle %s: the loop's branch head %s: %w", path, base, err)
 	}
-	ok, err := from.IsAncestor(top)
+	ok, err := c.firstParentOf(top, base)
 	if err != nil {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
 	if !ok {
-		return "", fmt.Errorf("bundle %s: its tip %s does not have the loop's branch head %s in its history: not a fast-forward", path, tip, base)
+		return "", fmt.Errorf("bundle %s: its tip %s does not reach the loop's branch head %s by first parents: not a fast-forward of the branch", path, tip, base)
 	}
 	return tip, nil
+}
+
+// firstParentOf reports whether base is on top's first-parent chain. The
+// loop's iterations are that chain: a merge whose first parent is a new
+// root or an old commit, with the branch head only as its second parent,
+// is a fast-forward to git but would hide every iteration before it.
+func (c *Clone) firstParentOf(top *object.Commit, base string) (bool, error) {
+	for cur := top; ; {
+		if cur.Hash.String() == base {
+			return true, nil
+		}
+		if len(cur.ParentHashes) == 0 {
+			return false, nil
+		}
+		next, err := c.commit(cur.ParentHashes[0].String())
+		if err != nil {
+			return false, fmt.Errorf("the first parent of %s: %w", cur.Hash, err)
+		}
+		cur = next
+	}
 }
 
 // Bounds of the objects of a bundle once inflated. A pack of a megabyte
