@@ -120,6 +120,10 @@ type Progress struct {
 	// tick. Without it (ralph) such a change reads as it always did: hex
 	// strings and timestamps as a change, digits as busywork.
 	Churn bool `toml:"churn"`
+	// Retune makes an iteration that re-tunes the same few files a few
+	// lines at a time, for the third iteration in a row with nothing else
+	// changed, no progress.
+	Retune bool `toml:"retune"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
 	// TestDataPaths classify test data (fixtures, snapshots, testdata):

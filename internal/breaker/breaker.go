@@ -154,9 +154,14 @@ type Entry struct {
 	TestLines int `json:"test_lines"`
 	// TestPaths identify the test files the iteration changed (bounded).
 	TestPaths []string `json:"test_paths,omitempty"`
-	Returned  bool     `json:"returned,omitempty"`
-	HasOutput bool     `json:"has_output,omitempty"`
-	Output    int      `json:"output"`
+	// Code says the iteration changed code (files that are neither tests
+	// nor test data, nor the loop's journal).
+	Code bool `json:"code,omitempty"`
+	// Retune is the iteration's Change.Retune.
+	Retune    string `json:"retune,omitempty"`
+	Returned  bool   `json:"returned,omitempty"`
+	HasOutput bool   `json:"has_output,omitempty"`
+	Output    int    `json:"output"`
 	// HasTests and Passed are the iteration's test report's passing
 	// tests; HasErrors and Errors the number of distinct error signatures
 	// it had, when errors were looked for (the trends).
@@ -346,7 +351,7 @@ func (s Snapshot) clone() Snapshot {
 	if s.Journal != nil {
 		c.Journal = make([]TextSeen, len(s.Journal))
 		for i, e := range s.Journal {
-			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations)}
+			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Beside: e.Beside}
 		}
 	}
 	c.Hour = cloneSlice(s.Hour)

@@ -161,6 +161,11 @@ type Change struct {
 	// as prose or changed only digits, hex strings and timestamps. nil
 	// when not known.
 	Text []TextFile `json:"text,omitempty"`
+	// Retune identifies the files of an iteration that only re-tuned
+	// code: two or more files, each modified in place by a few lines added
+	// and a few removed, and nothing else counted changed ("" when it did
+	// more, or when not known).
+	Retune string `json:"retune,omitempty"`
 	// Tree is the tree hash after the iteration ("" when unknown).
 	Tree string `json:"tree,omitempty"`
 	// Reverted is true when the commit says it reverts earlier changes.

@@ -13,6 +13,12 @@ import (
 // loop's state (a board, a progress log, a session note), not its work.
 // Only the iterations up to the current one teach, so the fold stays
 // causal: the decision at an iteration never depends on later commits.
+//
+// A folder of new notes is the loop's account of itself only beside other
+// work: a loop whose every iteration adds one dated page to a folder and
+// changes nothing else is publishing (a blog, a site's content), and the
+// pages are its product. So a folder counts once an iteration that grew it
+// also changed a file outside it (code, a board, anything).
 
 const (
 	// journalSpan is how many iterations, the current one included, are
@@ -29,6 +35,9 @@ const (
 type TextSeen struct {
 	Key        string `json:"key"`
 	Iterations []int  `json:"iterations"`
+	// Beside says, for a folder, that an iteration that grew it also
+	// changed a file outside it.
+	Beside bool `json:"beside,omitempty"`
 }
 
 // journalKeys are the snapshot keys of a journal candidate: its path, and
@@ -44,27 +53,56 @@ func journalKeys(f TextFile) (file, folder string) {
 // journalFile reports whether a candidate of the current iteration is the
 // loop's journal: with this iteration, the file was changed (or its folder
 // grew) in journalHits of the last journalSpan iterations.
-func journalFile(s *Snapshot, f TextFile) bool {
+func journalFile(s *Snapshot, c *Change, f TextFile) bool {
 	file, folder := journalKeys(f)
-	return textHits(s, file)+1 >= journalHits || (folder != "" && textHits(s, folder)+1 >= journalHits)
+	if n, _ := textHits(s, file); n+1 >= journalHits {
+		return true
+	}
+	if folder == "" {
+		return false
+	}
+	n, beside := textHits(s, folder)
+	return n+1 >= journalHits && (beside || outsideFolder(c, path.Dir(f.Path)))
 }
 
 // textHits counts the iterations before the current one, within the span,
-// that changed the file or folder key.
-func textHits(s *Snapshot, key string) int {
+// that changed the file or folder key, and whether the folder grew beside
+// other work.
+func textHits(s *Snapshot, key string) (n int, beside bool) {
 	for _, e := range s.Journal {
 		if e.Key != key {
 			continue
 		}
-		n := 0
 		for _, i := range e.Iterations {
 			if i > s.Iteration-journalSpan && i < s.Iteration {
 				n++
 			}
 		}
-		return n
+		return n, e.Beside
 	}
-	return 0
+	return 0, false
+}
+
+// outsideFolder reports whether the change touched a file outside dir:
+// a meaningful file, a journal candidate or a test file.
+func outsideFolder(c *Change, dir string) bool {
+	out := func(p string) bool { return path.Dir(p) != dir }
+	for _, p := range c.Files {
+		if out(p) {
+			return true
+		}
+	}
+	for _, f := range c.Text {
+		if out(f.Path) {
+			return true
+		}
+	}
+	for _, f := range c.TestFiles {
+		if out(f.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 // measureJournal finds the counted files of the iteration that are its
@@ -74,7 +112,7 @@ func measureJournal(pol *policy.Policy, s *Snapshot, c *Change) (files, lines, d
 		return 0, 0, 0
 	}
 	for _, f := range c.Text {
-		if f.Counted && journalFile(s, f) {
+		if f.Counted && journalFile(s, c, f) {
 			files++
 			lines += f.Lines
 			if f.Doc {
@@ -92,16 +130,17 @@ func rememberText(s *Snapshot, it *Iteration) {
 	}
 	for _, f := range it.Change.Text {
 		file, folder := journalKeys(f)
-		s.Journal = seeText(s.Journal, file, s.Iteration)
+		s.Journal = seeText(s.Journal, file, s.Iteration, false)
 		if folder != "" {
-			s.Journal = seeText(s.Journal, folder, s.Iteration)
+			s.Journal = seeText(s.Journal, folder, s.Iteration, outsideFolder(it.Change, path.Dir(f.Path)))
 		}
 	}
 }
 
 // seeText adds an iteration to a key's list, keeping the key's last
-// journalSpan iterations and the most recently seen MaxJournal keys.
-func seeText(list []TextSeen, key string, iteration int) []TextSeen {
+// journalSpan iterations and the most recently seen MaxJournal keys;
+// beside marks the key as grown beside other work for good.
+func seeText(list []TextSeen, key string, iteration int, beside bool) []TextSeen {
 	i := slices.IndexFunc(list, func(e TextSeen) bool { return e.Key == key })
 	var e TextSeen
 	if i >= 0 {
@@ -110,6 +149,7 @@ func seeText(list []TextSeen, key string, iteration int) []TextSeen {
 	} else {
 		e = TextSeen{Key: key}
 	}
+	e.Beside = e.Beside || beside
 	if n := len(e.Iterations); n == 0 || e.Iterations[n-1] != iteration {
 		e.Iterations = append(slices.Clone(e.Iterations), iteration)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -40,6 +41,8 @@ type measured struct {
 	// journal and journalDocs count the counted files that are the loop's
 	// journal (and of them, documentation files).
 	journal, journalDocs int
+	// retuned says the iteration re-tuned the same files again.
+	retuned bool
 }
 
 // measure scores the iteration and decides whether it made progress. It
@@ -95,6 +98,12 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 		busyFiles += c.ChurnFiles - c.HexFiles
 		busyLines += c.ChurnLines - c.HexLines
 	}
+	if pol.Progress.Retune && retuned(s, c) {
+		// The same few files re-tuned a few lines at a time for the third
+		// iteration in a row: values moved back and forth, not work done.
+		files, lines = 0, 0
+		m.retuned = true
+	}
 	m.work = files > 0
 	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work && !s.WorkSinceTick {
 		// Ticking boxes with nothing else done since the last credited
@@ -117,6 +126,24 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	if !m.returned {
 		m.files = files
 	}
+}
+
+// retunedRow is how many iterations in a row, the current one included,
+// re-tune the same files before it is no progress.
+const retunedRow = 3
+
+// retuned reports that the iteration re-tuned the same files as each of
+// the iterations just before it, retunedRow in a row.
+func retuned(s *Snapshot, c *Change) bool {
+	if c.Retune == "" || len(s.Window) < retunedRow-1 {
+		return false
+	}
+	for _, e := range s.Window[len(s.Window)-(retunedRow-1):] {
+		if e.Retune != c.Retune {
+			return false
+		}
+	}
+	return true
 }
 
 // testFacts are what the test reports say against the previous ones.
@@ -349,9 +376,11 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 		m.tasksNew > 0 || m.fixed > 0 || tests.up || m.resolved > 0 || percentUp {
 		return
 	}
-	if spreadNewTests(c.TestFiles) {
-		// New test files in several packages while the specs move is new
-		// coverage being laid down, not the same tests rewritten.
+	if spreadNewTests(c.TestFiles) && codeInWindow(pol, s) {
+		// New test files in several packages while the specs or the code
+		// move (in this iteration or the window's earlier ones) is new
+		// coverage being laid down, not the same tests rewritten. Test
+		// files scattered over folders with nothing else moving are not.
 		return
 	}
 	m.testOnly = true
@@ -372,19 +401,22 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 	}
 }
 
-// spreadNewTests reports new test files in two or more folders, with some
-// other test file changed beside them or in more than two folders.
+// spreadNewTests reports new test files in two or more folders.
 func spreadNewTests(files []FileLines) bool {
 	dirs := map[string]bool{}
-	edited := false
 	for _, f := range files {
 		if f.New {
 			dirs[path.Dir(f.Path)] = true
-		} else {
-			edited = true
 		}
 	}
-	return len(dirs) >= 3 || (len(dirs) == 2 && edited)
+	return len(dirs) >= 2
+}
+
+// codeInWindow reports code or specs (any file that is neither a test
+// nor test data, nor the loop's journal) changed by one of the test_only
+// window's earlier iterations.
+func codeInWindow(pol *policy.Policy, s *Snapshot) bool {
+	return slices.ContainsFunc(lastWithLines(s.Window, pol.Rules.TestOnly.TestOnlyWindow), func(e Entry) bool { return e.Code })
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest
@@ -404,6 +436,11 @@ func lastWithLines(w []Entry, n int) []Entry {
 // pathKey is a short, fixed-size identity of a path for the snapshot.
 func pathKey(p string) string {
 	return fmt.Sprintf("%016x", fnv64(p))
+}
+
+// PathsKey is a short, fixed-size identity of a sorted list of paths.
+func PathsKey(paths []string) string {
+	return pathKey(strings.Join(paths, "\x00"))
 }
 
 func fnv64(s string) uint64 {
@@ -545,6 +582,8 @@ func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	s := &b.s
 	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
+		e.Code = c.CodeFiles-m.journal > 0
+		e.Retune = c.Retune
 		for _, f := range c.TestFiles {
 			if len(e.TestPaths) == maxTestPaths {
 				break

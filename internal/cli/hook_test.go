@@ -416,3 +416,31 @@ func TestHookCodex(t *testing.T) {
 		t.Fatalf("the fourth stop: got %s", out)
 	}
 }
+
+// TestHookReadsAdmissionsInTheTranscript: the agent changes code at every
+// stop, but where its own words since the previous stop admit that there
+// was nothing to do, the stop is no progress; the prompt's words (the
+// person's) and an admission before the previous stop do not count. Three
+// admitting stops in a row end the session.
+func TestHookReadsAdmissionsInTheTranscript(t *testing.T) {
+	t.Parallel()
+	s := newSession(t)
+	s.hook("SessionStart", false)
+	var got []string
+	for i, turn := range []string{"turn_idle.jsonl", "turn_work.jsonl", "turn_idle.jsonl", "turn_idle.jsonl", "turn_idle.jsonl"} {
+		write(t, filepath.Join(s.dir, "status.go"), "package main\n\nconst status = "+strings.Repeat("1", i+1)+"\n")
+		s.turn(turn)
+		a := s.hook("Stop", i > 0)
+		switch {
+		case a.stops():
+			got = append(got, "stop")
+		case a.Decision == "block":
+			got = append(got, "block")
+		default:
+			got = append(got, "-")
+		}
+	}
+	if want := "- - - block stop"; strings.Join(got, " ") != want {
+		t.Fatalf("answers %q, want %q (the admissions are no progress, the work turn is)", strings.Join(got, " "), want)
+	}
+}

@@ -53,6 +53,21 @@ func workScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 		{
+			name: "journal-published-folder",
+			about: "a content bot adds one dated post a run to content/posts/ and changes nothing else: a folder that grows " +
+				"only by itself is what the repository publishes, not the loop's account of itself, so every post is progress",
+			loop: func() []*scnStep {
+				var s []*scnStep
+				for i := 1; i <= 5; i++ {
+					s = append(s, edit(fmt.Sprintf("content/posts/2026-11-0%d-daily.md", i),
+						fmt.Sprintf("# Daily research %d\n\nToday's reading: a long essay about tide pools, summarised in %s.\n", i, strings.Repeat("many ", i)),
+						"post: daily research"))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+		},
+		{
 			name:  "journal-beside-work",
 			about: "the same board written beside code in every iteration: the code is progress, the journal takes nothing away",
 			loop: func() []*scnStep {
@@ -168,24 +183,38 @@ func workScenarios() []scenario {
 			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC", progress: "yyyy"},
 		},
 
+		// --- values re-tuned back and forth ------------------------------
+		{
+			name: "retune-same-files",
+			about: "each iteration changes two values in the same two components, a line out and a line in per file, and nothing " +
+				"else: from the third such iteration in a row the values are re-tuned back and forth, no progress",
+			base: withBase(map[string]string{"web/prompt.tsx": tuned(0), "web/popup.tsx": tuned(100)}),
+			loop: func() []*scnStep {
+				var s []*scnStep
+				for i := 1; i <= 5; i++ {
+					s = append(s, edit("web/prompt.tsx", tuned(i), "fix: prompt timing").with("web/popup.tsx", tuned(100+i)))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
+		},
+
 		// --- new tests spread over packages --------------------------------
 		{
 			name: "test-only-new-tests-spread",
 			about: "after one code change each iteration rewrites the e2e spec and adds new test files in three packages: new " +
 				"coverage laid down while the specs move, test_only never fires",
-			loop: func() []*scnStep {
-				s := []*scnStep{code(1).with("tests/e2e/app.spec.ts", lines("spec", 200))}
-				for i := 1; i <= 4; i++ {
-					word := []string{"alpha", "beta", "gamma", "delta"}[i-1]
-					st := edit("tests/e2e/app.spec.ts", lines(word, 200), fmt.Sprintf("test: specs round %d", i))
-					for _, pkg := range []string{"parse", "render", "store"} {
-						st = st.with(fmt.Sprintf("internal/%s/case%d_test.go", pkg, i), fmt.Sprintf("package %s\n", pkg))
-					}
-					s = append(s, st)
-				}
-				return s
-			}(),
+			loop: append([]*scnStep{code(1).with("tests/e2e/app.spec.ts", lines("spec", 200))}, specRounds()...),
 			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+		},
+
+		{
+			name: "test-only-scattered-one-liners",
+			about: "each iteration rewrites the same e2e test and adds a one-line test file in three folders, and no code or spec " +
+				"moves in the window: a count of folders is not new coverage laid down beside moving specs or code, so test_only fires",
+			base: withBase(map[string]string{"tests/e2e/app.spec.ts": lines("spec", 200)}),
+			loop: specRounds(),
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "test_only", states: "CCCO", progress: "yyyy"},
 		},
 
 		// --- phases the agent chooses are bounded --------------------------
@@ -262,4 +291,23 @@ func hexRefreshes() []*scnStep {
 		edit("state.json", stateJSON("2026-11-28T01:10:00Z", "a3c1e0bf2d44e6f1"), "state: refresh"),
 		edit("state.json", stateJSON("2026-11-28T01:20:00Z", "c0ffee12b7d9a845"), "state: refresh"),
 	}
+}
+
+// specRounds are four iterations that each rewrite the e2e spec and add a
+// one-line test file in three packages.
+func specRounds() []*scnStep {
+	var s []*scnStep
+	for i, word := range []string{"alpha", "beta", "gamma", "delta"} {
+		st := edit("tests/e2e/app.spec.ts", lines(word, 200), fmt.Sprintf("test: specs round %d", i+1))
+		for _, pkg := range []string{"parse", "render", "store"} {
+			st = st.with(fmt.Sprintf("internal/%s/case%d_test.go", pkg, i+1), fmt.Sprintf("package %s\n", pkg))
+		}
+		s = append(s, st)
+	}
+	return s
+}
+
+// tuned is a component whose delay and opacity are set by i.
+func tuned(i int) string {
+	return fmt.Sprintf("export const config = {\n  delayMs: %d,\n  opacity: 0.%d,\n  label: \"Install the app\",\n};\n", 500+i*50, 10+i%80)
 }

@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			out.ProtectedModified = append(out.ProtectedModified, p)
 		}
 	}
+	var tuned []string
+	retune := true
 	for _, f := range c.Files {
 		if !f.Meaningful || tasks.Match(f.Path) {
 			continue
@@ -151,6 +154,9 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 		}
 		out.MeaningfulFiles++
 		out.MeaningfulLines += lines
+		if retune = retune && tweak(f); retune {
+			tuned = append(tuned, f.Path)
+		}
 		if text {
 			out.Text = appendText(out.Text, f, lines, true)
 		}
@@ -171,7 +177,21 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			out.Files = append(out.Files, f.Path)
 		}
 	}
+	if retune && len(tuned) >= 2 {
+		slices.Sort(tuned)
+		out.Retune = breaker.PathsKey(tuned)
+	}
 	return out
+}
+
+// maxTweakLines bounds the lines a re-tuned file gains and loses.
+const maxTweakLines = 6
+
+// tweak reports a file modified in place by a few lines added and a few
+// removed: a value re-tuned, not code written.
+func tweak(f gitlog.FileChange) bool {
+	return f.Status == gitlog.StatusModified && !f.Binary &&
+		f.Added >= 1 && f.Added <= maxTweakLines && f.Deleted >= 1 && f.Deleted <= maxTweakLines
 }
 
 // maxTextFiles bounds the journal candidates an iteration lists.
@@ -201,28 +221,15 @@ func FromHistory(h *gitlog.History, tasks *pathmatch.Set) []breaker.Iteration {
 		v := h.BaseTasks.Done
 		before = &v
 	}
-	return fromHistory(h, before, true, tasks)
+	return fromHistory(h, before, tasks)
 }
 
-// ContinueHistory turns the commits of a history that goes on from an
-// earlier iteration into iterations (gitlog.Repo.After): the tasks
-// checked before its first commit are not the loop's start, and the
-// checked-task count before it is the tasks at the earlier iteration's
-// commit, else before (the count an earlier iteration carried).
-func ContinueHistory(h *gitlog.History, before *int, tasks *pathmatch.Set) []breaker.Iteration {
-	if h.BaseTasks != nil {
-		v := h.BaseTasks.Done
-		before = &v
-	}
-	return fromHistory(h, before, false, tasks)
-}
-
-func fromHistory(h *gitlog.History, before *int, first bool, tasks *pathmatch.Set) []breaker.Iteration {
+func fromHistory(h *gitlog.History, before *int, tasks *pathmatch.Set) []breaker.Iteration {
 	out := make([]breaker.Iteration, 0, len(h.Commits))
 	for i := range h.Commits {
 		c := &h.Commits[i]
 		it := FromCommit(c, before, tasks)
-		if i == 0 && first {
+		if i == 0 {
 			it.TasksCheckedBefore = h.BaseChecked
 		}
 		out = append(out, it)

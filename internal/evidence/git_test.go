@@ -237,8 +237,6 @@ func TestHistoryTaskCounts(t *testing.T) {
 	tests := []struct {
 		name        string
 		h           *gitlog.History
-		continued   bool
-		before      *int
 		wantBefore  []string
 		wantChecked []int // len(TasksCheckedBefore) per iteration
 	}{
@@ -254,38 +252,10 @@ func TestHistoryTaskCounts(t *testing.T) {
 			wantBefore:  []string{"nil", "2"},
 			wantChecked: []int{1, 0},
 		},
-		{
-			name:        "continued: the tasks at the earlier commit win over the count given",
-			h:           synthetic(&gitlog.Tasks{Done: 4, Total: 5}, 4, 5),
-			continued:   true,
-			before:      intp(2),
-			wantBefore:  []string{"4", "4"},
-			wantChecked: []int{0, 0},
-		},
-		{
-			name:        "continued without a task file there: the count given",
-			h:           synthetic(nil, -1, 3),
-			continued:   true,
-			before:      intp(2),
-			wantBefore:  []string{"2", "2"},
-			wantChecked: []int{0, 0},
-		},
-		{
-			name:        "continued with no count known",
-			h:           synthetic(nil, 1),
-			continued:   true,
-			wantBefore:  []string{"nil"},
-			wantChecked: []int{0},
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var its []breaker.Iteration
-			if tt.continued {
-				its = evidence.ContinueHistory(tt.h, tt.before, nil)
-			} else {
-				its = evidence.FromHistory(tt.h, nil)
-			}
+			its := evidence.FromHistory(tt.h, nil)
 			var before []string
 			var checked []int
 			for i, it := range its {
@@ -302,47 +272,5 @@ func TestHistoryTaskCounts(t *testing.T) {
 				t.Errorf("tasks checked before (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// Going on from a commit of the loop (a checkpoint) gives the iterations
-// the whole history gives from there.
-func TestContinueHistoryReadsAsTheWholeHistory(t *testing.T) {
-	t.Parallel()
-	r := newLoopRepo(t)
-	r.write("main.go", "package main\n").plan(1, 5)
-	base := r.commit("start")
-	var commits []string
-	for i := range 4 {
-		r.write("main.go", "package main\n\n"+strings.Repeat("// more\n", i+1))
-		if i%2 == 0 {
-			r.plan(2+i/2, 5)
-		}
-		commits = append(commits, r.commit("step"))
-	}
-	repo := r.open()
-	opts := options(t, base)
-	h, err := repo.History(opts)
-	if err != nil {
-		t.Fatalf("History: %v", err)
-	}
-	whole := evidence.FromHistory(h, opts.TaskFiles)
-	if len(whole) != len(commits) {
-		t.Fatalf("got %d iterations, want %d", len(whole), len(commits))
-	}
-	for k := range commits[:len(commits)-1] {
-		w, err := repo.Since(func(hash string, _ int) bool { return hash == commits[k] }, "", 0)
-		if err != nil {
-			t.Fatalf("Since: %v", err)
-		}
-		rest, err := repo.After(w, opts)
-		if err != nil {
-			t.Fatalf("After: %v", err)
-		}
-		// The count given is wrong on purpose: git's count at the commit wins.
-		got := evidence.ContinueHistory(rest, intp(99), opts.TaskFiles)
-		if diff := cmp.Diff(whole[k+1:], got); diff != "" {
-			t.Errorf("going on from commit %d (-whole +continued):\n%s", k+1, diff)
-		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 )
 
 var base = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
@@ -70,18 +72,20 @@ func TestCorruptEntriesAreReportedAndSkipped(t *testing.T) {
 	good := rec(1, 1, 1)
 	os.WriteFile(filepath.Join(dir, "good.json"), marshal(t, good), 0o644)
 	bad := map[string]string{
-		"truncated.json": `{"version":1,"run_id":2`,
-		"future.json":    `{"version":2,"run_id":3,"at":"2026-04-01T12:00:00Z"}`,
-		"negative.json":  `{"version":1,"run_id":4,"at":"2026-04-01T12:00:00Z","permission_denials":-1}`,
-		"badhash.json":   `{"version":1,"run_id":5,"at":"2026-04-01T12:00:00Z","errors":[{"hash":"xyz","sample":"s"}]}`,
-		"unknown.json":   `{"version":1,"run_id":6,"at":"2026-04-01T12:00:00Z","reset":true}`,
-		"string.json":    `"hello"`,
-		"empty.json":     ``,
-		"notzip.zip":     `PK not really`,
-		"nan.json":       `{"version":1,"run_id":7,"at":"2026-04-01T12:00:00Z","progress_percent":130}`,
-		"commit.json":    `{"version":1,"run_id":8,"at":"2026-04-01T12:00:00Z","commit":"../../etc"}`,
-		"resetby.json":   `{"version":1,"run_id":9,"at":"2026-04-01T12:00:00Z","label_resets":[{"at":"2026-04-01T11:00:00Z","by":""}]}`,
-		"resetat.json":   `{"version":1,"run_id":10,"at":"2026-04-01T12:00:00Z","label_resets":[{"by":"maintainer"}]}`,
+		"truncated.json":  `{"version":1,"run_id":2`,
+		"future.json":     `{"version":2,"run_id":3,"at":"2026-04-01T12:00:00Z"}`,
+		"negative.json":   `{"version":1,"run_id":4,"at":"2026-04-01T12:00:00Z","permission_denials":-1}`,
+		"badhash.json":    `{"version":1,"run_id":5,"at":"2026-04-01T12:00:00Z","errors":[{"hash":"xyz","sample":"s"}]}`,
+		"unknown.json":    `{"version":1,"run_id":6,"at":"2026-04-01T12:00:00Z","reset":true}`,
+		"string.json":     `"hello"`,
+		"empty.json":      ``,
+		"notzip.zip":      `PK not really`,
+		"nan.json":        `{"version":1,"run_id":7,"at":"2026-04-01T12:00:00Z","progress_percent":130}`,
+		"commit.json":     `{"version":1,"run_id":8,"at":"2026-04-01T12:00:00Z","commit":"../../etc"}`,
+		"resetby.json":    `{"version":1,"run_id":9,"at":"2026-04-01T12:00:00Z","label_resets":[{"at":"2026-04-01T11:00:00Z","by":""}]}`,
+		"resetat.json":    `{"version":1,"run_id":10,"at":"2026-04-01T12:00:00Z","label_resets":[{"by":"maintainer"}]}`,
+		"blocker.json":    `{"version":1,"run_id":11,"at":"2026-04-01T12:00:00Z","admitted":true,"blocker":{"hash":"xyz","sample":"s"}}`,
+		"unadmitted.json": `{"version":1,"run_id":12,"at":"2026-04-01T12:00:00Z","blocker":{"hash":"` + strings.Repeat("a", 64) + `","sample":"s"}}`,
 	}
 	for name, content := range bad {
 		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
@@ -263,5 +267,37 @@ func TestCheckpointOfOldRecordsIsDropped(t *testing.T) {
 	l = Decode([]byte(strings.Replace(old, `"checkpoint"`, `"checkpoints"`, 1)), "new.json")
 	if len(l.Records) != 0 || !problemsSay(l, `unknown field "checkpoints"`) {
 		t.Errorf("got %d records, problems %v; want the unknown field refused", len(l.Records), l.Problems)
+	}
+}
+
+func TestAdmissionRoundTrip(t *testing.T) {
+	t.Parallel()
+	blocker := breaker.Signature{Hash: strings.Repeat("b", 64), Sample: "still blocked on the staging credentials"}
+	it := breaker.Iteration{At: base, Admitted: true, Blocker: &blocker}
+	r := FromIteration(&it, 3, 1)
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var back Record
+	if err := json.Unmarshal(marshal(t, r), &back); err != nil {
+		t.Fatal(err)
+	}
+	var got breaker.Iteration
+	back.Apply(&got)
+	if !got.Admitted || got.Blocker == nil || *got.Blocker != blocker {
+		t.Errorf("admission read back as %v %v, want admitted with %v", got.Admitted, got.Blocker, blocker)
+	}
+	// A record written before admissions were kept admits nothing, and
+	// cannot take away the commit message's admission.
+	old := rec(4, 1, 1)
+	var plain breaker.Iteration
+	old.Apply(&plain)
+	if plain.Admitted || plain.Blocker != nil {
+		t.Errorf("an old record admitted %v %v", plain.Admitted, plain.Blocker)
+	}
+	plain.Admitted = true
+	old.Apply(&plain)
+	if !plain.Admitted {
+		t.Error("a record without an admission took away the commit message's")
 	}
 }

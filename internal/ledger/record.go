@@ -55,6 +55,13 @@ type Record struct {
 	// events hold resets to apply, and that run applies only what the
 	// events show.
 	LabelResets []LabelReset `json:"label_resets,omitempty"`
+	// Admitted says the agent admitted no progress in the iteration (its
+	// commit message, status block or log), and Blocker is the blocker it
+	// reported as still in its way: kept so that a later fold, which reads
+	// only the newest iteration's log, still sees every earlier admission.
+	// Records written before these fields admit nothing.
+	Admitted bool   `json:"admitted,omitempty"`
+	Blocker  *Error `json:"blocker,omitempty"`
 }
 
 // LabelReset is a removal of the open label that a run applied as a
@@ -141,12 +148,13 @@ func (r *Record) Validate() error {
 		bad("errors has %d entries (at most %d)", len(r.Errors), MaxErrors)
 	}
 	for i, e := range r.Errors {
-		if !isHex(e.Hash, 64) {
-			bad("errors[%d].hash is not a lowercase 64-hex SHA-256", i)
+		e.check(fmt.Sprintf("errors[%d]", i), bad)
+	}
+	if b := r.Blocker; b != nil {
+		if !r.Admitted {
+			bad("blocker without admitted: a blocker is reported only in an admission")
 		}
-		if len(e.Sample) > MaxSample {
-			bad("errors[%d].sample is longer than %d bytes", i, MaxSample)
-		}
+		b.check("blocker", bad)
 	}
 	if o := r.Output; o != nil && (o.Lines < 0 || o.Bytes < 0) {
 		bad("output has a negative count")
@@ -173,6 +181,16 @@ func (r *Record) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// check reports what is wrong with an error signature named field.
+func (e *Error) check(field string, bad func(format string, args ...any)) {
+	if !isHex(e.Hash, 64) {
+		bad("%s.hash is not a lowercase 64-hex SHA-256", field)
+	}
+	if len(e.Sample) > MaxSample {
+		bad("%s.sample is longer than %d bytes", field, MaxSample)
+	}
 }
 
 // isHex reports whether s is n lowercase hex digits.
@@ -219,7 +237,14 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 		if len(r.Errors) == MaxErrors {
 			break
 		}
-		r.Errors = append(r.Errors, Error{Hash: e.Hash, Sample: fit(e.Sample, MaxSample)})
+		r.Errors = append(r.Errors, errorOf(e))
+	}
+	if it.Admitted {
+		r.Admitted = true
+		if b := it.Blocker; b != nil {
+			e := errorOf(*b)
+			r.Blocker = &e
+		}
 	}
 	if o := it.Output; o != nil {
 		r.Output = &Output{Lines: o.Lines, Bytes: o.Bytes}
@@ -248,6 +273,11 @@ func fit(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
+}
+
+// errorOf is the record of a signature, its sample bounded.
+func errorOf(e breaker.Signature) Error {
+	return Error{Hash: e.Hash, Sample: fit(e.Sample, MaxSample)}
 }
 
 // Apply copies the record's non-git evidence into an iteration. Git facts
@@ -281,6 +311,14 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	}
 	if t := breaker.StatusTask(r.CurrentTask); t != nil {
 		it.CurrentTask = t
+	}
+	// An admission only makes the breaker stricter: the record's adds to
+	// what the commit message admitted.
+	if r.Admitted {
+		it.Admitted = true
+		if b := r.Blocker; b != nil && it.Blocker == nil {
+			it.Blocker = &breaker.Signature{Hash: b.Hash, Sample: b.Sample}
+		}
 	}
 }
 

@@ -163,13 +163,6 @@ func DecodeDigest(body string) (*ledger.Ledger, error) {
 	return d.Ledger, nil
 }
 
-// DigestComplete reports whether a comment's digest holds every record it
-// was written with: a long loop's drops its oldest ones to fit.
-func DigestComplete(body string) bool {
-	d, err := ReadDigest(body, Seal{})
-	return err == nil && d.Complete
-}
-
 // CommentOptions say who writes the sticky comment.
 type CommentOptions struct {
 	// Audit marks the comment of the scheduled audit.

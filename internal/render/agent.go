@@ -80,16 +80,12 @@ func LocalFailureContext(d *breaker.Decision, reset string) string {
 	return s
 }
 
-// AgentBlock is the agent-facing block for an OPEN breaker, between
+// agentBlockFor is the agent-facing block for an OPEN breaker, between
 // AgentBlockOpen and AgentBlockClose: PHASE, REASON, ITERATIONS,
 // TESTS_PASSING, LAST_ERROR, then what the loop does (ACTION), the
 // policy's advice for the phase (else the rule's first recovery strategy),
 // a person's guidance, and the OPTIONS a person has, each with its pull
-// request command.
-func AgentBlock(d *breaker.Decision) string { return agentBlockFor(d, "") }
-
-// agentBlockFor is AgentBlock offering a local reset command when reset is
-// not "".
+// request command, or the local reset command when reset is not "".
 func agentBlockFor(d *breaker.Decision, reset string) string {
 	var s string
 	for _, n := range agentFieldRunes {

@@ -170,10 +170,10 @@ func TestCompleteBlock(t *testing.T) {
 			}
 		}
 		var agent, js strings.Builder
-		if err := Agent(&agent, &c.d); err != nil || agent.String() != got+"\n" {
+		if err := Write(&agent, "agent", &c.d, Options{}); err != nil || agent.String() != got+"\n" {
 			t.Errorf("%s: --format agent wrote %q (%v), want the block", c.name, agent.String(), err)
 		}
-		if err := JSON(&js, &c.d, nil); err != nil || !strings.Contains(js.String(), `"failure_context":"---LOOP_COMPLETE---\nSTATUS: COMPLETE`) {
+		if err := Write(&js, "json", &c.d, Options{}); err != nil || !strings.Contains(js.String(), `"failure_context":"---LOOP_COMPLETE---\nSTATUS: COMPLETE`) {
 			t.Errorf("%s: the JSON's failure_context is not the block: %s (%v)", c.name, js.String(), err)
 		}
 	}

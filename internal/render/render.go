@@ -95,11 +95,6 @@ func encodeObject(d *breaker.Decision, notes []note.Note, fc string) ([]byte, er
 	return b, nil
 }
 
-// JSON writes the decision object, with the notes, on one line.
-func JSON(w io.Writer, d *breaker.Decision, notes []note.Note) error {
-	return writeObject(w, d, notes, FailureContext(d))
-}
-
 func writeObject(w io.Writer, d *breaker.Decision, notes []note.Note, fc string) error {
 	b, err := encodeObject(d, notes, fc)
 	if err != nil {
@@ -140,11 +135,6 @@ func Disabled(w io.Writer, format, why string) error {
 func DisabledMarkdown(why string) string {
 	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", Markdown(why))
 }
-
-// Agent writes the failure context for the agent's next prompt, ending in
-// a newline, or nothing when there is none (CLOSED, no warning, no
-// guidance).
-func Agent(w io.Writer, d *breaker.Decision) error { return writeAgent(w, FailureContext(d)) }
 
 func writeAgent(w io.Writer, fc string) error {
 	if fc == "" {
