@@ -444,7 +444,21 @@ func TestAgentAndJudgeApart(t *testing.T) {
 			t.Errorf("the agent's job pushes: %s", s.run)
 		}
 	}
+	cleared := false
 	for _, s := range judge.steps {
+		if strings.HasPrefix(s.uses, "actions/download-artifact@") {
+			// The checkout is the agent's branch: a committed link or
+			// stale file at the download's path must be gone first.
+			if path := s.with["path"]; !cleared || path != "handover" {
+				t.Errorf("the judge downloads the handover into %q without clearing it first (a committed link there redirects the download)", path)
+			}
+		}
+		if usesLoopbreaker(s) && !strings.Contains(strings.Join(runs(judge), "\n"), "rm -rf handover .loopbreaker") {
+			// The upload step runs even when this one fails: a record
+			// file the agent committed would become the run's record.
+			t.Error("the judge does not clear the record path the agent's branch may hold before the breaker runs")
+		}
+		cleared = cleared || strings.Contains(s.run, "rm -rf handover")
 		pushed = pushed || usesLoopbreaker(s) && s.with["bundle"] != ""
 		next = next || strings.Contains(s.run, "gh workflow run")
 	}
@@ -593,4 +607,13 @@ func repoFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// runs is the text of a job's run steps.
+func runs(j *wfJob) []string {
+	var out []string
+	for _, s := range j.steps {
+		out = append(out, s.run)
+	}
+	return out
 }

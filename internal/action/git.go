@@ -25,6 +25,10 @@ type gitState struct {
 	shallow bool
 	// chain walks head's first parents, as far as the questions need.
 	chain *checkout.Chain
+	// ancestors are head's ancestors by any parent, read once when a
+	// commit is off the first-parent chain (nil: too many to tell).
+	ancestors map[string]bool
+	walked    bool
 }
 
 // prepareGit picks the commit the run evaluates, fetches what the clone
@@ -203,9 +207,19 @@ func (g *gitState) inHistory(h string) bool {
 // foreign says that a commit belongs to another line of history: the
 // clone holds it, and the evaluated commit's history does not. A commit
 // the clone does not hold may have been force-pushed away from this
-// branch: its record still counts (as an iteration without change).
+// branch: its record still counts (as an iteration without change). So
+// does one that is an ancestor by a second parent: a merge whose first
+// parent is a new root (or an old commit) and whose second is the loop's
+// head would otherwise make every earlier record another loop's, and the
+// stuck loop a new one.
 func (g *gitState) foreign(h string) bool {
-	return h != "" && g.clone != nil && g.clone.Has(h) && !g.inHistory(h)
+	if h == "" || g.clone == nil || !g.clone.Has(h) || g.inHistory(h) {
+		return false
+	}
+	if !g.walked {
+		g.ancestors, g.walked = g.clone.Ancestors(g.head), true
+	}
+	return g.ancestors != nil && !g.ancestors[h]
 }
 
 // ownCheck is how many of the newest earlier records ownRecords checks:

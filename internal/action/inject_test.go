@@ -344,3 +344,37 @@ func sortedCopy(s []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestInjectionGate: after the judge opened on the agent's repeated error,
+// the gate says why it does not start the agent, with the reason the
+// agent's text is in; no line of its log or its outputs
+// becomes a workflow command, and it says proceed=false.
+func TestInjectionGate(t *testing.T) {
+	t.Parallel()
+	h := hostileLoop(t)
+	runHostile(t, h)
+	h.uploadRecord(100, "agent/loop", h.loop.head)
+	h.nextRun()
+	h.env["INPUT_MODE"] = "gate"
+	if code := h.run(); code != exitContinue {
+		t.Fatalf("gate: got exit %d, want 0\n%s", code, h.log.String())
+	}
+	o := h.outputs()
+	if o["proceed"] != "false" || o["state"] != "OPEN" || !strings.Contains(o["reason"], "set-output") {
+		t.Fatalf("gate: got proceed %q state %q reason %q, want false, OPEN and the agent's text\n%s", o["proceed"], o["state"], o["reason"], h.log.String())
+	}
+	if !strings.Contains(h.log.String(), "::notice::loopbreaker gate: OPEN") {
+		t.Errorf("the gate did not say why:\n%.2000s", h.log.String())
+	}
+	for _, line := range strings.Split(h.log.String(), "\n") {
+		checkLogLine(t, "gate log", line)
+	}
+	for _, k := range []string{"proceed", "head-ref", "reason", "state"} {
+		if strings.ContainsAny(o[k], "\n\r\x1b\u202e") {
+			t.Errorf("gate output %s holds a line break or escape: %.100q", k, o[k])
+		}
+	}
+	if h.summaryText() != "" && strings.Contains(h.summaryText(), "<img") {
+		t.Errorf("the gate's summary holds live HTML")
+	}
+}

@@ -28,6 +28,9 @@ func (r *run) applyBundle(ctx context.Context) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(r.ws, path)
 	}
+	if err := noLinks(r.ws, "bundle", path); err != nil {
+		return err
+	}
 	// The agent's job writes no bundle when it made no commit: the
 	// iteration is judged on the branch as it is.
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {

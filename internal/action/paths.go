@@ -52,3 +52,41 @@ func recordTop(ws, recordPath string) string {
 	first, _, _ := strings.Cut(rel, string(filepath.Separator))
 	return filepath.Join(ws, first)
 }
+
+// throughLink returns the first element of path p, below the workspace
+// ws, that is a symbolic link, relative to ws; "" when there is none. The
+// workspace holds what the agent committed: a log, report or bundle
+// committed as a link (or in a linked folder) would have the judge read a
+// file of its own machine, and show it in the log, the summary and the
+// comment. A path outside the workspace is the workflow's own and is not
+// looked at.
+func throughLink(ws, p string) string {
+	rel, err := filepath.Rel(ws, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	cur := ws
+	for i, part := range parts {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return filepath.Join(parts[:i+1]...)
+		}
+	}
+	return ""
+}
+
+// noLinks refuses agent files (the log, the reports the globs match, the
+// bundle) reached through a symbolic link in the workspace.
+func noLinks(ws, input string, paths ...string) error {
+	for _, p := range paths {
+		if l := throughLink(ws, p); l != "" {
+			return fmt.Errorf("input %s: %s is a symbolic link (committed in the repository?): refusing to read through it", input, l)
+		}
+	}
+	return nil
+}

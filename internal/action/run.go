@@ -20,6 +20,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
@@ -200,12 +201,28 @@ func (r *run) main(ctx context.Context) (int, error) {
 		StatusOnly: r.statusOnly}
 	if in.AgentLog != "" {
 		cfg.Log = r.inWorkspace([]string{in.AgentLog})[0]
+		if err := noLinks(r.ws, "agent-log", cfg.Log); err != nil {
+			return 0, err
+		}
+	}
+	// A glob that matches nothing or too much is reported by the reader.
+	if files, err := testreport.Files(cfg.Reports); err == nil {
+		if err := noLinks(r.ws, "reports", files...); err != nil {
+			return 0, err
+		}
 	}
 
 	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
 	}
-	r.jobRecords(&cfg)
+	// Neither an unsealed digest nor the job's record file (a file in the
+	// agent's workspace) is authority: the decision without them stands
+	// when it is stricter.
+	var trusted *ledger.Ledger
+	if !r.unsealed {
+		trusted = cfg.Ledger.Copy()
+	}
+	fromFile := r.jobRecords(&cfg)
 	res, err := loop.Run(cfg)
 	if errors.Is(err, gitlog.ErrNotAncestor) {
 		if mb, ok := r.mergeBase(g); ok {
@@ -216,8 +233,8 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if r.unsealed {
-		if res, err = r.noLooser(cfg, res); err != nil {
+	if r.unsealed || fromFile {
+		if res, err = r.noLooser(cfg, res, trusted); err != nil {
 			return 0, err
 		}
 	}
@@ -268,17 +285,22 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 	return res, nil
 }
 
-// noLooser folds again without the unsealed digest's records (git and the
-// controls alone) and keeps that decision when it is stricter: an
-// unauthenticated digest adds what git cannot know, never a way out.
-func (r *run) noLooser(cfg loop.Config, res *loop.Result) (*loop.Result, error) {
-	cfg.Ledger = nil
+// noLooser folds again with the trusted records alone (the artifacts or a
+// sealed digest; nil: git and the controls alone) and keeps that decision
+// when it is stricter: an unsealed digest and the job's record file add
+// what git cannot know, never a way out.
+func (r *run) noLooser(cfg loop.Config, res *loop.Result, trusted *ledger.Ledger) (*loop.Result, error) {
+	cfg.Ledger = trusted
 	alt, err := loop.Run(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if strictness(alt.Final()) > strictness(res.Final()) {
-		r.note(fmt.Sprintf("the sticky comment's unsealed digest would have loosened the decision to %s: the decision from git stands (set digest-key to seal the digest)", res.Final().State))
+		what := "the record file " + r.record
+		if r.unsealed {
+			what = "the sticky comment's unsealed digest (set digest-key to seal it)"
+		}
+		r.note(fmt.Sprintf("the records of %s would have loosened the decision to %s: the stricter decision without them stands", what, res.Final().State))
 		return alt, nil
 	}
 	return res, nil
@@ -477,17 +499,17 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 }
 
 // jobRecords takes up the records that earlier iterations of this job
-// (the action run more than once in one job) left in the record file:
-// no artifact or digest holds them yet, and the file is written anew. A
-// file that holds no record of this run attempt is another job's, and is
-// not read as a ledger.
-func (r *run) jobRecords(cfg *loop.Config) {
+// (the action run more than once in one job) left in the record file, and
+// reports whether there were any: no artifact or digest holds them yet,
+// and the file is written anew. A file that holds no record of this run
+// attempt is another job's, and is not read as a ledger.
+func (r *run) jobRecords(cfg *loop.Config) bool {
 	if r.runID <= 0 {
-		return
+		return false
 	}
 	data, err := statefile.ReadRegular(r.record, ledger.MaxFileBytes, "record file")
 	if err != nil {
-		return // none yet (a fault in it is the write's to report)
+		return false // none yet (a fault in it is the write's to report)
 	}
 	l := ledger.Decode(data, r.record)
 	var mine []ledger.Record
@@ -506,6 +528,7 @@ func (r *run) jobRecords(cfg *loop.Config) {
 	if len(mine) > 0 {
 		r.note(fmt.Sprintf("%d records of earlier iterations of this job came from %s", len(mine), r.record))
 	}
+	return len(mine) > 0
 }
 
 // artifactLedger downloads the previous run's cumulative record: the

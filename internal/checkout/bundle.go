@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // MaxBundleBytes bounds a bundle read from the agent's artifact.
@@ -45,7 +47,7 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 	}
 	defer f.Close()
 	br := bufio.NewReader(io.LimitReader(f, MaxBundleBytes))
-	tip, prereqs, err := bundleHeader(br)
+	tip, prereqs, headerLen, err := bundleHeader(br)
 	if err != nil {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
@@ -53,6 +55,9 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 		if !c.Has(p) {
 			return "", fmt.Errorf("bundle %s: it needs commit %s, which the loop's branch does not have: not a fast-forward", path, p)
 		}
+	}
+	if err := packSizes(io.NewSectionReader(f, headerLen, fi.Size()-headerLen)); err != nil {
+		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
 	}
 	if err := packfile.UpdateObjectStorage(c.repo.Storer, br); err != nil {
 		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
@@ -64,23 +69,122 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 	if tip == base {
 		return tip, nil
 	}
-	from, err := c.commit(base)
-	if err != nil {
+	if _, err := c.commit(base); err != nil {
 		return "", fmt.Errorf("bundle %s: the loop's branch head %s: %w", path, base, err)
 	}
-	ok, err := from.IsAncestor(top)
+	ok, err := c.firstParentOf(top, base)
 	if err != nil {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
 	if !ok {
-		return "", fmt.Errorf("bundle %s: its tip %s does not have the loop's branch head %s in its history: not a fast-forward", path, tip, base)
+		return "", fmt.Errorf("bundle %s: its tip %s does not reach the loop's branch head %s by first parents: not a fast-forward of the branch", path, tip, base)
 	}
 	return tip, nil
 }
 
+// firstParentOf reports whether base is on top's first-parent chain. The
+// loop's iterations are that chain: a merge whose first parent is a new
+// root or an old commit, with the branch head only as its second parent,
+// is a fast-forward to git but would hide every iteration before it.
+func (c *Clone) firstParentOf(top *object.Commit, base string) (bool, error) {
+	for cur := top; ; {
+		if cur.Hash.String() == base {
+			return true, nil
+		}
+		if len(cur.ParentHashes) == 0 {
+			return false, nil
+		}
+		next, err := c.commit(cur.ParentHashes[0].String())
+		if err != nil {
+			return false, fmt.Errorf("the first parent of %s: %w", cur.Hash, err)
+		}
+		cur = next
+	}
+}
+
+// Bounds of the objects of a bundle once inflated. A pack of a megabyte
+// can hold a gigabyte of zeros, which go-git inflates into memory: the
+// 512 MiB a bundle may weigh would hold more than any runner's memory.
+// GitHub refuses a file over 100 MiB in a push.
+const (
+	MaxBundleObject   = 100 << 20
+	MaxBundleInflated = 2 << 30
+)
+
+// packSizes reads the pack's object headers and refuses an object, or all
+// of them together, larger than the bounds once inflated, before anything
+// is inflated into memory. A delta is measured by the object it makes.
+func packSizes(r io.Reader) error {
+	s := packfile.NewScanner(r)
+	_, n, err := s.Header()
+	if err != nil {
+		return err
+	}
+	var total int64
+	for i := uint32(0); i < n; i++ {
+		h, err := s.NextObjectHeader()
+		if err != nil {
+			return err
+		}
+		size := h.Length
+		if h.Type.IsDelta() {
+			if h.Length > MaxBundleObject {
+				return fmt.Errorf("object %d: a delta of %d bytes, more than %d", i+1, h.Length, MaxBundleObject)
+			}
+			var d deltaHead
+			if _, _, err := s.NextObject(&d); err != nil {
+				return fmt.Errorf("object %d: %w", i+1, err)
+			}
+			size = d.target()
+		}
+		if size > MaxBundleObject {
+			return fmt.Errorf("object %d: %d bytes once inflated, more than %d", i+1, size, MaxBundleObject)
+		}
+		if total += size; total > MaxBundleInflated {
+			return fmt.Errorf("more than %d bytes once inflated", MaxBundleInflated)
+		}
+	}
+	return nil
+}
+
+// deltaHead keeps the start of a delta, which gives the sizes of its
+// source and target as two variable-length numbers.
+type deltaHead struct {
+	buf [20]byte
+	n   int
+}
+
+func (d *deltaHead) Write(p []byte) (int, error) {
+	d.n += copy(d.buf[d.n:], p)
+	return len(p), nil
+}
+
+// target is the size of the object the delta makes (math.MaxInt64 when
+// the header is cut short or too long, so that it is refused).
+func (d *deltaHead) target() int64 {
+	b := d.buf[:d.n]
+	var sizes [2]int64
+	for k := range sizes {
+		var v int64
+		for shift := uint(0); ; shift += 7 {
+			if len(b) == 0 || shift > 56 {
+				return math.MaxInt64
+			}
+			c := b[0]
+			b = b[1:]
+			v |= int64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				break
+			}
+		}
+		sizes[k] = v
+	}
+	return sizes[1]
+}
+
 // bundleHeader reads a bundle's header: its one ref's commit and its
-// prerequisites, leaving r at the pack.
-func bundleHeader(r *bufio.Reader) (tip string, prereqs []string, err error) {
+// prerequisites, leaving r at the pack, and its length in bytes.
+func bundleHeader(r *bufio.Reader) (tip string, prereqs []string, length int64, err error) {
 	read := 0
 	line := func() (string, error) {
 		s, err := r.ReadString('\n')
@@ -95,40 +199,40 @@ func bundleHeader(r *bufio.Reader) (tip string, prereqs []string, err error) {
 	}
 	sig, err := line()
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
 	if sig != "# v2 git bundle" && sig != "# v3 git bundle" {
-		return "", nil, fmt.Errorf("not a git bundle (it starts %q)", bounded(sig, 40))
+		return "", nil, 0, fmt.Errorf("not a git bundle (it starts %q)", bounded(sig, 40))
 	}
 	var tips []string
 	for {
 		l, err := line()
 		if err != nil {
-			return "", nil, err
+			return "", nil, 0, err
 		}
 		switch {
 		case l == "":
 			if len(tips) != 1 {
-				return "", nil, fmt.Errorf("it names %d refs, want the loop's branch alone", len(tips))
+				return "", nil, 0, fmt.Errorf("it names %d refs, want the loop's branch alone", len(tips))
 			}
-			return tips[0], prereqs, nil
+			return tips[0], prereqs, int64(read), nil
 		case strings.HasPrefix(l, "@"):
 			if l != "@object-format=sha1" && !strings.HasPrefix(l, "@filter") {
-				return "", nil, fmt.Errorf("unsupported capability %q", bounded(l, 60))
+				return "", nil, 0, fmt.Errorf("unsupported capability %q", bounded(l, 60))
 			}
 			if strings.HasPrefix(l, "@filter") {
-				return "", nil, errors.New("a filtered (partial) bundle cannot be applied")
+				return "", nil, 0, errors.New("a filtered (partial) bundle cannot be applied")
 			}
 		case strings.HasPrefix(l, "-"):
 			h, _, _ := strings.Cut(l[1:], " ")
 			if !fullHash().MatchString(h) {
-				return "", nil, fmt.Errorf("bad prerequisite line %q", bounded(l, 60))
+				return "", nil, 0, fmt.Errorf("bad prerequisite line %q", bounded(l, 60))
 			}
 			prereqs = append(prereqs, h)
 		default:
 			h, name, _ := strings.Cut(l, " ")
 			if !fullHash().MatchString(h) || !strings.HasPrefix(name, "refs/") && name != "HEAD" {
-				return "", nil, fmt.Errorf("bad ref line %q", bounded(l, 60))
+				return "", nil, 0, fmt.Errorf("bad ref line %q", bounded(l, 60))
 			}
 			if name != "HEAD" || len(tips) == 0 {
 				tips = appendNew(tips, h)

@@ -471,3 +471,40 @@ func isGitDir(dir string) bool {
 	}
 	return true
 }
+
+// Ancestors is the set of commits reachable from head by any parent, or
+// nil when there are more than maxWalk of them (or the walk meets a
+// missing commit other than at a shallow boundary): the caller then
+// cannot tell, and takes the stricter answer. Commit dates are not used
+// to stop the walk: the agent chooses them.
+func (c *Clone) Ancestors(head string) map[string]bool {
+	start, err := c.commit(head)
+	if err != nil {
+		return nil
+	}
+	shallow := c.shallowSet()
+	seen := map[string]bool{head: true}
+	queue := []*object.Commit{start}
+	for len(queue) > 0 {
+		cur := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if shallow[cur.Hash] {
+			continue
+		}
+		for _, p := range cur.ParentHashes {
+			if seen[p.String()] {
+				continue
+			}
+			if len(seen) >= maxWalk {
+				return nil
+			}
+			next, err := c.repo.CommitObject(p)
+			if err != nil {
+				return nil
+			}
+			seen[p.String()] = true
+			queue = append(queue, next)
+		}
+	}
+	return seen
+}

@@ -205,3 +205,27 @@ func TestInputsThatAreNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestGitFilesFarLargerThanGitWrites: an 8 GiB sparse file (made in an
+// instant) at .git/HEAD, a branch ref, the config or packed-refs is an
+// error naming it, exit 2, at once. Before, HEAD held check for minutes,
+// a branch ref took 21 GB of memory and the config ran it out of memory.
+func TestGitFilesFarLargerThanGitWrites(t *testing.T) {
+	t.Parallel()
+	for _, place := range []string{"HEAD", "refs/heads/master", "config", "packed-refs"} {
+		t.Run(strings.ReplaceAll(place, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			repo, _ := packedLoop(t)
+			path := filepath.Join(repo, ".git", place)
+			os.Remove(path)
+			sparse(t, path, "", 8<<30)
+			code, out, _, err := runBounded(nil, "check", "--repo", repo, "--base", "HEAD~1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != 2 || !strings.Contains(out, path) || !strings.Contains(out, "larger than") {
+				t.Errorf("an 8 GiB %s: got exit %d %q, want 2 naming it", place, code, out)
+			}
+		})
+	}
+}

@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/loopbreaker/loopbreaker/internal/cli"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
@@ -832,6 +835,62 @@ func TestStateDirectoryIsAFile(t *testing.T) {
 		code, _, errs := call(hostileNow, nil, stateArgs(cmd, "--state", filepath.Join(file, "s.json"), "--at", minute(0))...)
 		if code != 2 || !strings.Contains(errs, file) {
 			t.Errorf("%s: got exit %d %q, want 2 naming the path", cmd, code, errs)
+		}
+	}
+}
+
+// TestCommitDatesCannotLoosen: the agent dates its commits as it likes:
+// fifty years ahead, thirty years back, days apart, all at one second,
+// running backwards, or the last one a minute before the check. The same
+// stuck iterations open the breaker at the same iteration as honestly
+// dated ones.
+func TestCommitDatesCannotLoosen(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	decide := func(when func(i int) time.Time) (int, string) {
+		dir := t.TempDir()
+		repo, err := git.PlainInit(dir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt, _ := repo.Worktree()
+		write(t, filepath.Join(dir, "main.go"), "package main\n")
+		wt.Add("main.go")
+		for i := range 8 {
+			sig := &object.Signature{Name: "agent", Email: "agent@example.com", When: when(i)}
+			if _, err := wt.Commit("iteration", &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, out, errs := call(hostileNow, nil, "check", "--repo", dir, "--base", "HEAD~7", "--format", "json")
+		var d struct {
+			State     string `json:"state"`
+			Iteration int    `json:"iteration"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("check: exit %d %q %q", code, out, errs)
+		}
+		return code, fmt.Sprintf("%s at %d", d.State, d.Iteration)
+	}
+	wantCode, want := decide(func(i int) time.Time { return start.Add(time.Duration(i) * time.Minute) })
+	if wantCode != 1 {
+		t.Fatalf("honest dates: got exit %d (%s), want 1", wantCode, want)
+	}
+	for name, when := range map[string]func(int) time.Time{
+		"fifty years ahead": func(i int) time.Time { return start.AddDate(50, 0, i) },
+		"thirty years back": func(i int) time.Time { return start.AddDate(-30, 0, -i) },
+		"days apart":        func(i int) time.Time { return start.AddDate(0, 0, 3*i) },
+		"one second":        func(int) time.Time { return start },
+		"backwards":         func(i int) time.Time { return start.Add(-time.Duration(i) * time.Hour) },
+		"last one recent": func(i int) time.Time {
+			if i == 7 {
+				return hostileNow.Add(-time.Minute)
+			}
+			return start.Add(time.Duration(i) * time.Minute)
+		},
+	} {
+		if code, got := decide(when); code != wantCode || got != want {
+			t.Errorf("%s: got exit %d %s, want exit %d %s", name, code, got, wantCode, want)
 		}
 	}
 }

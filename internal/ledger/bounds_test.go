@@ -1,11 +1,15 @@
 package ledger
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 )
 
 func problemsSay(l *Ledger, text string) bool {
@@ -110,5 +114,30 @@ func TestArrayFaults(t *testing.T) {
 		if (c.want == "") != (len(l.Problems) == 0) || (c.want != "" && !problemsSay(l, c.want)) {
 			t.Errorf("%.40q: got problems %v, want %q", c.in, l.Problems, c.want)
 		}
+	}
+}
+
+// TestRecordOfAnyIterationIsReadBack: whatever the agent wrote (a failing
+// test named with 600 bytes or with bytes that are not UTF-8, a phase or
+// a status task cut inside a character, an error sample over its bound),
+// the record made of the iteration validates, so that the next run reads
+// it back rather than skipping it with the iteration it holds.
+func TestRecordOfAnyIterationIsReadBack(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 400) // 800 bytes, two to a character
+	it := &breaker.Iteration{Commit: strings.Repeat("a", 40), At: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC),
+		Phase: "x" + long, CurrentTask: breaker.StatusTask("x" + long),
+		Tests:  &breaker.Tests{Failed: 3, Failing: []string{strings.Repeat("t", 600), "bad \xff\xfe name", "x" + long}},
+		Errors: []breaker.Signature{{Hash: strings.Repeat("b", 64), Sample: "x" + long + long + long}}}
+	rec := FromIteration(it, 100, 1)
+	if err := rec.Validate(); err != nil {
+		t.Fatalf("the record made of the iteration does not validate: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, []Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	if l := Decode(buf.Bytes(), "record.json"); len(l.Records) != 1 || len(l.Problems) != 0 {
+		t.Errorf("read back: %d records, problems %v; want the record", len(l.Records), l.Problems)
 	}
 }

@@ -560,3 +560,14 @@ func Encode(w io.Writer, recs []Record) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// Copy is a copy of l that later Adds to l leave alone (nil for nil).
+func (l *Ledger) Copy() *Ledger {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	c.Records = slices.Clone(l.Records)
+	c.Problems = slices.Clone(l.Problems)
+	return &c
+}

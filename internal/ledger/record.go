@@ -226,13 +226,11 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 	r := Record{Version: Version, RunID: runID, RunAttempt: attempt, Commit: it.Commit, At: it.At.UTC(),
 		Phase: it.Phase, PermissionDenials: it.PermissionDenials, CompletionClaimed: it.CompletionClaimed,
 		QuestionsAsked: it.QuestionsAsked, Errors: []Error{}}
-	if len(r.Phase) > MaxPhase {
-		r.Phase = r.Phase[:MaxPhase]
-	}
+	r.Phase = fit(r.Phase, MaxPhase)
 	if t := it.Tests; t != nil {
-		r.Tests = &Tests{Passed: t.Passed, Failed: t.Failed, Skipped: t.Skipped, Failing: append([]string{}, t.Failing...)}
-		if len(r.Tests.Failing) > MaxFailing {
-			r.Tests.Failing = r.Tests.Failing[:MaxFailing]
+		r.Tests = &Tests{Passed: t.Passed, Failed: t.Failed, Skipped: t.Skipped, Failing: []string{}}
+		for _, n := range t.Failing[:min(len(t.Failing), MaxFailing)] {
+			r.Tests.Failing = append(r.Tests.Failing, fit(n, MaxName))
 		}
 	}
 	for _, e := range it.Errors {
@@ -259,18 +257,27 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 		r.Tasks = &Tasks{Done: t.Done, Total: t.Total}
 	}
 	if c := it.CurrentTask; c != nil && c.FromStatus() {
-		r.CurrentTask = c.Text
+		r.CurrentTask = fit(c.Text, MaxTask)
 	}
 	return r
 }
 
+// fit cuts the agent's text s to the record's bound of n bytes of UTF-8,
+// so that the record the run writes is one the next run reads: a field
+// over its bound (a failing test named with 600 bytes) makes the reader
+// skip the whole record, and with it the iteration that opened the
+// breaker.
+func fit(s string, n int) string {
+	s = strings.ToValidUTF8(s, "")
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
 // errorOf is the record of a signature, its sample bounded.
 func errorOf(e breaker.Signature) Error {
-	s := e.Sample
-	if len(s) > MaxSample {
-		s = strings.ToValidUTF8(s[:MaxSample], "")
-	}
-	return Error{Hash: e.Hash, Sample: s}
+	return Error{Hash: e.Hash, Sample: fit(e.Sample, MaxSample)}
 }
 
 // Apply copies the record's non-git evidence into an iteration. Git facts

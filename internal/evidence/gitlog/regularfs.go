@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,14 +86,48 @@ func (f *regularFS) OpenFile(name string, flag int, _ os.FileMode) (billy.File, 
 	if err := f.inside(full); err != nil {
 		return nil, f.refuse(err)
 	}
-	file, _, err := openRegular(full)
+	file, size, err := openRegular(full)
 	if errors.Is(err, ErrNotRegular) {
 		return nil, f.refuse(err)
 	}
 	if err != nil {
 		return nil, err
 	}
+	if max := maxGitFile(f.root, full); size > max {
+		file.Close()
+		return nil, f.refuse(&fs.PathError{Op: "open", Path: full, Err: fmt.Errorf("%w: %d bytes, more than %d", errTooLarge, size, max)})
+	}
 	return &regularFile{File: file, name: name}, nil
+}
+
+// errTooLarge is wrapped by the error for a file of the git directory far
+// larger than git ever writes it.
+var errTooLarge = errors.New("larger than git writes it")
+
+// Bounds of the files go-git reads whole: an 8 GiB sparse HEAD, branch
+// ref or config (a few seconds for the agent to make) held the run for
+// minutes and took tens of GiB of memory. Objects, packs and their
+// indexes are read by offset and stay unbounded; packed-refs and the
+// index grow with the repository.
+const (
+	maxGitSmallFile = 1 << 20
+	maxGitListFile  = 512 << 20
+)
+
+// maxGitFile is the bound of the file at full in the directory root.
+func maxGitFile(root, full string) int64 {
+	rel, err := filepath.Rel(root, full)
+	if err != nil {
+		return maxGitSmallFile
+	}
+	rel = filepath.ToSlash(rel)
+	switch {
+	case strings.HasPrefix(rel, "objects/"):
+		return math.MaxInt64
+	case rel == "packed-refs" || rel == "index":
+		return maxGitListFile
+	}
+	return maxGitSmallFile
 }
 
 // Stat describes a file, following links that stay inside the directory;

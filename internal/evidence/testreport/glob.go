@@ -122,3 +122,9 @@ func (e *NoMatchError) Error() string {
 
 // Unwrap is ErrNoMatch.
 func (e *NoMatchError) Unwrap() error { return ErrNoMatch }
+
+// Files returns the regular files the globs match, as ParseGlobs would
+// read them, so that a caller can vet the paths before anything is read.
+func Files(globs []string) ([]string, error) {
+	return expandGlobs(globs)
+}
