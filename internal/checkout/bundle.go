@@ -107,8 +107,8 @@ func (c *Clone) firstParentOf(top *object.Commit, base string) (bool, error) {
 // 512 MiB a bundle may weigh would hold more than any runner's memory.
 // GitHub refuses a file over 100 MiB in a push.
 const (
-	MaxBundleObject   = 100 << 20
-	MaxBundleInflated = 2 << 30
+	MaxBundleObject   int64 = 100 << 20
+	MaxBundleInflated int64 = 2 << 30
 )
 
 // packSizes reads the pack's object headers and refuses an object, or all
