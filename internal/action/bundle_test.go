@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/revlist"
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
-	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 )
 
 // packOf is the pack `git bundle create` writes for tip, without what
@@ -44,17 +43,7 @@ func packOf(t *testing.T, r *git.Repository, base, tip string) []byte {
 // the fault, never a hang and never a push.
 func TestHostileBundlesAreRefused(t *testing.T) {
 	t.Parallel()
-	loop := newLoop(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	server, bare := gitServer(t, loop, fakegithub.DefaultToken)
-	ws := t.TempDir()
-	if _, err := git.PlainClone(ws, false, &git.CloneOptions{URL: server + "/octo/loop.git", ReferenceName: "refs/heads/agent/loop",
-		SingleBranch: true, Auth: checkout.Auth(server, fakegithub.DefaultToken)}); err != nil {
-		t.Fatal(err)
-	}
-	agent, err := git.PlainOpen(loop.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loop, server, bare, ws, agent := judgeSetup(t)
 	tip := commitOn(t, agent, loop.head, "iteration 2: parser", map[string]string{"parse.go": "package main\n\nfunc parse() {}\n"})
 	onBase := commitOn(t, agent, loop.base, "iteration 2, on the base with its date moved", map[string]string{"x.go": "package main\n"})
 	hc, err := agent.CommitObject(plumbing.NewHash(loop.head))

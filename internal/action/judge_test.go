@@ -121,15 +121,14 @@ func writeBundle(t *testing.T, r *git.Repository, base, tip, out string) {
 	}
 }
 
-// TestJudgePushesTheAgentsBundle: the agent's job commits without a write
-// token and hands a bundle over; the judge applies it, pushes it to the
-// loop's branch and decides on the pushed commit. A bundle that rewrites
-// the branch (not a fast-forward) is refused and nothing is pushed.
-func TestJudgePushesTheAgentsBundle(t *testing.T) {
-	t.Parallel()
-	loop := newLoop(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	server, bare := gitServer(t, loop, fakegithub.DefaultToken)
-	ws := t.TempDir()
+// judgeSetup is a loop of one commit on its branch agent/loop, served by a
+// git server that takes the judge's push, the judge's clone of it (ws) and
+// the agent's repository to commit in.
+func judgeSetup(t *testing.T) (loop *loopRepo, server string, bare *git.Repository, ws string, agent *git.Repository) {
+	t.Helper()
+	loop = newLoop(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	server, bare = gitServer(t, loop, fakegithub.DefaultToken)
+	ws = t.TempDir()
 	if _, err := git.PlainClone(ws, false, &git.CloneOptions{URL: server + "/octo/loop.git", ReferenceName: "refs/heads/agent/loop",
 		SingleBranch: true, Auth: checkout.Auth(server, fakegithub.DefaultToken)}); err != nil {
 		t.Fatal(err)
@@ -138,6 +137,16 @@ func TestJudgePushesTheAgentsBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return loop, server, bare, ws, agent
+}
+
+// TestJudgePushesTheAgentsBundle: the agent's job commits without a write
+// token and hands a bundle over; the judge applies it, pushes it to the
+// loop's branch and decides on the pushed commit. A bundle that rewrites
+// the branch (not a fast-forward) is refused and nothing is pushed.
+func TestJudgePushesTheAgentsBundle(t *testing.T) {
+	t.Parallel()
+	loop, server, bare, ws, agent := judgeSetup(t)
 	tip := commitOn(t, agent, loop.head, "iteration 2: parser", map[string]string{"parse.go": "package main\n\nfunc parse() {}\n"})
 	writeBundle(t, agent, loop.head, tip, filepath.Join(ws, "agent.bundle"))
 	rewrite := commitOn(t, agent, loop.base, "iteration 2, rewritten", map[string]string{"x.go": "package main\n"})
