@@ -12,7 +12,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/localstate"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
-	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
 // autoApplies reports whether check keeps the loop's start and ledger by
@@ -172,15 +171,11 @@ func foldAutoStatus(env Env, sf *stateFlags, l *localFlags) (int, error) {
 	if err := g.settleAuto(env, true); err != nil {
 		return 0, err
 	}
-	f, err := g.fold(env)
+	f, d, err := g.decide(env, true)
 	if err != nil {
 		return 0, err
 	}
-	defer f.close()
-	d := f.decisions[len(f.decisions)-1]
-	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: true}); err != nil {
-		return 0, err
-	}
+	f.close()
 	return exitFor(&d), nil
 }
 

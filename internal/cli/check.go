@@ -382,18 +382,29 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := g.ledgerResets(env); err != nil {
 		return 0, err
 	}
-	f, err := g.fold(env)
+	f, d, err := g.decide(env, isLocal(env))
 	if err != nil {
 		return 0, err
 	}
 	defer f.close()
-	d := f.decisions[len(f.decisions)-1]
-	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: isLocal(env)}); err != nil {
-		return 0, err
-	}
 	err = f.writeRecord()
 	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
 	return exitFor(&d), err
+}
+
+// decide folds the loop and prints the newest iteration's decision; the
+// caller closes the fold.
+func (g *gitFlags) decide(env Env, local bool) (*folded, breaker.Decision, error) {
+	f, err := g.fold(env)
+	if err != nil {
+		return nil, breaker.Decision{}, err
+	}
+	d := f.decisions[len(f.decisions)-1]
+	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: local}); err != nil {
+		f.close()
+		return nil, breaker.Decision{}, err
+	}
+	return f, d, nil
 }
 
 // writeDisabled says that the breaker is off (why names the setting), or
