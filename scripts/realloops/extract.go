@@ -221,25 +221,35 @@ func (x *extractor) extract(name, from, to string, maxCommits int) (*realloops.F
 	return f, nil
 }
 
-// baseTasks records the task lists at the base and lists those files.
+// baseTasks records the task lists at the base and lists those files. It
+// walks the tree's entries and reads only the task files' blobs: a fetched
+// snapshot lacks its largest files, and the base tree may still name them.
 func (x *extractor) baseTasks(b *realloops.Base, tree *object.Tree) error {
-	return tree.Files().ForEach(func(file *object.File) error {
-		if !x.tasks.Match(file.Name) || !file.Mode.IsFile() {
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		data, err := x.blob(file.Hash)
 		if err != nil {
-			return fmt.Errorf("read %s at the base: %w", file.Name, err)
+			return fmt.Errorf("walk the base tree: %w", err)
+		}
+		if !e.Mode.IsFile() || !x.tasks.Match(name) {
+			continue
+		}
+		data, err := x.blob(e.Hash)
+		if err != nil {
+			return fmt.Errorf("read %s at the base: %w", name, err)
 		}
 		list := realloops.ParseTasks(data.bytes)
-		x.lists[file.Name] = list
+		x.lists[name] = list
 		if b.Tasks == nil {
 			b.Tasks = map[string][]realloops.Task{}
 		}
-		b.Tasks[file.Name] = list
-		x.baseFile(b, file.Name, entryKey{file.Hash, file.Mode}, data)
-		return nil
-	})
+		b.Tasks[name] = list
+		x.baseFile(b, name, entryKey{e.Hash, e.Mode}, data)
+	}
 }
 
 // baseFile lists a path as it was at the base, once.
