@@ -59,7 +59,7 @@ func readFile(path string, limit int64) (*Cost, error) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	m := &meter{limit: limit}
-	if size := st.Size(); size > limit && documentKind(br) == 0 {
+	if size := st.Size(); size > limit && !isArray(br) {
 		if _, err := f.Seek(size-limit, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("read the cost in agent log %s: %w", path, err)
 		}
@@ -83,12 +83,12 @@ func Read(r io.Reader) *Cost {
 	return m.cost()
 }
 
-// read reads br as a JSON document (execution.go) or as lines.
+// read reads br as a JSON array (execution.go) or as lines.
 func (m *meter) read(br *bufio.Reader) {
-	kind := documentKind(br)
+	array := isArray(br)
 	r := bufio.NewReaderSize(io.LimitReader(br, m.limit), 64<<10)
-	if kind != 0 {
-		m.document(r, kind)
+	if array {
+		m.document(r)
 		return
 	}
 	var buf []byte
@@ -204,45 +204,35 @@ func (m *meter) note(format string, args ...any) {
 // cost is the sum: a Claude run's results when it has one, else its
 // messages' usage, plus Codex's threads.
 func (m *meter) cost() *Cost {
-	var usd *float64
-	var tokens *int64
-	add := func(v float64, known bool, t int64, tknown bool) {
-		if known {
-			s := v
-			if usd != nil {
-				s += *usd
-			}
-			usd = &s
-		}
-		if tknown {
-			s := t
-			if tokens != nil {
-				s += *tokens
-			}
-			tokens = &s
-		}
-	}
-	if m.claude.results > 0 {
-		add(m.claude.usd, m.claude.usdKnown, m.claude.tokens, m.claude.tokensKnown)
-	} else if m.messages.count > 0 {
-		add(m.messages.sum())
-		m.pricedShare()
+	var usd float64
+	var tokens int64
+	var usdKnown, tokensKnown bool
+	switch {
+	case m.claude.results > 0:
+		c := &m.claude
+		usd, usdKnown, tokens, tokensKnown = c.usd, c.usdKnown, c.tokens, c.tokensKnown
+	case len(m.messages.byID) > 0:
+		usd, usdKnown, tokens, tokensKnown = m.messageSum()
 		if m.cut != "" {
 			m.note("%s", m.cut)
 		}
 	}
-	t, ok := m.codex.sum()
-	add(0, false, t, ok)
+	if t, ok := m.codex.sum(); ok {
+		tokens, tokensKnown = tokens+t, true
+	}
 	c := &Cost{}
-	if usd != nil && *usd > MaxUSD {
-		m.note("the log reports $%.2f for one iteration, more than $%d: not believed, the dollars are unknown", *usd, MaxUSD)
-		usd = nil
+	switch {
+	case usdKnown && usd > MaxUSD:
+		m.note("the log reports $%.2f for one iteration, more than $%d: not believed, the dollars are unknown", usd, MaxUSD)
+	case usdKnown:
+		c.USD = &usd
 	}
-	if tokens != nil && *tokens > MaxTokens {
-		m.note("the log reports %d tokens for one iteration, more than %d: not believed, the tokens are unknown", *tokens, int64(MaxTokens))
-		tokens = nil
+	switch {
+	case tokensKnown && tokens > MaxTokens:
+		m.note("the log reports %d tokens for one iteration, more than %d: not believed, the tokens are unknown", tokens, int64(MaxTokens))
+	case tokensKnown:
+		c.Tokens = &tokens
 	}
-	c.USD, c.Tokens = usd, tokens
 	c.Notes = m.notes
 	if m.dropped > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d more cost notes", m.dropped))

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,55 +12,26 @@ import (
 // claude-code-action's execution file (its execution_file output) is one
 // JSON array of the run's messages, pretty-printed: the system message,
 // the assistant and user messages and the result, as stream-json writes
-// them one a line. A log that is one pretty-printed object (`--output-format
-// json` through a formatter) is read the same way.
+// them one a line.
 
-// documentKind is '[' when br starts with a JSON array of objects, '{' when it starts
-// with an object whose opening brace is alone on its line (a document
-// spread over lines, not JSON lines), else 0.
-func documentKind(br *bufio.Reader) byte {
+// isArray reports whether br starts with a JSON array of objects (a text
+// log may start with "[12:00] …").
+func isArray(br *bufio.Reader) bool {
+	const space = " \t\r\n"
 	head, _ := br.Peek(4096)
-	for i, c := range head {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '[':
-			// An array of objects: a text log may start with "[12:00] …".
-			for _, c := range head[i+1:] {
-				switch c {
-				case ' ', '\t', '\r', '\n':
-					continue
-				case '{', ']':
-					return '['
-				}
-				return 0
-			}
-			return 0
-		case '{':
-			for _, c := range head[i+1:] {
-				switch c {
-				case ' ', '\t', '\r':
-					continue
-				case '\n':
-					return '{'
-				}
-				return 0
-			}
-		}
-		return 0
+	head = bytes.TrimLeft(head, space)
+	if len(head) == 0 || head[0] != '[' {
+		return false
 	}
-	return 0
+	rest := bytes.TrimLeft(head[1:], space)
+	return len(rest) > 0 && (rest[0] == '{' || rest[0] == ']')
 }
 
-// document reads the JSON values of r: the elements of an array (kind
-// '['), or objects one after another.
-func (m *meter) document(r io.Reader, kind byte) {
+// document reads the elements of the JSON array r.
+func (m *meter) document(r io.Reader) {
 	dec := json.NewDecoder(r)
-	if kind == '[' {
-		if _, err := dec.Token(); err != nil {
-			m.note("the log starts like a JSON array but is not one: its cost is unknown")
-			return
-		}
+	if _, err := dec.Token(); err != nil {
+		return
 	}
 	for n := 1; dec.More(); n++ {
 		var ev event

@@ -1,5 +1,7 @@
 package cost
 
+import "cmp"
+
 // The usage of each assistant message: the lines of a Claude Code
 // transcript (~/.claude/projects/…/SESSION.jsonl), and the assistant
 // events of a stream-json run that ended before its result. A response
@@ -9,22 +11,19 @@ package cost
 // line's own costUSD (older transcripts carry one); without it the tokens
 // are all there is.
 
-// messageSum adds up assistant messages by id.
+// messageSum adds up assistant messages by id (a message without one is
+// known by its line).
 type messageSum struct {
-	count int
-	byID  map[string]messageCost
-	// anon are the messages without an id, each counted.
-	anon messageCost
+	byID map[string]messageCost
 	full bool // maxMessages ids are remembered; later ones were not counted
 }
 
-// messageCost is one message's (or the id-less ones') figures.
+// messageCost is one message's figures.
 type messageCost struct {
-	tokens  int64
-	output  float64 // the output count, to keep the fullest of a repeated id
-	usd     float64
-	priced  int // messages that carry costUSD
-	counted int // messages counted
+	tokens int64
+	output float64 // the output count, to keep the fullest of a repeated id
+	usd    float64
+	priced bool // the message carries costUSD
 }
 
 // message applies an assistant message's usage.
@@ -40,20 +39,14 @@ func (m *meter) message(ev *event, where string) {
 	if !given {
 		return
 	}
-	mc := messageCost{tokens: n, output: u.Output.v, counted: 1}
+	mc := messageCost{tokens: n, output: u.Output.v}
 	if f := ev.CostUSD; f != nil && f.bad {
 		m.note("the message on %s has a costUSD that is not a non-negative number: its dollars are unknown", where)
 	} else if f != nil && f.set {
-		mc.usd, mc.priced = f.v, 1
+		mc.usd, mc.priced = f.v, true
 	}
 	s := &m.messages
-	id := ev.Message.ID
-	if id == "" {
-		s.count++
-		s.anon = messageCost{tokens: s.anon.tokens + mc.tokens, usd: s.anon.usd + mc.usd,
-			priced: s.anon.priced + mc.priced, counted: s.anon.counted + 1}
-		return
-	}
+	id := cmp.Or(ev.Message.ID, where)
 	if s.byID == nil {
 		s.byID = map[string]messageCost{}
 	}
@@ -64,36 +57,24 @@ func (m *meter) message(ev *event, where string) {
 			s.full = true
 			m.note("more than %d messages: the later ones were not counted", maxMessages)
 		}
-	case !seen:
-		s.count++
-		s.byID[id] = mc
-	case mc.output >= old.output:
+	case !seen || mc.output >= old.output:
 		s.byID[id] = mc
 	}
 }
 
-// sum is the messages' dollars (when any carried costUSD) and tokens.
-func (s *messageSum) sum() (usd float64, usdKnown bool, tokens int64, tokensKnown bool) {
-	all := s.anon
-	for _, mc := range s.byID {
-		all.tokens += mc.tokens
-		all.usd += mc.usd
-		all.priced += mc.priced
-		all.counted += mc.counted
+// messageSum is the messages' dollars (when any carried costUSD; a note
+// says when some did not) and tokens.
+func (m *meter) messageSum() (usd float64, usdKnown bool, tokens int64, tokensKnown bool) {
+	priced := 0
+	for _, mc := range m.messages.byID {
+		tokens += mc.tokens
+		if mc.priced {
+			usd += mc.usd
+			priced++
+		}
 	}
-	return all.usd, all.priced > 0, all.tokens, all.counted > 0
-}
-
-// pricedShare notes messages without costUSD beside priced ones: the
-// dollars cover only the priced ones.
-func (m *meter) pricedShare() {
-	s := &m.messages
-	priced, counted := s.anon.priced, s.anon.counted
-	for _, mc := range s.byID {
-		priced += mc.priced
-		counted += mc.counted
+	if n := len(m.messages.byID); priced > 0 && priced < n {
+		m.note("%d of %d messages carry no costUSD: the dollars cover the other %d", n-priced, n, priced)
 	}
-	if priced > 0 && priced < counted {
-		m.note("%d of %d messages carry no costUSD: the dollars cover the other %d", counted-priced, counted, priced)
-	}
+	return usd, priced > 0, tokens, true
 }
