@@ -57,21 +57,23 @@ func readFile(path string, limit int64) (*Cost, error) {
 		return nil, fmt.Errorf("read the cost in agent log %s: %w", path, err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
 	m := &meter{limit: limit}
-	if size := st.Size(); size > limit && !isArray(br) {
-		if _, err := f.Seek(size-limit, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("read the cost in agent log %s: %w", path, err)
+	var src io.Reader = f
+	if size := st.Size(); size > limit {
+		head := make([]byte, 4096)
+		n, _ := f.ReadAt(head, 0)
+		if isArray(head[:n]) {
+			m.cut = fmt.Sprintf("the log is one JSON document of %d bytes: only its first %d were read", size, limit)
+		} else {
+			// The tail, from the first line that starts in it.
+			src = io.NewSectionReader(f, size-limit, limit)
+			var before [1]byte
+			_, err := f.ReadAt(before[:], size-limit-1)
+			m.skip = err != nil || before[0] != '\n'
+			m.cut = fmt.Sprintf("the log is %d bytes: only the messages in its last %d were counted", size, limit)
 		}
-		br.Reset(f)
-		if _, err := br.ReadSlice('\n'); err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return m.cost(), nil
-		}
-		m.cut = fmt.Sprintf("the log is %d bytes: only the messages in its last %d were counted", size, limit)
-	} else if size > limit {
-		m.cut = fmt.Sprintf("the log is one JSON document of %d bytes: only its first %d were read", size, limit)
 	}
-	m.read(br)
+	m.read(src)
 	return m.cost(), nil
 }
 
@@ -79,21 +81,23 @@ func readFile(path string, limit int64) (*Cost, error) {
 // MaxBytes.
 func Read(r io.Reader) *Cost {
 	m := &meter{limit: MaxBytes}
-	m.read(bufio.NewReaderSize(r, 64<<10))
+	m.read(r)
 	return m.cost()
 }
 
-// read reads br as a JSON array (execution.go) or as lines.
-func (m *meter) read(br *bufio.Reader) {
-	array := isArray(br)
-	r := bufio.NewReaderSize(io.LimitReader(br, m.limit), 64<<10)
-	if array {
-		m.document(r)
+// read reads r as a JSON array (execution.go) or as lines.
+func (m *meter) read(r io.Reader) {
+	br := bufio.NewReaderSize(io.LimitReader(r, m.limit), 64<<10)
+	if head, _ := br.Peek(4096); isArray(head) {
+		m.document(br)
 		return
 	}
 	var buf []byte
+	if m.skip {
+		readLine(br, &buf)
+	}
 	for n := 1; ; n++ {
-		line, cut, err := readLine(r, &buf)
+		line, cut, err := readLine(br, &buf)
 		m.line(line, cut, n)
 		if err != nil {
 			return
@@ -122,8 +126,9 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, cut bool, err error) 
 }
 
 // costKeys are what a line must mention to be decoded: the other lines
-// (tool output, prose) are skipped unread.
-var costKeys = [][]byte{[]byte(`"usage"`), []byte(`"total_cost_usd"`), []byte(`"costUSD"`), []byte(`"type":"result"`), []byte(`"thread.started"`), []byte(`"turn.completed"`)}
+// (tool output, prose) are skipped unread. A result, an assistant message's usage (and its costUSD), a Codex
+// thread or turn: Claude Code and Codex write compact JSON lines.
+var costKeys = [][]byte{[]byte(`"usage"`), []byte(`"type":"result"`), []byte(`"thread.started"`), []byte(`"turn.completed"`)}
 
 // line reads one line of a JSON-lines log, or of text around it.
 func (m *meter) line(b []byte, cut bool, n int) {
@@ -183,8 +188,10 @@ type meter struct {
 	claude   claudeSum
 	messages messageSum
 	codex    codexSum
-	// limit is how many bytes are read.
+	// limit is how many bytes are read; skip says the first line is
+	// the end of one cut off.
 	limit int64
+	skip  bool
 	// cut is said when the cost came from per-message usage and part of
 	// the log was not read.
 	cut     string

@@ -1,7 +1,6 @@
 package cost
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,11 +13,10 @@ import (
 // the assistant and user messages and the result, as stream-json writes
 // them one a line.
 
-// isArray reports whether br starts with a JSON array of objects (a text
-// log may start with "[12:00] …").
-func isArray(br *bufio.Reader) bool {
+// isArray reports whether a log that starts with head is a JSON array of
+// objects (a text log may start with "[12:00] …").
+func isArray(head []byte) bool {
 	const space = " \t\r\n"
-	head, _ := br.Peek(4096)
 	head = bytes.TrimLeft(head, space)
 	if len(head) == 0 || head[0] != '[' {
 		return false
