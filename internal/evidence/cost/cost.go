@@ -125,9 +125,10 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, cut bool, err error) 
 	return b, cut, err
 }
 
-// costKeys are what a line must mention to be decoded: the other lines
-// (tool output, prose) are skipped unread. A result, an assistant message's usage (and its costUSD), a Codex
-// thread or turn: Claude Code and Codex write compact JSON lines.
+// costKeys are what a line must mention to be decoded: a result, an
+// assistant message's usage (and costUSD), a Codex thread or turn, as the
+// compact JSON lines Claude Code and Codex write. The other lines (tool
+// output, prose) are skipped unread.
 var costKeys = [][]byte{[]byte(`"usage"`), []byte(`"type":"result"`), []byte(`"thread.started"`), []byte(`"turn.completed"`)}
 
 // line reads one line of a JSON-lines log, or of text around it.
