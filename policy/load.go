@@ -184,12 +184,15 @@ func atLine(source string, data []byte, prefix string, err error) string {
 // a policy without extends may leave them out and gets their defaults
 // (withOptionalDefaults), so that such a file still loads.
 var optionalKeys = map[string]bool{"on_open": true, "advice": true, "phase_order": true,
-	"alert.mentions": true, "alert.webhook_url": true}
+	"alert.mentions": true, "alert.webhook_url": true, "rules.spend.max_usd": true, "rules.spend.max_usd_without_progress": true,
+	"rules.spend.max_tokens": true, "rules.spend.max_tokens_without_progress": true, "rules.spend.spend_warning_percent": true}
 
 // withOptionalDefaults gives p the defaults of the optional keys: on_open
-// "abort", no advice, no phase order, no alert.
+// "abort", no advice, no phase order, no alert, no spend limit (warning
+// at 80 % of one).
 func withOptionalDefaults(p *Policy) *Policy {
 	p.OnOpen = OnOpenAbort
+	p.Rules.Spend.SpendWarningPercent = 80
 	return p
 }
 

@@ -151,6 +151,7 @@ type Rules struct {
 	ProtectedPath    ProtectedPath    `toml:"protected_path"`
 	CompletionClaim  CompletionClaim  `toml:"completion_claim"`
 	Rate             Rate             `toml:"rate"`
+	Spend            Spend            `toml:"spend"`
 }
 
 // NoProgress watches and opens on consecutive iterations without progress.
@@ -256,6 +257,25 @@ type Rate struct {
 	RateWarningPercent float64 `toml:"rate_warning_percent"`
 }
 
+// Spend stops a loop on the money, or the tokens, its agent reported:
+// spent since the last reset (a cap, like max_iterations) or since the
+// last progress (stagnation). A limit of 0 is off; the rule is on when any
+// limit is set.
+type Spend struct {
+	MaxUSD                   float64 `toml:"max_usd"`
+	MaxUSDWithoutProgress    float64 `toml:"max_usd_without_progress"`
+	MaxTokens                int64   `toml:"max_tokens"`
+	MaxTokensWithoutProgress int64   `toml:"max_tokens_without_progress"`
+	// SpendWarningPercent is the share of a limit from which a cap warns
+	// and spending without progress watches (HALF_OPEN); 0 turns both off.
+	SpendWarningPercent float64 `toml:"spend_warning_percent"`
+}
+
+// On reports whether any spend limit is set.
+func (s *Spend) On() bool {
+	return s.MaxUSD > 0 || s.MaxUSDWithoutProgress > 0 || s.MaxTokens > 0 || s.MaxTokensWithoutProgress > 0
+}
+
 // Trends warn when the passing tests fall, or the distinct errors rise,
 // in TrendIterations iterations in a row. They only warn.
 type Trends struct {
@@ -329,6 +349,7 @@ const (
 	RuleCompletionClaim  = "completion_claim"
 	RuleNoProgress       = "no_progress"
 	RuleTaskStuck        = "task_stuck"
+	RuleSpend            = "spend"
 	RuleScore            = "score"
 	RuleRate             = "rate"
 	RuleMaxIterations    = "max_iterations"
@@ -336,5 +357,5 @@ const (
 
 // RuleOrder is the precedence of triggers: specific causes before caps.
 var RuleOrder = []string{RuleProtectedPath, RulePermissionDenied, RuleSameError, RuleCircular,
-	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleTaskStuck, RuleScore, RuleRate,
+	RuleTestOnly, RuleOutputDecline, RuleCompletionClaim, RuleNoProgress, RuleTaskStuck, RuleSpend, RuleScore, RuleRate,
 	RuleMaxIterations}

@@ -416,7 +416,7 @@ func TestWithPhase(t *testing.T) {
 func TestRuleOrderIsSpecOrder(t *testing.T) {
 	t.Parallel()
 	want := []string{"protected_path", "permission_denied", "same_error", "circular", "test_only", "output_decline",
-		"completion_claim", "no_progress", "task_stuck", "score", "rate", "max_iterations"}
+		"completion_claim", "no_progress", "task_stuck", "spend", "score", "rate", "max_iterations"}
 	if diff := cmp.Diff(want, RuleOrder); diff != "" {
 		t.Errorf("RuleOrder mismatch (-want +got):\n%s", diff)
 	}

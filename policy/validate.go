@@ -82,6 +82,12 @@ func (p *Policy) Validate() error {
 	claimModeNames.check(v, r.CompletionClaim.CompletionClaim)
 	v.intRange("rules.rate.max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 1, 100000)
 	v.floatRange("rules.rate.rate_warning_percent", r.Rate.RateWarningPercent, 0, 100)
+	sp := r.Spend
+	v.floatRange("rules.spend.max_usd", sp.MaxUSD, 0, 1_000_000)
+	v.floatRange("rules.spend.max_usd_without_progress", sp.MaxUSDWithoutProgress, 0, 1_000_000)
+	v.int64Range("rules.spend.max_tokens", sp.MaxTokens, 0, 1_000_000_000_000)
+	v.int64Range("rules.spend.max_tokens_without_progress", sp.MaxTokensWithoutProgress, 0, 1_000_000_000_000)
+	v.floatRange("rules.spend.spend_warning_percent", sp.SpendWarningPercent, 0, 100)
 	v.intRange("trends.trend_iterations", p.Trends.TrendIterations, 1, 100)
 	for _, m := range p.Escalation.ModelProgression {
 		if strings.TrimSpace(m) == "" {
@@ -105,6 +111,12 @@ type validator struct{ err error }
 func (v *validator) fail(key, msg string) { v.failWith(&fieldError{key: key, msg: msg}) }
 
 func (v *validator) intRange(key string, val, min, max int) {
+	if val < min || val > max {
+		v.fail(key, fmt.Sprintf("%s = %d is out of range: want %d to %d", key, val, min, max))
+	}
+}
+
+func (v *validator) int64Range(key string, val, min, max int64) {
 	if val < min || val > max {
 		v.fail(key, fmt.Sprintf("%s = %d is out of range: want %d to %d", key, val, min, max))
 	}

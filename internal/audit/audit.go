@@ -538,6 +538,7 @@ func (a *auditor) describe(pr *report.PullResult, ds []breaker.Decision) {
 	}
 	pr.Iterations = d.Iteration
 	pr.LastProgress = d.LastProgress
+	pr.WastedUSD, pr.WastedTokens = d.SpentSinceProgressUSD, d.SpentSinceProgressTokens
 	start := max(0, len(ds)-scoreHistory)
 	pr.Scores = []int{}
 	for _, x := range ds[start:] {

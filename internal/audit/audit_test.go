@@ -14,6 +14,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
@@ -854,5 +855,46 @@ func TestNewestArtifactOnAnyPage(t *testing.T) {
 	}
 	if n := e.fake.CallsTo("GET", "/repos/octo/loop/actions/artifacts"); n != 3+1 {
 		t.Errorf("got %d artifact calls, want 3 pages read once and one download", n)
+	}
+}
+
+// TestStuckPullsRankByMoneyWasted: the audit folds each pull request's
+// records (here from the sticky comment's digest) with their costs, and
+// ranks the stuck ones by what their agent spent since the last progress
+// (the three iterations after the first, which progressed): dollars
+// first, most first, then a loop that reported only tokens, then the rest
+// by last progress and number.
+func TestStuckPullsRankByMoneyWasted(t *testing.T) {
+	t.Parallel()
+	e := newHTTPEnv(t)
+	costly := func(recs []ledger.Record, usd float64, tokens int64) []ledger.Record {
+		for i := range recs {
+			recs[i].Cost = &ledger.Cost{Tokens: &tokens}
+			if usd > 0 {
+				recs[i].Cost.USD = &usd
+			}
+		}
+		return recs
+	}
+	for n := 1; n <= 5; n++ {
+		e.pull(n, 3)
+	}
+	e.stickyComment(2, costly(stuckRecords(sha(2, 2), 4), 1.10, 90000), t0.Add(5*time.Hour))
+	e.stickyComment(3, stuckRecords(sha(3, 2), 4), t0.Add(5*time.Hour))
+	e.stickyComment(4, costly(stuckRecords(sha(4, 2), 4), 3.25, 10000), t0.Add(5*time.Hour))
+	e.stickyComment(5, costly(stuckRecords(sha(5, 2), 4), 0, 800000), t0.Add(5*time.Hour))
+	res := e.run()
+	var order []int
+	for _, p := range res.Pulls {
+		order = append(order, p.Number)
+	}
+	if diff := cmp.Diff([]int{4, 2, 5, 1, 3}, order); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if p := res.Pulls[0]; p.State != breaker.Open || p.WastedUSD == nil || *p.WastedUSD != 3*3.25 {
+		t.Errorf("#4: %s, wasted %v; want OPEN and $9.75 since the last progress", p.State, p.WastedUSD)
+	}
+	if s := present.AuditSummary(res); !strings.Contains(s, "| \\$9.75 |") || !strings.Contains(s, "| 2,400,000 tokens |") {
+		t.Errorf("the summary does not show the money wasted:\n%s", s)
 	}
 }

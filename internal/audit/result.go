@@ -1,15 +1,25 @@
 package audit
 
 import (
+	"cmp"
 	"sort"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit/report"
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 )
 
-// sortByProgress orders the pulls least recently progressed first: never
-// progressed, then the oldest last progress; ties by number.
+// sortByProgress orders the pulls by money wasted, then least recently
+// progressed: the stuck ones (not CLOSED) whose agent reported dollars
+// spent since the last progress first, most first, then those that
+// reported only tokens, most first; then never progressed, then the
+// oldest last progress; ties by number.
 func sortByProgress(ps []report.PullResult) {
 	sort.SliceStable(ps, func(i, j int) bool {
+		ri, ai := waste(&ps[i])
+		rj, aj := waste(&ps[j])
+		if c := cmp.Or(cmp.Compare(rj, ri), cmp.Compare(aj, ai)); c != 0 {
+			return c < 0
+		}
 		a, b := ps[i].LastProgress, ps[j].LastProgress
 		switch {
 		case a == nil && b != nil:
@@ -21,4 +31,18 @@ func sortByProgress(ps []report.PullResult) {
 		}
 		return ps[i].Number < ps[j].Number
 	})
+}
+
+// waste ranks a pull request by the money its loop wasted: 2 and the
+// dollars spent since the last progress, 1 and the tokens when only
+// tokens are known, 0 for a CLOSED one or one that wasted nothing known.
+func waste(p *report.PullResult) (rank int, amount float64) {
+	switch {
+	case p.State == breaker.Closed:
+	case p.WastedUSD != nil && *p.WastedUSD > 0:
+		return 2, *p.WastedUSD
+	case p.WastedTokens != nil && *p.WastedTokens > 0:
+		return 1, float64(*p.WastedTokens)
+	}
+	return 0, 0
 }

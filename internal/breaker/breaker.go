@@ -101,6 +101,9 @@ type Snapshot struct {
 	// WorkSinceTick says the work product changed since the last credited
 	// tick (or since the reset): the next first-time tick is backed.
 	WorkSinceTick bool `json:"work_since_tick,omitempty"`
+	// Spend is what the iterations since the last reset reported
+	// spending; nil when none reported a cost.
+	Spend *Spend `json:"spend,omitempty"`
 	// AgentPhase is the phase the agent chose last, and PhaseRun how many
 	// iterations in a row it has been in it.
 	AgentPhase string `json:"agent_phase,omitempty"`
@@ -285,6 +288,9 @@ func (s *Snapshot) check() error {
 	if s.Cooldown < 0 {
 		return fmt.Errorf("cooldown is negative")
 	}
+	if err := s.Spend.check(); err != nil {
+		return err
+	}
 	if c := s.Current; c != nil && (c.Iterations < 0 || len(c.ID) > maxTaskText+len("…") || len(c.Text) > maxTaskText+len("…")) {
 		return errors.New("current_task is negative or longer than its bound")
 	}
@@ -318,6 +324,10 @@ func (s Snapshot) clone() Snapshot {
 		c.Current = &v
 	}
 	c.Complete = s.Complete.clone()
+	if s.Spend != nil {
+		v := *s.Spend
+		c.Spend = &v
+	}
 	if s.TaskHigh != nil {
 		v := *s.TaskHigh
 		c.TaskHigh = &v
@@ -364,6 +374,7 @@ func (s Snapshot) clone() Snapshot {
 		st.Files = cloneSlice(st.Files)
 		st.Errors = cloneSlice(st.Errors)
 		st.Tests = cloneTests(st.Tests)
+		st.Cost = cloneCost(st.Cost)
 	}
 	return c
 }
@@ -488,6 +499,7 @@ func (it *Iteration) validate(last time.Time) error {
 	if p := it.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
 		fault(fmt.Errorf("progress percent %v is out of range: want 0 to 100", *p))
 	}
+	fault(it.Cost.check())
 	return errors.Join(errs...)
 }
 
@@ -532,7 +544,7 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 	b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State,
 		Progress: m.progress, Signals: m.signals, Score: m.score, TasksCompleted: m.tasksNew,
 		FilesChanged: m.files, Files: changedFiles(it.Change), Tests: it.Tests, Errors: samples(m.errs), Risk: b.risk(pol),
-		Trend: len(trends) > 0})
+		Trend: len(trends) > 0, Cost: cloneCost(it.Cost)})
 	return b.decision(pol, &m), nil
 }
 
@@ -577,12 +589,14 @@ func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool
 		return false
 	case s.State == Open:
 		s.IgnoredOpen++
+		s.addSpend(it.Cost, false)
 		s.LastScore, s.LastProgressFlag = 0, false
 		s.LastWarnings = []string{fmt.Sprintf("iteration %d ran while the breaker was OPEN (%d ignored so far)", s.Iteration, s.IgnoredOpen)}
 		b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: Open,
-			Risk: "HIGH", IgnoredOpen: true})
+			Risk: "HIGH", IgnoredOpen: true, Cost: cloneCost(it.Cost)})
 		return true
 	case s.Probing && rerun:
+		s.addSpend(it.Cost, false)
 		s.LastScore, s.LastProgressFlag = 0, false
 		s.LastWarnings = []string{fmt.Sprintf("iteration %d re-ran a commit older than the last transition: not counted as a probe", s.Iteration)}
 		b.pushRecent(Step{Iteration: s.Iteration, At: it.At, Commit: it.Commit, Phase: phase, State: s.State, Risk: b.risk(pol)})
@@ -776,6 +790,7 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.Hour = nil
 	s.LastWarnings = nil
 	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil
+	s.Spend = nil
 	s.WatchLeft = b.base.Breaker.WatchIterations
 	// Tasks count from the reset: each identity once more, and the count's
 	// high-water mark from the newest count.
@@ -940,6 +955,7 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 	for _, ec := range s.ErrorCounts {
 		d.ErrorCounts[ec.Sample] += ec.Count
 	}
+	d.spent(s.Spend)
 	start := 0
 	if len(s.Window) > trendLen {
 		start = len(s.Window) - trendLen

@@ -36,6 +36,8 @@ type Step struct {
 	// Trend is set when the iteration gave a trend warning (passing tests
 	// falling, or distinct errors rising): the chart marks it.
 	Trend bool `json:"trend,omitempty"`
+	// Cost is what the agent reported the iteration cost.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Completion is the evidence that the loop's work is done: every task of
@@ -82,6 +84,14 @@ type Decision struct {
 	OpenedAt              *time.Time     `json:"opened_at"`
 	CooldownUntil         *time.Time     `json:"cooldown_until"`
 	IgnoredOpen           int            `json:"ignored_open"`
+	// SpentUSD and SpentTokens are what the agent reported spending since
+	// the last reset, SpentSinceProgressUSD and SpentSinceProgressTokens
+	// the part since the last progress; absent when no iteration since
+	// the reset reported dollars (tokens).
+	SpentUSD                 *float64 `json:"spent_usd,omitempty"`
+	SpentSinceProgressUSD    *float64 `json:"spent_since_progress_usd,omitempty"`
+	SpentTokens              *int64   `json:"spent_tokens,omitempty"`
+	SpentSinceProgressTokens *int64   `json:"spent_since_progress_tokens,omitempty"`
 	// RateFreesAt is, when the rate rule opened the breaker, the time the
 	// rolling hour has room for an iteration again.
 	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`

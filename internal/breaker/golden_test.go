@@ -60,6 +60,7 @@ type streamStep struct {
 	ProgressPercent   *float64        `json:"progress_percent,omitempty"`
 	Tasks             *breaker.Tasks  `json:"tasks,omitempty"`
 	TasksBefore       *int            `json:"tasks_before,omitempty"`
+	Cost              *breaker.Cost   `json:"cost,omitempty"`
 
 	// Want and WantTrigger are what the documented rules say of the
 	// decision after the step (checked before the golden comparison; "-"
@@ -142,6 +143,7 @@ func (st *streamStep) iteration(t testing.TB, at time.Time) breaker.Iteration {
 		At: at, Commit: st.Commit, Phase: st.Phase, Tests: st.Tests, ErrorsKnown: !st.ErrorsUnknown,
 		PermissionDenials: st.PermissionDenials, CompletionClaimed: st.CompletionClaimed, ClaimedFiles: st.FilesModified,
 		QuestionsAsked: st.QuestionsAsked, ProgressPercent: st.ProgressPercent, Tasks: st.Tasks, TasksBefore: st.TasksBefore,
+		Cost: st.Cost,
 	}
 	if st.Change != nil {
 		c := *st.Change

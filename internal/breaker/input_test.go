@@ -44,6 +44,9 @@ func TestBadIteration(t *testing.T) {
 		{"infinite percent", breaker.Iteration{At: last, ProgressPercent: ptr(math.Inf(1))}, "progress percent +Inf is out of range"},
 		{"negative percent", breaker.Iteration{At: last, ProgressPercent: ptr(-0.5)}, "out of range"},
 		{"percent above 100", breaker.Iteration{At: last, ProgressPercent: ptr(100.5)}, "out of range"},
+		{"NaN dollars", breaker.Iteration{At: last, Cost: &breaker.Cost{USD: ptr(math.NaN())}}, "cost of NaN dollars is out of range"},
+		{"negative dollars", breaker.Iteration{At: last, Cost: &breaker.Cost{USD: ptr(-0.01)}}, "cost of -0.01 dollars is out of range"},
+		{"negative tokens", breaker.Iteration{At: last, Cost: &breaker.Cost{Tokens: ptr(int64(-1))}}, "cost of -1 tokens is out of range"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

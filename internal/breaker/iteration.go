@@ -73,6 +73,10 @@ type Iteration struct {
 	// the loop (given with its first iteration): checking them again is not
 	// completing them.
 	TasksCheckedBefore []string
+	// Cost is what the agent reported the iteration cost; nil when it
+	// reported nothing.
+	Cost *Cost
+
 	// CurrentTask is the task the loop is on after the iteration: the
 	// task its status block names, else the first unchecked task of the
 	// task lists in plan order; nil when there is none (no task list, or

@@ -496,6 +496,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	s := &b.s
 	s.SinceReset++
 	countProgress(pol, s, it, m)
+	s.addSpend(it.Cost, m.progress)
 	countErrors(s, it, m)
 	b.pushWindow(it, m)
 	rememberTree(s, it)

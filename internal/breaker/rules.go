@@ -98,6 +98,13 @@ var rules = []rule{
 		check: checkTaskStuck,
 	},
 	{
+		name: policy.RuleSpend,
+		keys: []string{"rules.spend.max_usd", "rules.spend.max_usd_without_progress", "rules.spend.max_tokens",
+			"rules.spend.max_tokens_without_progress", "rules.spend.spend_warning_percent"},
+		on:    func(r *policy.Rules) bool { return r.Spend.On() },
+		check: checkSpend,
+	},
+	{
 		name:  policy.RuleScore,
 		keys:  []string{"rules.score.enabled", "rules.score.score_window", "rules.score.score_action"},
 		on:    func(r *policy.Rules) bool { return r.Score.Enabled },

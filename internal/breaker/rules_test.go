@@ -27,6 +27,7 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 		r.Score.ScoreAction, r.Score.ScoreWindow = "open", 1
 		r.Rate.MaxIterationsPerHour = 1
 		r.MaxIterations.MaxIterations, r.MaxIterations.WarningIterations, r.MaxIterations.CriticalIterations = 3, 0, 0
+		r.Spend.MaxUSD = 1
 		for _, rule := range policy.RuleOrder[:from] {
 			switch rule {
 			case policy.RuleProtectedPath:
@@ -47,6 +48,8 @@ func everythingFires(t *testing.T, from int) *policy.Policy {
 				r.NoProgress.Enabled = false
 			case policy.RuleTaskStuck:
 				r.TaskStuck.Enabled = false
+			case policy.RuleSpend:
+				r.Spend = policy.Spend{}
 			case policy.RuleScore:
 				r.Score.Enabled = false
 			case policy.RuleRate:
@@ -79,6 +82,7 @@ func TestTriggerPrecedence(t *testing.T) {
 				PermissionDenials: 1,
 				CompletionClaimed: true,
 				CurrentTask:       breaker.StatusTask("write the parser"),
+				Cost:              &breaker.Cost{USD: ptr(1.0)},
 			})
 			if d.State != breaker.Open || str(d.Trigger) != want {
 				t.Errorf("got %s %q (%q), want OPEN %q", d.State, str(d.Trigger), str(d.Reason), want)

@@ -16,7 +16,7 @@ import (
 func TestRuleTableIsSpecOrder(t *testing.T) {
 	t.Parallel()
 	want := []string{"protected_path", "permission_denied", "same_error", "circular", "test_only", "output_decline",
-		"completion_claim", "no_progress", "task_stuck", "score", "rate", "max_iterations"}
+		"completion_claim", "no_progress", "task_stuck", "spend", "score", "rate", "max_iterations"}
 	var got []string
 	for _, r := range rules {
 		got = append(got, r.name)
@@ -65,8 +65,9 @@ func TestRuleKeysArePolicyKeys(t *testing.T) {
 	}
 }
 
-// TestRuleSwitches: every rule is on in default; ralph turns off exactly
-// the rules ralph's breaker does not have.
+// TestRuleSwitches: every rule is on in default but spend, which is off
+// until a policy sets a limit; ralph turns off exactly the rules ralph's
+// breaker does not have.
 func TestRuleSwitches(t *testing.T) {
 	t.Parallel()
 	ralphOff := map[string]bool{"score": true, "output_decline": true, "circular": true, "test_only": true,
@@ -77,7 +78,7 @@ func TestRuleSwitches(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rules {
-			want := name == "default" || !ralphOff[r.name]
+			want := (name == "default" || !ralphOff[r.name]) && r.name != "spend"
 			if got := r.on(&p.Rules); got != want {
 				t.Errorf("%s: rule %s on = %v, want %v", name, r.name, got, want)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/cost"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
 	"github.com/loopbreaker/loopbreaker/internal/note"
@@ -17,13 +18,16 @@ const MaxErrors = 64
 type Files struct {
 	Report *testreport.Report
 	Log    *agentlog.Log
+	// Cost is what the log says the iteration cost (nil without a log).
+	Cost *cost.Cost
 	// MissingReport is the report glob that matched no file: the build
 	// produced no report, which counts as a build failure.
 	MissingReport string
 }
 
-// ReadFiles reads the test reports matched by the globs and the agent log;
-// either may be empty. Errors name the file and the fault.
+// ReadFiles reads the test reports matched by the globs and the agent log,
+// with the cost it reports; either may be empty. Errors name the file and
+// the fault.
 func ReadFiles(reportGlobs []string, logPath string) (*Files, error) {
 	f := &Files{}
 	if len(reportGlobs) > 0 {
@@ -44,12 +48,16 @@ func ReadFiles(reportGlobs []string, logPath string) (*Files, error) {
 			return nil, err
 		}
 		f.Log = l
+		if f.Cost, err = cost.ReadFile(logPath); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
 
 // Notes returns what the readers skipped or truncated: the test report
-// reader's notes (test_report), then the agent log reader's (agent_log).
+// reader's notes (test_report), the agent log reader's (agent_log), then
+// the cost reader's (cost).
 func (f *Files) Notes() []note.Note {
 	var out []note.Note
 	if f.MissingReport != "" {
@@ -61,10 +69,13 @@ func (f *Files) Notes() []note.Note {
 	if f.Log != nil {
 		out = append(out, note.Of(note.AgentLog, f.Log.Notes)...)
 	}
+	if f.Cost != nil {
+		out = append(out, note.Of(note.Cost, f.Cost.Notes)...)
+	}
 	return out
 }
 
-// Apply fills the iteration's test, error, output and claim fields.
+// Apply fills the iteration's test, error, output, claim and cost fields.
 func (f *Files) Apply(it *breaker.Iteration) {
 	var errs []breaker.Signature
 	seen := map[string]bool{}
@@ -114,6 +125,9 @@ func (f *Files) Apply(it *breaker.Iteration) {
 				it.CurrentTask = t
 			}
 		}
+	}
+	if c := f.Cost; c.Known() {
+		it.Cost = &breaker.Cost{USD: c.USD, Tokens: c.Tokens}
 	}
 	if r := f.Report; r != nil {
 		it.ErrorsKnown = true

@@ -86,6 +86,9 @@ func TestCorruptEntriesAreReportedAndSkipped(t *testing.T) {
 		"resetat.json":    `{"version":1,"run_id":10,"at":"2026-04-01T12:00:00Z","label_resets":[{"by":"maintainer"}]}`,
 		"blocker.json":    `{"version":1,"run_id":11,"at":"2026-04-01T12:00:00Z","admitted":true,"blocker":{"hash":"xyz","sample":"s"}}`,
 		"unadmitted.json": `{"version":1,"run_id":12,"at":"2026-04-01T12:00:00Z","blocker":{"hash":"` + strings.Repeat("a", 64) + `","sample":"s"}}`,
+		"dollars.json":    `{"version":1,"run_id":13,"at":"2026-04-01T12:00:00Z","cost":{"usd":-0.5}}`,
+		"tokens.json":     `{"version":1,"run_id":14,"at":"2026-04-01T12:00:00Z","cost":{"tokens":1e13}}`,
+		"costtext.json":   `{"version":1,"run_id":15,"at":"2026-04-01T12:00:00Z","cost":{"usd":"4.10"}}`,
 	}
 	for name, content := range bad {
 		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
@@ -299,5 +302,37 @@ func TestAdmissionRoundTrip(t *testing.T) {
 	old.Apply(&plain)
 	if !plain.Admitted {
 		t.Error("a record without an admission took away the commit message's")
+	}
+}
+
+// TestCostRoundTrip: an iteration's cost goes into its record, to the
+// micro-dollar, and comes back out of it; a record without one (written
+// before costs were kept, or by an agent that reports none) has no cost.
+func TestCostRoundTrip(t *testing.T) {
+	t.Parallel()
+	usd, tokens := 0.12345678, int64(98765)
+	it := breaker.Iteration{At: base, Cost: &breaker.Cost{USD: &usd, Tokens: &tokens}}
+	r := FromIteration(&it, 3, 1)
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	data := marshal(t, r)
+	if !strings.Contains(string(data), `"cost":{"usd":0.123457,"tokens":98765}`) {
+		t.Errorf("record %s, want the cost to the micro-dollar", data)
+	}
+	var back Record
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	var got breaker.Iteration
+	back.Apply(&got)
+	if got.Cost == nil || *got.Cost.USD != 0.123457 || *got.Cost.Tokens != tokens {
+		t.Errorf("cost read back as %+v", got.Cost)
+	}
+	var plain breaker.Iteration
+	old := rec(4, 1, 1)
+	old.Apply(&plain)
+	if plain.Cost != nil || FromIteration(&plain, 4, 1).Cost != nil {
+		t.Errorf("a record without a cost gave %+v", plain.Cost)
 	}
 }

@@ -62,6 +62,17 @@ type Record struct {
 	// Records written before these fields admit nothing.
 	Admitted bool   `json:"admitted,omitempty"`
 	Blocker  *Error `json:"blocker,omitempty"`
+	// Cost is what the agent reported the iteration cost (absent when it
+	// reported nothing): kept so that every later fold sums the same
+	// money, whichever run reads the ledger.
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// Cost is an iteration's cost: dollars (to the micro-dollar), tokens, or
+// both.
+type Cost struct {
+	USD    *float64 `json:"usd,omitempty"`
+	Tokens *int64   `json:"tokens,omitempty"`
 }
 
 // LabelReset is a removal of the open label that a run applied as a
@@ -171,6 +182,14 @@ func (r *Record) Validate() error {
 	if t := r.Tasks; t != nil && (t.Done < 0 || t.Total < 0 || t.Done > t.Total) {
 		bad("tasks {done %d, total %d} is not valid", t.Done, t.Total)
 	}
+	if c := r.Cost; c != nil {
+		if v := c.USD; v != nil && !(*v >= 0 && *v <= breaker.MaxUSD) {
+			bad("cost.usd %v is out of range 0 to %d", *v, breaker.MaxUSD)
+		}
+		if n := c.Tokens; n != nil && (*n < 0 || *n > breaker.MaxTokens) {
+			bad("cost.tokens %d is out of range 0 to %d", *n, int64(breaker.MaxTokens))
+		}
+	}
 	if len(r.LabelResets) > MaxLabelResets {
 		bad("label_resets has %d entries (at most %d)", len(r.LabelResets), MaxLabelResets)
 	}
@@ -259,6 +278,17 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 	if c := it.CurrentTask; c != nil && c.FromStatus() {
 		r.CurrentTask = fit(c.Text, MaxTask)
 	}
+	if c := it.Cost; c != nil && (c.USD != nil || c.Tokens != nil) {
+		r.Cost = &Cost{}
+		if c.USD != nil {
+			v := math.Round(*c.USD*1e6) / 1e6
+			r.Cost.USD = &v
+		}
+		if c.Tokens != nil {
+			v := *c.Tokens
+			r.Cost.Tokens = &v
+		}
+	}
 	return r
 }
 
@@ -311,6 +341,17 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	}
 	if t := breaker.StatusTask(r.CurrentTask); t != nil {
 		it.CurrentTask = t
+	}
+	if c := r.Cost; c != nil {
+		it.Cost = &breaker.Cost{}
+		if c.USD != nil {
+			v := *c.USD
+			it.Cost.USD = &v
+		}
+		if c.Tokens != nil {
+			v := *c.Tokens
+			it.Cost.Tokens = &v
+		}
 	}
 	// An admission only makes the breaker stricter: the record's adds to
 	// what the commit message admitted.

@@ -95,6 +95,9 @@ const (
 	// ReportMissing: a --reports glob matched no file: the iteration is
 	// taken as a build that produced no report.
 	ReportMissing Code = "report_missing"
+	// Cost: a cost the agent log reports was missing, malformed or not
+	// read; it counts as no cost, never as an invented one.
+	Cost Code = "cost"
 )
 
 // Codes lists every code, in the order above.
@@ -103,7 +106,7 @@ func Codes() []Code {
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
 		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped,
-		LoopStarted, NoLocalState, ReportMissing}
+		LoopStarted, NoLocalState, ReportMissing, Cost}
 }
 
 // Known reports whether c is one of the codes above.

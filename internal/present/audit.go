@@ -96,7 +96,16 @@ func AuditSummary(r *report.Result) string {
 		fmt.Fprintf(&b, "> [!WARNING]\n> The audit stopped early: %s. %s\n\n", render.Markdown(plain(r.StopReason)), leftOut(r))
 	}
 	if len(r.Pulls) > 0 {
-		b.WriteString("| PR | author | iterations | state | trigger | last progress | score |\n|---|---|---|---|---|---|---|\n")
+		wasted := anyWasted(r)
+		b.WriteString("| PR | author | iterations | state | trigger | last progress | score |")
+		if wasted {
+			b.WriteString(" wasted |")
+		}
+		b.WriteString("\n|---|---|---|---|---|---|---|")
+		if wasted {
+			b.WriteString("---:|")
+		}
+		b.WriteString("\n")
 		for i := range r.Pulls {
 			p := &r.Pulls[i]
 			state := p.State.String()
@@ -118,8 +127,12 @@ func AuditSummary(r *report.Result) string {
 			if c := pullChart(p); c != "" {
 				spark = "`" + c + "`"
 			}
-			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |\n", p.Number, titleCell(p.Title),
+			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
 				render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
+			if wasted {
+				fmt.Fprintf(&b, " %s |", orDash(render.Markdown(wastedCell(p))))
+			}
+			b.WriteString("\n")
 		}
 		var steps []breaker.Step
 		for i := range r.Pulls {
@@ -127,7 +140,11 @@ func AuditSummary(r *report.Result) string {
 				steps = append(steps, d.Recent...)
 			}
 		}
-		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.\n\n", render.Legend(steps))
+		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.", render.Legend(steps))
+		if wasted {
+			b.WriteString(" Wasted: what the agent reported spending since the last progress; the stuck pull requests that wasted most come first.")
+		}
+		b.WriteString("\n\n")
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("<details><summary>Skipped pull requests</summary>\n\n")
@@ -179,7 +196,12 @@ func AuditText(r *report.Result) string {
 	}
 	if len(r.Pulls) > 0 {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "%-7s %-24s %5s  %-10s %-16s %-11s %s\n", "PR", "author", "iter", "state", "trigger", "progress", "score")
+		wasted := anyWasted(r)
+		head := fmt.Sprintf("%-7s %-24s %5s  %-10s %-16s %-11s %s", "PR", "author", "iter", "state", "trigger", "progress", "score")
+		if wasted {
+			head = fmt.Sprintf("%-7s %-24s %5s  %-10s %-16s %-11s %-18s %s", "PR", "author", "iter", "state", "trigger", "progress", "wasted", "score")
+		}
+		b.WriteString(head + "\n")
 		for i := range r.Pulls {
 			p := &r.Pulls[i]
 			last := "never"
@@ -189,6 +211,11 @@ func AuditText(r *report.Result) string {
 			state := p.State.String()
 			if p.Recovered {
 				state = "RECOVERED"
+			}
+			if wasted {
+				fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %-18s %s\n", "#"+itoa(p.Number), render.Clean(clip(p.Author, 24)), p.Iterations,
+					state, orDash(p.Trigger), last, orDash(wastedCell(p)), pullChart(p))
+				continue
 			}
 			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s\n", "#"+itoa(p.Number), render.Clean(clip(p.Author, 24)), p.Iterations,
 				state, orDash(p.Trigger), last, pullChart(p))
@@ -204,6 +231,28 @@ func AuditText(r *report.Result) string {
 		fmt.Fprintf(&b, "dry run, not done: %s\n", render.Clean(w))
 	}
 	return b.String()
+}
+
+// anyWasted reports whether a pull request's loop reported a cost.
+func anyWasted(r *report.Result) bool {
+	for i := range r.Pulls {
+		if wastedCell(&r.Pulls[i]) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// wastedCell is what a pull request's loop spent since the last
+// progress: dollars, else tokens; "" when unknown.
+func wastedCell(p *report.PullResult) string {
+	switch {
+	case p.WastedUSD != nil:
+		return breaker.Dollars(*p.WastedUSD)
+	case p.WastedTokens != nil:
+		return breaker.Tokens(*p.WastedTokens) + " tokens"
+	}
+	return ""
 }
 
 // pullChart is the sparkline of a pull request's last iterations: from

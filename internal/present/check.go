@@ -1,6 +1,7 @@
 package present
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,8 +38,8 @@ type SummaryOptions struct {
 // Summary is a check's job summary: the report of the final decision, then
 // the last 50 iterations as charts (progress score, and tests passing
 // where a report was read) with their table beside them for screen
-// readers, the API calls and, in a dry run, the writes that were not
-// made.
+// readers (with what each iteration cost, when the agent reported it),
+// the API calls and, in a dry run, the writes that were not made.
 func Summary(res *loop.Result, o SummaryOptions) string {
 	d := res.Final()
 	var b strings.Builder
@@ -46,9 +47,18 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 	b.WriteString("\n### Iterations\n\n")
 	start := max(0, len(res.Decisions)-maxSummaryRows)
 	b.WriteString(render.MermaidCharts(render.Steps(res.Decisions[start:])))
-	b.WriteString("\n| # | commit | state | score | tests passing | no progress | why |\n|---|---|---|---|---|---|---|\n")
+	costs := false
+	for i := range res.Decisions[start:] {
+		costs = costs || render.StepOf(&res.Decisions[start+i]).Cost != nil
+	}
+	// The spent column only when an iteration reported a cost.
+	head, rule, gap := "", "", ""
+	if costs {
+		head, rule, gap = " spent |", "---:|", " |"
+	}
+	fmt.Fprintf(&b, "\n| # | commit | state | score | tests passing | no progress |%s why |\n|---|---|---|---|---|---|%s---|\n", head, rule)
 	if earlier := start; earlier > 0 {
-		fmt.Fprintf(&b, "| … | | | | | | %d earlier iterations |\n", earlier)
+		fmt.Fprintf(&b, "| … | | | | | |%s %d earlier iterations |\n", gap, earlier)
 	}
 	for i := range res.Decisions[start:] {
 		x := &res.Decisions[start+i]
@@ -71,7 +81,11 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 		if st.Tests != nil {
 			passing = strconv.Itoa(st.Tests.Passed)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %s | %d | %s |\n", x.Iteration, commit, x.State, x.ProgressScore, passing, x.ConsecutiveNoProgress, strings.Join(why, " · "))
+		cost := ""
+		if costs {
+			cost = " " + cmp.Or(render.Markdown(render.Cost(st.Cost)), "-") + " |"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %+d | %s | %d |%s %s |\n", x.Iteration, commit, x.State, x.ProgressScore, passing, x.ConsecutiveNoProgress, cost, strings.Join(why, " · "))
 	}
 	if o.API {
 		fmt.Fprintf(&b, "\nGitHub API calls in this run: %d.\n", o.Calls)

@@ -37,6 +37,8 @@ type step struct {
 	failing        []string
 	err            string
 	tasks          int
+	usd            float64 // what the agent reported the iteration cost (0: nothing)
+	tokens         int64
 }
 
 func (s step) iteration() breaker.Iteration {
@@ -52,6 +54,10 @@ func (s step) iteration() breaker.Iteration {
 	}
 	if s.tasks > 0 {
 		it.Tasks = &breaker.Tasks{Done: s.tasks, Total: 6}
+	}
+	if s.usd > 0 {
+		usd, tokens := s.usd, s.tokens
+		it.Cost = &breaker.Cost{USD: &usd, Tokens: &tokens}
 	}
 	return it
 }
@@ -89,6 +95,12 @@ func goldenLoops() []goldenLoop {
 			{files: 0, tree: "t1", passed: 4, failed: 2, failing: failingTests[1:3]},
 			{files: 3, tree: "t2", passed: 6, failed: 0},
 			{files: 1, tree: "t3", passed: 7, failed: 0},
+		}},
+		{name: "spending", policy: "extends = \"default\"\n[rules.spend]\nmax_usd = 20.0\nmax_usd_without_progress = 4.0\n", steps: []step{
+			{files: 2, tree: "t1", passed: 9, failed: 2, failing: failingTests[1:3], usd: 1.40, tokens: 180000},
+			{files: 0, tree: "t1", passed: 9, failed: 2, failing: failingTests[1:3], usd: 1.90, tokens: 240000},
+			{files: 0, tree: "t1", passed: 9, failed: 2, failing: failingTests[1:3], usd: 2.20, tokens: 260000},
+			{files: 0, tree: "t1", passed: 9, failed: 2, failing: failingTests[1:3], usd: 0.60, tokens: 70000},
 		}},
 	}
 }
@@ -170,12 +182,13 @@ func TestGoldenAuditSummary(t *testing.T) {
 	r := &report.Result{Repository: "octo/loop", At: loopStart.Add(24 * time.Hour),
 		Operations: report.Operations{Budget: 200, Used: 9, Remaining: 191, RateRemaining: &rate, RateLimit: &limit, RateFloor: &floor},
 		Skipped:    []report.Skipped{{Number: 9, Reason: "draft by a person"}}, NotReached: []int{}, Notes: []string{}}
-	authors := map[string]string{"healthy": "claude[bot]", "stuck": "copilot-swe-agent[bot]", "recovering": "devin-ai-integration[bot]"}
+	authors := map[string]string{"healthy": "claude[bot]", "stuck": "copilot-swe-agent[bot]", "recovering": "devin-ai-integration[bot]", "spending": "chatgpt-codex-connector[bot]"}
 	for i, g := range goldenLoops() {
 		res := g.fold(t)
 		d := res.Final()
 		pr := report.PullResult{Number: 11 + i, Title: "Loop " + g.name, Author: authors[g.name], State: d.State,
-			Iterations: d.Iteration, LastProgress: d.LastProgress, Decision: d, Evidence: "git"}
+			Iterations: d.Iteration, LastProgress: d.LastProgress, Decision: d, Evidence: "git",
+			WastedUSD: d.SpentSinceProgressUSD, WastedTokens: d.SpentSinceProgressTokens}
 		if d.Trigger != nil {
 			pr.Trigger, pr.Reason = *d.Trigger, *d.Reason
 		}

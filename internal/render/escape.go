@@ -78,7 +78,8 @@ func truncate(s string, n int) string {
 }
 
 // Markdown escapes agent text for GitHub-flavoured markdown, inline: it is
-// cleaned, HTML is neutralised, markdown punctuation is backslash-escaped,
+// cleaned, HTML is neutralised, markdown punctuation (and "$", which
+// GitHub reads as math) is backslash-escaped,
 // table pipes are escaped, and @mentions and #references cannot notify
 // anyone (a zero-width joiner follows the sign).
 func Markdown(s string) string {
@@ -96,7 +97,7 @@ func Markdown(s string) string {
 		case '@', '#':
 			b.WriteRune(r)
 			b.WriteRune('\u200d')
-		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '!', '|', '~', '+', '-', '=':
+		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '!', '|', '~', '+', '-', '=', '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

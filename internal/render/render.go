@@ -205,6 +205,9 @@ func Text(d *breaker.Decision, o Options) string {
 	fmt.Fprintf(&b, "  iteration:  %d · commit %s · policy %s%s\n", d.Iteration, short(d.Commit), Clean(d.Policy), phase)
 	fmt.Fprintf(&b, "  counters:   no progress %d · score %+d (window %s) · ignored while open %d\n",
 		d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), d.IgnoredOpen)
+	if s := Spent(d); s != "" {
+		fmt.Fprintf(&b, "  spent:      %s\n", s)
+	}
 	fmt.Fprintf(&b, "  progress:   last %s", ts(d.LastProgress))
 	if c := Chart(d); c != "" {
 		fmt.Fprintf(&b, " · scores %s (%s)", c, ScoreList(d.Recent, " "))
@@ -241,6 +244,42 @@ func Text(d *breaker.Decision, o Options) string {
 		fmt.Fprintf(&b, "%swhen the loop may go on: %s\n", label, o.ResetHint)
 	}
 	return b.String()
+}
+
+// Spent is what the agent reported spending, for a person: "$7.50 since
+// the last reset · $5.00 since the last progress · 612,000 tokens (408,000
+// since the last progress)"; "" when no iteration since the last reset
+// reported a cost.
+func Spent(d *breaker.Decision) string {
+	var parts []string
+	if d.SpentUSD != nil && d.SpentSinceProgressUSD != nil {
+		parts = append(parts, breaker.Dollars(*d.SpentUSD)+" since the last reset", breaker.Dollars(*d.SpentSinceProgressUSD)+" since the last progress")
+	}
+	if d.SpentTokens != nil && d.SpentSinceProgressTokens != nil {
+		all, since := breaker.Tokens(*d.SpentTokens)+" tokens", breaker.Tokens(*d.SpentSinceProgressTokens)+" since the last progress"
+		if len(parts) > 0 {
+			parts = append(parts, all+" ("+since+")")
+		} else {
+			parts = append(parts, all+" since the last reset", since)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Cost is one iteration's cost: "$2.50 (204,000 tokens)", "$2.50",
+// "204,000 tokens"; "" when it reported none.
+func Cost(c *breaker.Cost) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.USD != nil && c.Tokens != nil:
+		return breaker.Dollars(*c.USD) + " (" + breaker.Tokens(*c.Tokens) + " tokens)"
+	case c.USD != nil:
+		return breaker.Dollars(*c.USD)
+	case c.Tokens != nil:
+		return breaker.Tokens(*c.Tokens) + " tokens"
+	}
+	return ""
 }
 
 func windowScore(d *breaker.Decision) string {
@@ -302,6 +341,9 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 	if c := Chart(d); c != "" {
 		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), Legend(d.Recent))
 	}
+	if s := Spent(d); s != "" {
+		fmt.Fprintf(&b, "**Spent:** %s.\n\n", Markdown(s))
+	}
 	fmt.Fprintf(&b, "Iteration %d · policy %s · no progress for %d · score %+d (window %s) · last progress %s · ignored while open %d\n\n",
 		d.Iteration, Code(d.Policy), d.ConsecutiveNoProgress, d.ProgressScore, windowScore(d), ts(d.LastProgress), d.IgnoredOpen)
 	for _, w := range d.Warnings {
@@ -346,6 +388,9 @@ func failingList(names []string, total int) string {
 func writeStep(b *strings.Builder, s *breaker.Step) {
 	fmt.Fprintf(b, "#### Iteration %d — %s\n", s.Iteration, s.At.UTC().Format(time.RFC3339))
 	fmt.Fprintf(b, "- Circuit state: %s\n", s.State)
+	if c := Cost(s.Cost); c != "" {
+		fmt.Fprintf(b, "- Spent: %s\n", Markdown(c))
+	}
 	if s.IgnoredOpen {
 		b.WriteString("- Ran while the breaker was OPEN (ignored)\n\n")
 		return

@@ -28,6 +28,12 @@ func fold(t *testing.T, name string, its []breaker.Iteration) breaker.Decision {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return foldPolicy(t, p, its)
+}
+
+// foldPolicy is fold under a policy.
+func foldPolicy(t *testing.T, p *policy.Policy, its []breaker.Iteration) breaker.Decision {
+	t.Helper()
 	b, err := breaker.New(p, breaker.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +88,11 @@ func scenarios(t *testing.T) map[string]breaker.Decision {
 			{Change: files(1, "t2", "a.go"), ErrorsKnown: true, Errors: errs("e2", 1)},
 			{Change: files(1, "t3", "a.go"), ErrorsKnown: true, Errors: errs("e3", 2)},
 			{Change: files(1, "t4", "a.go"), ErrorsKnown: true, Errors: errs("e4", 3)},
+		}),
+		"open_spend": foldPolicy(t, spendPolicy(t), []breaker.Iteration{
+			{Change: files(1, "t1", "parse.go"), Cost: cost(1.25, 150000)},
+			{Change: files(0, "t1"), Cost: cost(2.10, 260000)},
+			{Change: files(0, "t1"), Cost: cost(2.05, 240000)},
 		}),
 		"open_same_error": fold(t, "default", []breaker.Iteration{
 			{Change: files(1, "t1", "a.go"), ErrorsKnown: true, Errors: []breaker.Signature{sig}},
@@ -233,3 +244,15 @@ func TestFailingTestsAreNamedAndEscaped(t *testing.T) {
 		t.Errorf("markdown does not list the failing tests:\n%s", md)
 	}
 }
+
+// spendPolicy is default with $4.00 allowed without progress.
+func spendPolicy(t *testing.T) *policy.Policy {
+	t.Helper()
+	p, err := policy.Parse([]byte("extends = \"default\"\n[rules.spend]\nmax_usd_without_progress = 4.0\n"), "spend.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func cost(usd float64, tokens int64) *breaker.Cost { return &breaker.Cost{USD: &usd, Tokens: &tokens} }

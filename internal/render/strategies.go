@@ -67,6 +67,14 @@ func Strategies(trigger string) []string {
 			"Tell the agent which tests fail and which tasks remain",
 			"Escalate to a person",
 		}
+	case policy.RuleSpend:
+		// Money spent without progress: spend less before trying again.
+		return []string{
+			"Review what the money bought: the iterations since the last progress",
+			"Narrow the task, or give the agent a cheaper model or a smaller context",
+			"Raise the limit only if the work is worth it, then reset the breaker",
+			"Escalate to a person",
+		}
 	case policy.RuleRate:
 		return []string{
 			"Slow the loop down (longer interval between runs)",

@@ -1,6 +1,7 @@
 package org
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -49,6 +50,11 @@ type Pull struct {
 	SinceProgress int `json:"iterations_since_progress"`
 	WhileOpen     int `json:"iterations_while_open"`
 	Waste         int `json:"waste"`
+	// WastedUSD and WastedTokens are what the agent reported spending
+	// since the last progress (absent when unknown): money wasted ranks
+	// before iterations.
+	WastedUSD    *float64 `json:"wasted_usd,omitempty"`
+	WastedTokens *int64   `json:"wasted_tokens,omitempty"`
 	// URL is the pull request's page (set by Fold, from the server URL).
 	URL string `json:"url,omitempty"`
 }
@@ -63,7 +69,8 @@ func Summarize(res *report.Result) *Job {
 		if p.State == breaker.Closed {
 			continue
 		}
-		out := Pull{Repository: res.Repository, Number: p.Number, Title: p.Title, Author: p.Author, State: p.State.String(), Trigger: p.Trigger}
+		out := Pull{Repository: res.Repository, Number: p.Number, Title: p.Title, Author: p.Author, State: p.State.String(), Trigger: p.Trigger,
+			WastedUSD: p.WastedUSD, WastedTokens: p.WastedTokens}
 		if d := p.Decision; d != nil {
 			out.SinceProgress, out.WhileOpen = d.ConsecutiveNoProgress, d.IgnoredOpen
 		}
@@ -74,10 +81,26 @@ func Summarize(res *report.Result) *Job {
 	return j
 }
 
-// sortPulls orders by waste, most first, then by repository and number.
+// sortPulls orders by money wasted where it is known (dollars, then
+// tokens), then by iterations wasted, most first, then by repository and
+// number.
 func sortPulls(ps []Pull) {
+	money := func(p *Pull) (int, float64) {
+		switch {
+		case p.WastedUSD != nil && *p.WastedUSD > 0:
+			return 2, *p.WastedUSD
+		case p.WastedTokens != nil && *p.WastedTokens > 0:
+			return 1, float64(*p.WastedTokens)
+		}
+		return 0, 0
+	}
 	sort.SliceStable(ps, func(i, k int) bool {
 		a, b := ps[i], ps[k]
+		ra, ma := money(&a)
+		rb, mb := money(&b)
+		if c := cmp.Or(cmp.Compare(rb, ra), cmp.Compare(mb, ma)); c != 0 {
+			return c < 0
+		}
 		if a.Waste != b.Waste {
 			return a.Waste > b.Waste
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 )
 
@@ -96,6 +98,45 @@ func TestFoldListsEachPullOnceAndEscapes(t *testing.T) {
 	}
 	if !strings.Contains(md, "acme/b (shard 1 of 2): 5 not reached") {
 		t.Errorf("the summary does not say how far acme/b got:\n%s", md)
+	}
+}
+
+// TestFoldRanksByMoneyWasted: an audit job's stuck pull requests carry
+// what their agents spent since the last progress; the organisation's
+// report puts the most money wasted first, dollars before tokens, then the
+// iterations wasted, and shows the money.
+func TestFoldRanksByMoneyWasted(t *testing.T) {
+	t.Parallel()
+	usd := func(v float64) *float64 { return &v }
+	tokens := func(v int64) *int64 { return &v }
+	res := &report.Result{Repository: "acme/a", At: t0, Pulls: []report.PullResult{
+		{Number: 1, State: breaker.Open, Decision: &breaker.Decision{ConsecutiveNoProgress: 9}},
+		{Number: 2, State: breaker.HalfOpen, WastedUSD: usd(2.5), Decision: &breaker.Decision{ConsecutiveNoProgress: 2}},
+		{Number: 3, State: breaker.Open, WastedTokens: tokens(900000), Decision: &breaker.Decision{ConsecutiveNoProgress: 3}},
+		{Number: 4, State: breaker.Open, WastedUSD: usd(7.25), Decision: &breaker.Decision{ConsecutiveNoProgress: 3}},
+		{Number: 5, State: breaker.Closed, WastedUSD: usd(0.5)},
+	}}
+	dir := t.TempDir()
+	if err := WriteJob(filepath.Join(dir, "job.json"), Summarize(res)); err != nil {
+		t.Fatal(err)
+	}
+	jobs, problems, err := ReadJobs([]string{dir})
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("%v %v", problems, err)
+	}
+	r := Fold(jobs, nil, "")
+	var got []int
+	for _, p := range r.Pulls {
+		got = append(got, p.Number)
+	}
+	if diff := cmp.Diff([]int{4, 2, 3, 1}, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	md := r.Markdown()
+	for _, want := range []string{"[acme/a#4](https://github.com/acme/a/pull/4) | OPEN | - | 3 | 0 | \\$7.25 |", "| 900,000 tokens |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, md)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
@@ -191,9 +192,9 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "%d OPEN and %d stuck (HALF_OPEN) pull requests in %d repositories; %d pull requests evaluated by %d audit jobs, %d not reached. API: %d calls charged, %d answered 304 Not Modified (free).\n\n",
 		open, len(r.Pulls)-open, r.Repositories, r.Evaluated, r.Jobs, r.NotReached, r.Charged, r.NotModified)
 	if len(r.Pulls) > 0 {
-		b.WriteString("Sorted by waste: iterations since the last progress plus iterations run while OPEN.\n\n")
-		b.WriteString("| Waste | Pull request | State | Trigger | Since progress | While OPEN |\n")
-		b.WriteString("|---:|---|---|---|---:|---:|\n")
+		b.WriteString("Sorted by waste: money the agent reported spending since the last progress, where it is known, then iterations since the last progress plus iterations run while OPEN.\n\n")
+		b.WriteString("| Waste | Pull request | State | Trigger | Since progress | While OPEN | Spent since progress |\n")
+		b.WriteString("|---:|---|---|---|---:|---:|---:|\n")
 		for i, p := range r.Pulls {
 			if i == maxSummaryRows {
 				fmt.Fprintf(&b, "\n%d more in the JSON report.\n", len(r.Pulls)-maxSummaryRows)
@@ -203,8 +204,8 @@ func (r *Report) Markdown() string {
 			if t := strings.TrimSpace(p.Title); t != "" {
 				title = " " + render.Markdown(clip(t, 60))
 			}
-			fmt.Fprintf(&b, "| %d | [%s#%d](%s)%s | %s | %s | %d | %d |\n", p.Waste, p.Repository, p.Number, p.URL, title,
-				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen)
+			fmt.Fprintf(&b, "| %d | [%s#%d](%s)%s | %s | %s | %d | %d | %s |\n", p.Waste, p.Repository, p.Number, p.URL, title,
+				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen, p.spent())
 		}
 	}
 	if len(r.Stopped) > 0 {
@@ -224,6 +225,18 @@ func (r *Report) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// spent is what the pull request's agent reported spending since the
+// last progress, for the table: dollars, else tokens, else "-".
+func (p *Pull) spent() string {
+	switch {
+	case p.WastedUSD != nil:
+		return render.Markdown(breaker.Dollars(*p.WastedUSD))
+	case p.WastedTokens != nil:
+		return breaker.Tokens(*p.WastedTokens) + " tokens"
+	}
+	return "-"
 }
 
 func clip(s string, n int) string {

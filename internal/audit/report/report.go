@@ -73,6 +73,10 @@ type PullResult struct {
 	Iterations int `json:"iterations"`
 	// LastProgress is the last iteration with progress (nil: none).
 	LastProgress *time.Time `json:"last_progress"`
+	// WastedUSD and WastedTokens are what the agent reported spending
+	// since the last progress (absent when unknown).
+	WastedUSD    *float64 `json:"wasted_usd,omitempty"`
+	WastedTokens *int64   `json:"wasted_tokens,omitempty"`
 	// Scores are the progress scores of the last iterations, oldest first.
 	Scores []int `json:"scores"`
 	// Evidence is where the commits came from: "git", "api" or "api+files".
