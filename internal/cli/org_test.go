@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -347,5 +349,69 @@ func TestOrgCommandsRefuseBadInput(t *testing.T) {
 	}
 	if st, problem, err := org.ReadState(state, "acme/repo-000", ""); st == nil || problem != "" || err != nil || len(st.Answers) == 0 {
 		t.Errorf("the state was not rewritten: %v %q %v", st, problem, err)
+	}
+}
+
+// TestDiscoveryWaitsForTheSearchReset: the search API allows 30 requests a
+// minute. Discovery that spends them waits for the reset when it is under
+// a minute away (by the clock it is given: the test never sleeps) and
+// finds every pull request; a reset further away is a clear exit 3 naming
+// the call, never an abort with a partial matrix.
+func TestDiscoveryWaitsForTheSearchReset(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		reset time.Duration
+		want  int
+	}{{"reset in 40s", 40 * time.Second, 0}, {"reset in 5m", 5 * time.Minute, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake, pulls, _ := orgFake(t, 3, 2)
+			now := orgT0.Add(72 * time.Hour)
+			var mu sync.Mutex
+			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			fake.SetClock(clock)
+			// Two searches left this minute; discovery asks one per author.
+			fake.SetSearchRateLimit(30, 2, now.Add(tc.reset))
+			var slept []time.Duration
+			var out, errOut bytes.Buffer
+			code := Main([]string{"discover", "--org", "acme"}, Env{Stdout: &out, Stderr: &errOut,
+				Getenv: func(k string) string {
+					return map[string]string{"GITHUB_TOKEN": fakegithub.DefaultToken, "GITHUB_API_URL": fake.URL}[k]
+				},
+				Now: clock,
+				Sleep: func(_ context.Context, d time.Duration) error {
+					mu.Lock()
+					defer mu.Unlock()
+					slept, now = append(slept, d), now.Add(d)
+					return nil
+				}})
+			if code != tc.want {
+				t.Fatalf("got exit %d, want %d\n%s", code, tc.want, errOut.String())
+			}
+			if tc.want != 0 {
+				if msg := errOut.String(); !strings.Contains(msg, "GET /search/issues") || !strings.Contains(msg, "rate limit") {
+					t.Errorf("the error does not name the call and the limit:\n%s", msg)
+				}
+				if out.Len() != 0 {
+					t.Errorf("a partial matrix was printed: %s", out.String())
+				}
+				return
+			}
+			if len(slept) != 1 || slept[0] != tc.reset {
+				t.Errorf("got waits %v, want one of %s (until the reset)", slept, tc.reset)
+			}
+			var m org.Matrix
+			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+				t.Fatalf("no matrix: %v\n%s", err, out.String())
+			}
+			found := 0
+			for _, e := range m.Include {
+				found += e.Pulls
+			}
+			if want := len(pulls["acme/repo-000"]) * 3; found != want {
+				t.Errorf("discovery found %d pull requests, want %d", found, want)
+			}
+		})
 	}
 }

@@ -362,7 +362,7 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 		s.tokens[t.Token] = tok
 	}
 	if rl := st.RateLimit; rl != nil {
-		s.limit, s.remaining, s.reset = rl.Limit, rl.Remaining, rl.Reset.Truncate(time.Second)
+		s.core.limit, s.core.remaining, s.core.reset = rl.Limit, rl.Remaining, rl.Reset.Truncate(time.Second)
 	}
 	if st.PageSize > 0 {
 		s.pageSize = st.PageSize
@@ -472,7 +472,7 @@ func (s *Server) State() State {
 
 func (s *Server) stateLocked() State {
 	st := State{
-		RateLimit: &RateState{Limit: s.limit, Remaining: s.remaining, Reset: s.reset.UTC()},
+		RateLimit: &RateState{Limit: s.core.limit, Remaining: s.core.remaining, Reset: s.core.reset.UTC()},
 		PageSize:  s.pageSize,
 		Repos:     []RepoState{},
 		Calls:     &CallStats{Total: s.calls, ByRoute: map[string]int{}, Log: append([]string{}, s.callLog...)},

@@ -44,6 +44,7 @@ const (
 	maxRoutes       = 10000
 	defaultPageSize = 30
 	defaultLimit    = 5000
+	searchLimit     = 30
 	contentsMaxSize = 1 << 20
 )
 
@@ -69,15 +70,15 @@ type Server struct {
 	tokens    map[string]*token
 	artifacts map[int64]*artifact
 	nextID    int64
-	limit     int
-	remaining int
-	reset     time.Time
-	pageSize  int
-	faults    []*faultRule
-	calls     int
-	charged   int
-	callLog   []string
-	byRoute   map[string]int
+	// core is the primary rate limit of the REST API, search the search
+	// API's own (see bucket).
+	core, search bucket
+	pageSize     int
+	faults       []*faultRule
+	calls        int
+	charged      int
+	callLog      []string
+	byRoute      map[string]int
 	// teams are the active members of each "org/slug" team (lower case).
 	teams map[string]map[string]bool
 }
@@ -195,12 +196,13 @@ func NewHandler() *Server {
 		tokens:    map[string]*token{DefaultToken: {login: DefaultLogin, userType: "Bot", app: true}},
 		artifacts: map[int64]*artifact{},
 		nextID:    1,
-		limit:     defaultLimit,
-		remaining: defaultLimit,
+		core:      bucket{name: "core", limit: defaultLimit, remaining: defaultLimit, window: time.Hour},
+		search:    bucket{name: "search", limit: searchLimit, remaining: searchLimit, window: time.Minute},
 		pageSize:  defaultPageSize,
 		byRoute:   map[string]int{},
 	}
-	s.reset = s.now().Add(time.Hour).Truncate(time.Second)
+	s.core.reset = s.now().Add(time.Hour).Truncate(time.Second)
+	s.search.reset = s.now().Add(time.Minute).Truncate(time.Second)
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.handler = http.HandlerFunc(s.serve)
@@ -677,7 +679,15 @@ func (s *Server) SetPrivate(owner, repo string, private bool) {
 func (s *Server) SetRateLimit(limit, remaining int, reset time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.limit, s.remaining, s.reset = limit, remaining, reset.Truncate(time.Second)
+	s.core.limit, s.core.remaining, s.core.reset = limit, remaining, reset.Truncate(time.Second)
+}
+
+// SetSearchRateLimit sets the search API's rate limit as SetRateLimit sets
+// the primary one; at reset it renews for a minute.
+func (s *Server) SetSearchRateLimit(limit, remaining int, reset time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.search.limit, s.search.remaining, s.search.reset = limit, remaining, reset.Truncate(time.Second)
 }
 
 // SetPageSize sets the page size used when a request has no per_page
