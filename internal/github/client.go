@@ -311,9 +311,10 @@ func (c *Client) block(resource string, t time.Time, why string) {
 	}
 }
 
-// awaitLimit lets a call through its rate limit: at once, or after
-// waiting for a reset that is at most MaxWait away (the search API's
-// limit renews every minute); a longer wait is an error naming the call.
+// awaitLimit lets a call through its rate limit: at once, or, for a
+// limit that renews every minute (the search API's), after waiting for a
+// reset at most MaxWait away; otherwise it is an error naming the call.
+// The primary limit renews hourly: it is not waited for.
 func (c *Client) awaitLimit(ctx context.Context, call string) error {
 	c.mu.Lock()
 	b := c.blocked["*"]
@@ -325,8 +326,8 @@ func (c *Client) awaitLimit(ctx context.Context, call string) error {
 	if wait <= 0 {
 		return nil
 	}
-	wait = (wait + time.Second - 1).Truncate(time.Second) // until the reset's second has begun
-	if wait <= c.opts.MaxWait {
+	wait = untilReset(wait)
+	if wait <= c.opts.MaxWait && resourceOf(call) != "core" {
 		if err := c.sleep(ctx, wait); err != nil {
 			return &APIError{Call: call, Message: fmt.Sprintf("waiting %s for the rate limit to reset: %v", wait, err), RateLimited: true, RetryAfter: wait, Err: err}
 		}
@@ -338,6 +339,12 @@ func (c *Client) awaitLimit(ctx context.Context, call string) error {
 		RateLimited: true,
 		RetryAfter:  wait,
 	}
+}
+
+// untilReset rounds a wait for a reset (a whole second) up, so that the
+// reset's second has begun when it ends.
+func untilReset(d time.Duration) time.Duration {
+	return max(0, d+time.Second-1).Truncate(time.Second)
 }
 
 // resourceOf is the rate-limit resource a call ("GET /search/issues") is

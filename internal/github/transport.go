@@ -173,18 +173,17 @@ func (t *transport) judge(ctx context.Context, resp *http.Response, call string,
 		return -1, nil
 	}
 
-	// 403 or 429 from the API: a rate limit, or a refused token. A
-	// primary limit that resets within MaxWait (the search API's renews
-	// every minute) is waited for; a later one stops the call.
+	// 403 or 429 from the API: a rate limit, or a refused token. A limit
+	// that renews every minute (the search API's) and resets within
+	// MaxWait is waited for; the hourly primary limit stops the call.
 	body := readBody(resp)
 	msg := messageOf(body, resp.Status)
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		reset, ok := parseUnix(resp.Header.Get("X-RateLimit-Reset"))
 		e := &APIError{Call: call, Status: resp.StatusCode, Message: msg, RateLimited: true, Attempts: attempt}
 		if ok {
-			// The reset is a whole second: wait until it has begun.
-			e.RetryAfter = max(0, reset.Sub(c.now())+time.Second-1).Truncate(time.Second)
-			if retriesLeft && e.RetryAfter <= c.opts.MaxWait {
+			e.RetryAfter = untilReset(reset.Sub(c.now()))
+			if retriesLeft && e.RetryAfter <= c.opts.MaxWait && resourceOf(call) != "core" {
 				return e.RetryAfter, nil
 			}
 			e.Message += fmt.Sprintf("; the %s rate limit resets at %s (in %s)", resourceOf(call), reset.UTC().Format(time.RFC3339), e.RetryAfter.Round(time.Second))

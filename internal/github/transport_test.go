@@ -84,11 +84,6 @@ func TestTransportFaults(t *testing.T) {
 			wantCalls: 4, wantSleeps: []time.Duration{time.Second, time.Second, time.Second},
 		},
 		{
-			name: "primary limit resetting within MaxWait is waited for", method: "GET",
-			fault:     fakegithub.Fault{Status: 403, RetryAfter: 30, Times: 1},
-			wantCalls: 2, wantSleeps: []time.Duration{30 * time.Second},
-		},
-		{
 			name: "primary limit", method: "GET",
 			fault:   fakegithub.Fault{Status: 403, RetryAfter: 2400},
 			wantErr: ErrRateLimited, wantStatus: 403, wantText: "resets at", wantCalls: 1,
