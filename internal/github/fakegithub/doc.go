@@ -12,7 +12,8 @@
 // and 404 to anything else. It also builds the event payloads of the
 // workflows loopbreaker runs in (PullRequestEvent, IssueCommentEvent,
 // WorkflowRunEvent) and takes artifact uploads as upload-artifact makes
-// them (UploadArtifact). Each handler cites the GitHub page it follows;
+// them (UploadArtifact; UploadWithRuntimeToken with a run's RuntimeToken,
+// which any step of the run holds). Each handler cites the GitHub page it follows;
 // where the field differs from the page (label permissions), it follows the
 // field and cites that. It
 // answers with the JSON field names GitHub returns, keeps state between

@@ -64,10 +64,13 @@ type Server struct {
 	done    chan struct{}
 	once    sync.Once
 
-	mu        sync.Mutex
-	now       func() time.Time
-	repos     map[string]*repo
-	tokens    map[string]*token
+	mu     sync.Mutex
+	now    func() time.Time
+	repos  map[string]*repo
+	tokens map[string]*token
+	// runtime are the runners' ACTIONS_RUNTIME_TOKENs: the run each may
+	// upload artifacts into.
+	runtime   map[string]runRef
 	artifacts map[int64]*artifact
 	nextID    int64
 	// core is the primary rate limit of the REST API, search the search
@@ -194,6 +197,7 @@ func NewHandler() *Server {
 		now:       time.Now,
 		repos:     map[string]*repo{},
 		tokens:    map[string]*token{DefaultToken: {login: DefaultLogin, userType: "Bot", app: true}},
+		runtime:   map[string]runRef{},
 		artifacts: map[int64]*artifact{},
 		nextID:    1,
 		core:      bucket{name: "core", limit: defaultLimit, remaining: defaultLimit, window: time.Hour},
@@ -487,6 +491,44 @@ func (s *Server) UploadArtifact(owner, repo string, runID int64, name string, zi
 		break
 	}
 	return s.addArtifactLocked(owner, repo, 0, runID, name, zip, false, s.now()), nil
+}
+
+// runRef names one workflow run.
+type runRef struct {
+	owner, repo string
+	id          int64
+}
+
+// RuntimeToken returns the runtime token of run runID of owner/repo, the
+// ACTIONS_RUNTIME_TOKEN the runner gives the steps of the run's jobs. It is
+// not a GITHUB_TOKEN and has no permissions: block. Artifacts are uploaded
+// with it (upload-artifact authenticates with it alone, never with the
+// workflow token: https://github.com/actions/upload-artifact/issues/197),
+// and any step can hold it: actions receive it, and a step can pass it on
+// to later steps through $GITHUB_ENV
+// (https://github.com/actions/toolkit/issues/1053). So every step of every
+// job of the run, the agent's included, can upload an artifact into the
+// run, and with overwrite replace one of the same name
+// (https://github.com/actions/upload-artifact#overwriting-an-artifact).
+// The REST API does not take it: it answers 401 "Bad credentials".
+func (s *Server) RuntimeToken(owner, repo string, runID int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tok := fmt.Sprintf("runtime-%s-%s-%d", owner, repo, runID)
+	s.runtime[tok] = runRef{owner, repo, runID}
+	return tok
+}
+
+// UploadWithRuntimeToken is UploadArtifact into the run whose runtime
+// token tok is (RuntimeToken): it reaches that run and no other.
+func (s *Server) UploadWithRuntimeToken(tok, name string, zip []byte, overwrite bool) (int64, error) {
+	s.mu.Lock()
+	run, ok := s.runtime[tok]
+	s.mu.Unlock()
+	if !ok {
+		return 0, errors.New("create artifact: (401) Unauthorized: not a runtime token of a run")
+	}
+	return s.UploadArtifact(run.owner, run.repo, run.id, name, zip, overwrite)
 }
 
 func removeArtifact(list []*artifact, id int64) []*artifact {
