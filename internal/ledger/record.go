@@ -62,6 +62,9 @@ type Record struct {
 	// Records written before these fields admit nothing.
 	Admitted bool   `json:"admitted,omitempty"`
 	Blocker  *Error `json:"blocker,omitempty"`
+	// Seal authenticates the record (Sealer): absent from records written
+	// without a key.
+	Seal string `json:"seal,omitempty"`
 }
 
 // LabelReset is a removal of the open label that a run applied as a
@@ -173,6 +176,9 @@ func (r *Record) Validate() error {
 	}
 	if len(r.LabelResets) > MaxLabelResets {
 		bad("label_resets has %d entries (at most %d)", len(r.LabelResets), MaxLabelResets)
+	}
+	if r.Seal != "" && !isHex(r.Seal, 64) {
+		bad("seal is not a lowercase 64-hex HMAC-SHA256")
 	}
 	for i, x := range r.LabelResets {
 		if x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By) {

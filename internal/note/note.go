@@ -95,6 +95,16 @@ const (
 	// ReportMissing: a --reports glob matched no file: the iteration is
 	// taken as a build that produced no report.
 	ReportMissing Code = "report_missing"
+	// RecordUnsealed: with a digest key, a record (in an artifact or the
+	// job's record file) carried no seal or one that does not verify; it
+	// was ignored.
+	RecordUnsealed Code = "record_unsealed"
+	// RecordStale: with a digest key, a sealed digest or record artifact
+	// older than a newer one it would stand for (an artifact whose newest
+	// record is not its own run's, a digest behind the loop's newest
+	// record artifact, or one whose freshness could not be checked) was
+	// ignored, or used only where it cannot loosen the decision.
+	RecordStale Code = "record_stale"
 )
 
 // Codes lists every code, in the order above.
@@ -103,7 +113,7 @@ func Codes() []Code {
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
 		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped,
-		LoopStarted, NoLocalState, ReportMissing}
+		LoopStarted, NoLocalState, ReportMissing, RecordUnsealed, RecordStale}
 }
 
 // Known reports whether c is one of the codes above.
