@@ -59,6 +59,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	key, held := t.conditional(req)
+	if held != nil && t.c.stored(ctx, call) {
+		return held.answer(req, "200 OK (stored)"), nil
+	}
 	for attempt := 1; ; attempt++ {
 		r, err := t.prepare(req, attempt)
 		if err != nil {

@@ -230,6 +230,8 @@ func (s *Server) authLocked(c *call) bool {
 }
 
 func (s *Server) rateHeadersLocked(c *call) {
+	// Every answer is dated by the fake's clock, as GitHub dates its own.
+	c.w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
 	b := c.bucket
 	if b == nil {
 		b = s.bucketLocked(c.r.URL.Path)

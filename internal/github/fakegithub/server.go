@@ -131,6 +131,16 @@ type label struct {
 	Label
 }
 
+// touch moves a pull request's updated_at to at when that is later: GitHub
+// updates it when a comment is added or edited, a label is added or
+// removed, or its branch is pushed to (what the pulls list's sort=updated
+// orders by), not for a commit status, a check run or an artifact.
+func (is *issue) touch(at time.Time) {
+	if p := is.pull; p != nil && at.After(p.UpdatedAt) {
+		p.UpdatedAt = at.UTC().Truncate(time.Second)
+	}
+}
+
 type issue struct {
 	number   int
 	title    string
