@@ -511,7 +511,10 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	sealed := digest != nil && r.in.DigestKey != "" && !r.in.DryRun
 	after := int64(-1)
 	if sealed && !partial {
-		after = max(wrote, ledger.Newest(digest.Records).RunID)
+		after = wrote
+		for _, rec := range digest.Records {
+			after = max(after, rec.RunID)
+		}
 	}
 	branch := r.ev.HeadRef
 	if branch == "" {

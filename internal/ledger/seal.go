@@ -46,26 +46,3 @@ func (s Sealer) mac(r *Record) string {
 	m.Write(content)
 	return hex.EncodeToString(m.Sum(nil))
 }
-
-// Newer reports whether a comes after b in a loop's order: by run, then
-// attempt, then iteration.
-func Newer(a, b *Record) bool {
-	if a.RunID != b.RunID {
-		return a.RunID > b.RunID
-	}
-	if a.RunAttempt != b.RunAttempt {
-		return a.RunAttempt > b.RunAttempt
-	}
-	return a.number() > b.number()
-}
-
-// Newest is the newest of recs by Newer (nil for none).
-func Newest(recs []Record) *Record {
-	var n *Record
-	for i := range recs {
-		if n == nil || Newer(&recs[i], n) {
-			n = &recs[i]
-		}
-	}
-	return n
-}

@@ -52,14 +52,3 @@ func TestSealSurvivesTheFileAndNothingElse(t *testing.T) {
 		}
 	}
 }
-
-func TestNewestOrdersByRunAttemptIteration(t *testing.T) {
-	t.Parallel()
-	recs := []Record{{RunID: 5, RunAttempt: 1, Iteration: 2}, {RunID: 5, RunAttempt: 2}, {RunID: 4, RunAttempt: 9, Iteration: 9}, {RunID: 5, RunAttempt: 1, Iteration: 3}}
-	if n := Newest(recs); n != &recs[1] {
-		t.Errorf("got %+v, want run 5 attempt 2", n)
-	}
-	if Newest(nil) != nil {
-		t.Error("the newest of no records is a record")
-	}
-}
