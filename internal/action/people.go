@@ -179,7 +179,7 @@ func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 		return nil
 	}
 	var best *github.Comment
-	var run int64
+	var run runAttempt
 	for i := range comments {
 		c := &comments[i]
 		if control.Sticky(comments[i:i+1], present.Marker, r.ev.Author) == nil {
@@ -191,8 +191,9 @@ func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 		}
 		// The digest of the newest run, not the newest edit: an older
 		// sealed body posted again is older.
-		if best == nil || d.Run > run || d.Run == run && c.UpdatedAt.After(best.UpdatedAt) {
-			best, run = c, d.Run
+		w := runAttempt{d.Run, d.Attempt}
+		if best == nil || w.after(run) || w == run && c.UpdatedAt.After(best.UpdatedAt) {
+			best, run = c, w
 		}
 	}
 	return best

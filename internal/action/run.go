@@ -324,7 +324,18 @@ func strictness(d *breaker.Decision) int {
 // seal is the digest's authentication for this pull request, written by
 // this run.
 func (r *run) seal() present.Seal {
-	return present.Seal{Key: r.in.DigestKey, Scope: fmt.Sprintf("%s/%s#%d", r.owner, r.repo, r.ev.Number), Run: r.runID}
+	return present.Seal{Key: r.in.DigestKey, Scope: fmt.Sprintf("%s/%s#%d", r.owner, r.repo, r.ev.Number), Run: r.runID, Attempt: r.try}
+}
+
+// runAttempt is an attempt of a workflow run; runs are ordered by id, then
+// attempt.
+type runAttempt struct {
+	run     int64
+	attempt int
+}
+
+func (a runAttempt) after(b runAttempt) bool {
+	return a.run > b.run || a.run == b.run && a.attempt > b.attempt
 }
 
 // sealer seals and verifies this workflow's records in the file (the
@@ -480,7 +491,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		return nil
 	}
 	var digest *ledger.Ledger
-	var wrote int64 // the run that wrote a sealed digest
+	var wrote runAttempt // the run that wrote a sealed digest
 	partial := false
 	// The comments are listed even when the payload counts none: a run
 	// waits in its concurrency group, and a person's command or another
@@ -498,7 +509,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 			case err != nil && r.in.DigestKey != "":
 				r.note(fmt.Sprintf("the sticky comment's digest was not used: %s", err))
 			case err == nil && len(d.Ledger.Records) > 0:
-				digest, partial, wrote = d.Ledger, !d.Complete, d.Run
+				digest, partial, wrote = d.Ledger, !d.Complete, runAttempt{d.Run, d.Attempt}
 			}
 		}
 	}
@@ -509,11 +520,13 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	// run never updates the sticky comment: its digest stops at the last
 	// run that wrote.
 	sealed := digest != nil && r.in.DigestKey != "" && !r.in.DryRun
-	after := int64(-1)
+	after := runAttempt{run: -1}
 	if sealed && !partial {
 		after = wrote
 		for _, rec := range digest.Records {
-			after = max(after, rec.RunID)
+			if w := (runAttempt{rec.RunID, rec.RunAttempt}); w.after(after) {
+				after = w
+			}
 		}
 	}
 	branch := r.ev.HeadRef
@@ -526,13 +539,13 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		if err := r.apiError("read the previous record artifact", err); err != nil {
 			return err
 		}
-		if current = cur; current && after >= 0 {
+		if current = cur; current && after.run >= 0 {
 			cfg.Ledger = r.ownRecords(g, digest)
-			r.note(fmt.Sprintf("earlier records came from the sticky comment's sealed digest (%d records, up to run %d, the loop's newest)", len(digest.Records), after))
+			r.note(fmt.Sprintf("earlier records came from the sticky comment's sealed digest (%d records, up to run %d, the loop's newest)", len(digest.Records), after.run))
 			return nil
 		}
-		if l != nil && after >= 0 {
-			r.notes = append(r.notes, note.New(note.RecordStale, "the sticky comment's sealed digest ends at run %d, and a later run's record artifact holds: the digest was not used", after))
+		if l != nil && after.run >= 0 {
+			r.notes = append(r.notes, note.New(note.RecordStale, "the sticky comment's sealed digest ends at run %d (attempt %d), and a later run's record artifact holds: the digest was not used", after.run, after.attempt))
 		}
 		cfg.Ledger = r.ownRecords(g, l)
 	}
@@ -601,10 +614,11 @@ func (r *run) jobRecords(cfg *loop.Config) bool {
 // that run's own file (the others are ignored), so that an artifact
 // planted in a run by a step holding the runner's runtime token, or an
 // older run's written back, never stands for the run's record; the next
-// older run's is read instead. It stops at a run no newer than after (the
-// run that wrote a sealed digest; -1 for none) and then reports current:
-// no record artifact that holds is newer than the digest.
-func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string, after int64) (l *ledger.Ledger, current bool, err error) {
+// older run's is read instead. It stops at a run (attempt) no newer than
+// after (the newest of a sealed digest's writer and records; run -1 for
+// none) and then reports current: no record artifact that holds is newer
+// than the digest.
+func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string, after runAttempt) (l *ledger.Ledger, current bool, err error) {
 	current, err = r.recordArtifacts(ctx, g, branch, after, func(a *github.Artifact) (bool, error) {
 		l, err = r.readArtifact(ctx, a)
 		return l != nil, err
@@ -679,12 +693,12 @@ const (
 // reports whether it got there, or to the end of the runs, with none taken
 // (current). Without the workflow's name (a run outside Actions) the
 // repository's newest artifact of the branch is the one candidate.
-func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, after int64, try func(*github.Artifact) (bool, error)) (current bool, err error) {
+func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, after runAttempt, try func(*github.Artifact) (bool, error)) (current bool, err error) {
 	wf := r.workflowPath()
 	ra, ok := r.client.(runArtifacts)
 	if wf == "" || !ok {
 		a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
-		if err != nil || a == nil || a.RunID <= after {
+		if err != nil || a == nil || a.RunID <= after.run {
 			return err == nil, err
 		}
 		_, err = try(a)
@@ -704,7 +718,7 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 			!g.belongs(branch)(github.Artifact{HeadBranch: run.HeadBranch, HeadSHA: run.HeadSHA}) {
 			continue
 		}
-		if run.ID <= after {
+		if !(runAttempt{run.ID, max(run.Attempt, 1)}).after(after) {
 			return true, nil
 		}
 		if read == runsRead {
