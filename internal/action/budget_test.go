@@ -43,8 +43,10 @@ func newBudgetLife(t *testing.T) *budgetLife {
 	}
 	h.fake.SetPermission("octo", "loop", "maintainer", "write")
 	// The judge's secret seals the digest, which then stands for the
-	// artifacts: the setup the examples teach.
+	// artifacts while no later run left a record: the setup the examples
+	// teach, in a workflow (GITHUB_WORKFLOW_REF) whose runs are listed.
 	h.env["INPUT_DIGEST-KEY"] = "judge-secret"
+	h.env["GITHUB_WORKFLOW_REF"] = "octo/loop/" + budgetWorkflow + "@refs/heads/main"
 	return &budgetLife{t: t, h: h}
 }
 
@@ -63,14 +65,17 @@ func (b *budgetLife) push(files map[string]string) {
 	b.h.httpEvent("pull_request", payload, "refs/pull/7/merge")
 }
 
-// upload stands for the workflow's upload-artifact step of run id.
+// budgetWorkflow is the workflow file the pull request's runs run.
+const budgetWorkflow = ".github/workflows/loopbreaker.yml"
+
+// upload stands for run id of the workflow and its upload-artifact step.
 func (b *budgetLife) upload(id int64) {
 	data, err := os.ReadFile(filepath.Join(b.h.loop.dir, ".loopbreaker", "record.json"))
 	if err != nil {
 		b.t.Fatalf("no record: %v", err)
 	}
 	recs := ledger.Decode(data, "record.json").Records
-	b.h.fake.AddRun("octo", "loop", fakegithub.Run{ID: id, HeadBranch: "agent/loop", HeadSHA: b.h.loop.head, CreatedAt: b.h.now})
+	b.h.fake.AddRun("octo", "loop", fakegithub.Run{ID: id, Path: budgetWorkflow, HeadBranch: "agent/loop", HeadSHA: b.h.loop.head, CreatedAt: b.h.now})
 	b.h.fake.AddArtifact("octo", "loop", id, "loopbreaker-record", recordZip(b.t, recs), false)
 }
 
@@ -83,27 +88,29 @@ func progress(n int) map[string]string {
 // the add that needs them
 // (once per repository), the label events read only when a control can
 // depend on them, the ledger read from the sticky comment's digest when
-// there is one, and GET /user never. Five calls at most, but for the three
-// runs whose six calls and the one whose seven are each needed: the
-// table in docs/action.md is this one, and the test fails when they differ.
+// there is one and the workflow's runs show it current, and GET /user
+// never. Six calls at most, but for the three runs whose seven calls and
+// the one whose eight are each needed: the table in docs/action.md is this
+// one, and the test fails when they differ.
 func TestAPIBudgetPerRun(t *testing.T) {
 	t.Parallel()
 	b := newBudgetLife(t)
 	h := b.h
-	const six, seven = 6, 7 // docs/action.md says why each of these calls is needed
+	const seven, eight = 7, 8 // docs/action.md says why each of these calls is needed
 	runs := []budgetRun{
-		{"first run", 5, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},
-		{"steady CLOSED", 5, "CLOSED", func(b *budgetLife) { b.push(progress(2)) }},
+		{"first run", 6, "CLOSED", func(b *budgetLife) { b.push(progress(1)) }},
+		{"steady CLOSED", 6, "CLOSED", func(b *budgetLife) { b.push(progress(2)) }},
 		// Entering HALF_OPEN (or OPEN) from CLOSED on a pull request that
-		// has no sticky comment yet: the ledger is the artifact (list and
-		// download), the comments listed (the commands, and a sticky comment
+		// has no sticky comment yet: the ledger is the artifact (the
+		// workflow's runs, the newest run's artifacts and the download),
+		// the comments listed (the commands, and a sticky comment
 		// another run may have made since the event), and the label, the
 		// comment and the status written.
-		{"enters HALF_OPEN, no sticky comment yet", six, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
-		{"steady HALF_OPEN", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
-		{"the trip (HALF_OPEN to OPEN)", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
-		{"steady OPEN, the label in the payload", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
-		{"steady OPEN, the label not in the payload", 5, "OPEN", func(b *budgetLife) {
+		{"enters HALF_OPEN, no sticky comment yet", seven, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady HALF_OPEN", 6, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"the trip (HALF_OPEN to OPEN)", 6, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady OPEN, the label in the payload", 6, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady OPEN, the label not in the payload", 6, "OPEN", func(b *budgetLife) {
 			b.push(nil)
 			b.h.editEvent(func(ev map[string]any) { ev["pull_request"].(map[string]any)["labels"] = []any{} })
 		}},
@@ -111,12 +118,12 @@ func TestAPIBudgetPerRun(t *testing.T) {
 		// does not say whether its author may write (the permission); the
 		// reset takes the open label off, updates the comment and turns
 		// the status to success. The comment's run is no iteration.
-		{"`/loopbreaker reset` (issue_comment, OPEN to CLOSED)", six, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
-		{"`/loopbreaker guide` (issue_comment)", 5, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
-		{"progress, the commands' author checked", 5, "CLOSED", func(b *budgetLife) { b.push(progress(3)) }},
-		{"HALF_OPEN again (the sticky comment kept)", 5, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
-		{"recovery (HALF_OPEN to CLOSED)", 5, "CLOSED", func(b *budgetLife) { b.push(progress(4)) }},
-		{"the open label removed by a person (pull_request unlabeled, OPEN to CLOSED)", 5, "CLOSED", func(b *budgetLife) {
+		{"`/loopbreaker reset` (issue_comment, OPEN to CLOSED)", seven, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker reset") }},
+		{"`/loopbreaker guide` (issue_comment)", 6, "CLOSED", func(b *budgetLife) { b.comment("/loopbreaker guide try the streaming parser") }},
+		{"progress, the commands' author checked", 6, "CLOSED", func(b *budgetLife) { b.push(progress(3)) }},
+		{"HALF_OPEN again (the sticky comment kept)", 6, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"recovery (HALF_OPEN to CLOSED)", 6, "CLOSED", func(b *budgetLife) { b.push(progress(4)) }},
+		{"the open label removed by a person (pull_request unlabeled, OPEN to CLOSED)", 6, "CLOSED", func(b *budgetLife) {
 			for i := 0; i < 3; i++ { // back to OPEN
 				b.push(nil)
 				b.runOnce()
@@ -138,15 +145,15 @@ func TestAPIBudgetPerRun(t *testing.T) {
 		// The open label's removal is read from the label events on every
 		// run while the fold without it is OPEN: with the comments, the
 		// remover's permission, and the writes of a state change.
-		{"the next iteration, without progress (CLOSED to HALF_OPEN)", six, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"the next iteration, without progress (CLOSED to HALF_OPEN)", seven, "HALF_OPEN", func(b *budgetLife) { b.push(nil) }},
 		// The loop opens again: the trip's writes (the open label added,
 		// the half-open label removed, the comment and the status), the
 		// comments, and the label events with the remover's permission, as
 		// on every run after a reset by the label.
-		{"OPEN again after the label's reset (HALF_OPEN to OPEN)", seven, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"OPEN again after the label's reset (HALF_OPEN to OPEN)", eight, "OPEN", func(b *budgetLife) { b.push(nil) }},
 		// The open label is back in the payload; the newest record says its
 		// run applied the label's reset, so the events are read again.
-		{"steady OPEN after the label's reset, the label back in the payload", 5, "OPEN", func(b *budgetLife) { b.push(nil) }},
+		{"steady OPEN after the label's reset, the label back in the payload", 6, "OPEN", func(b *budgetLife) { b.push(nil) }},
 	}
 	var table []string
 	for _, r := range runs {

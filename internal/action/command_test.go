@@ -78,7 +78,7 @@ func TestCommandRunIsNotAnIteration(t *testing.T) {
 	if st := h.fake.Statuses("octo", "loop", h.loop.head); len(st) == 0 || st[len(st)-1].State != "success" {
 		t.Errorf("the head's status after the reset: %+v, want success last", st)
 	}
-	if len(calls) > 6 {
+	if len(calls) > 7 {
 		t.Errorf("the reset's run made %d calls: %q", len(calls), calls)
 	}
 

@@ -148,23 +148,27 @@ func TestForgedStickyCommentCannotLoosen(t *testing.T) {
 }
 
 // TestSealedDigestStandsForTheArtifacts: with a digest key the run reads
-// its own sealed digest (no artifact call); the same digest moved to
-// another pull request does not verify.
+// its own sealed digest: the workflow's runs are listed (no later run left
+// a record artifact) and no artifact is read; the same digest moved to
+// another pull request, or read with another key, does not verify.
 func TestSealedDigestStandsForTheArtifacts(t *testing.T) {
 	t.Parallel()
 	h := newHTTPHarness(t, stagnant(t))
 	h.env["INPUT_DIGEST-KEY"] = "judge-secret"
+	h.env["GITHUB_WORKFLOW_REF"] = "octo/loop/.github/workflows/loop.yml@refs/heads/main"
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("first run: got exit %d", code)
 	}
+	h.uploadRecord(100, "agent/loop", h.loop.head)
+	h.fake.AddRun("octo", "loop", fakegithub.Run{ID: 100, Path: ".github/workflows/loop.yml", HeadBranch: "agent/loop", HeadSHA: h.loop.head, CreatedAt: h.now})
 	body := h.stickyBody()
 	h.nextRun()
 	h.fake.ResetCalls()
 	if code := h.run(); code != exitOpen {
 		t.Fatalf("second run: got exit %d", code)
 	}
-	if n := h.fake.CallsTo("GET", "/repos/octo/loop/actions/"); n != 0 {
-		t.Errorf("the sealed digest was not used: %d artifact calls", n)
+	if n, runs := h.fake.CallsTo("GET", "/repos/octo/loop/actions/"), h.calls("GET", "/actions/workflows/loop.yml/runs.*"); n != 1 || runs != 1 {
+		t.Errorf("the sealed digest was not used: %d artifact calls (%d to the runs), want the runs listed once: %v", n, runs, h.fake.CallLog())
 	}
 	if !strings.Contains(h.summaryText(), "sealed digest") {
 		t.Errorf("the summary does not say the sealed digest was read:\n%s", h.summaryText())

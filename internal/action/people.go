@@ -170,8 +170,8 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 	}
 }
 
-// sealedSticky is, with a digest key, the newest of loopbreaker's candidate
-// sticky comments whose digest verifies: a marked comment the agent posted
+// sealedSticky is, with a digest key, the one of loopbreaker's candidate
+// sticky comments whose digest verifies and was written by the newest run: a marked comment the agent posted
 // with a token of loopbreaker's identity is then neither read nor edited
 // (nil when none verifies, or without a key).
 func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
@@ -179,16 +179,21 @@ func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 		return nil
 	}
 	var best *github.Comment
+	var run runAttempt
 	for i := range comments {
 		c := &comments[i]
 		if control.Sticky(comments[i:i+1], present.Marker, r.ev.Author) == nil {
 			continue
 		}
-		if _, err := present.ReadDigest(c.Body, r.seal()); err != nil {
+		d, err := present.ReadDigest(c.Body, r.seal())
+		if err != nil {
 			continue
 		}
-		if best == nil || c.UpdatedAt.After(best.UpdatedAt) {
-			best = c
+		// The digest of the newest run, not the newest edit: an older
+		// sealed body posted again is older.
+		w := runAttempt{d.Run, d.Attempt}
+		if best == nil || w.after(run) || w == run && c.UpdatedAt.After(best.UpdatedAt) {
+			best, run = c, w
 		}
 	}
 	return best

@@ -84,9 +84,10 @@ type run struct {
 	eventsRead, eventsOK bool
 	// deepenErr says why the clone could not be deepened.
 	deepenErr string
-	// unsealed says the ledger came from a digest no key sealed: it may
-	// not loosen the decision (looser).
-	unsealed bool
+	// looseSource names the source of a ledger that is no authority (a
+	// digest no key sealed, or one whose freshness could not be checked):
+	// it may not loosen the decision (noLooser).
+	looseSource string
 	// statusOnly says the run is not an iteration of the loop (a comment
 	// started it): it reports the breaker's status at its time.
 	statusOnly bool
@@ -215,11 +216,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
 	}
-	// Neither an unsealed digest nor the job's record file (a file in the
+	// Neither an untrusted digest nor the job's record file (a file in the
 	// agent's workspace) is authority: the decision without them stands
 	// when it is stricter.
 	var trusted *ledger.Ledger
-	if !r.unsealed {
+	if r.looseSource == "" {
 		trusted = cfg.Ledger.Copy()
 	}
 	fromFile := r.jobRecords(&cfg)
@@ -233,7 +234,7 @@ func (r *run) main(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if r.unsealed || fromFile {
+	if r.looseSource != "" || fromFile {
 		if res, err = r.noLooser(cfg, res, trusted); err != nil {
 			return 0, err
 		}
@@ -297,8 +298,8 @@ func (r *run) noLooser(cfg loop.Config, res *loop.Result, trusted *ledger.Ledger
 	}
 	if strictness(alt.Final()) > strictness(res.Final()) {
 		what := "the record file " + r.record
-		if r.unsealed {
-			what = "the sticky comment's unsealed digest (set digest-key to seal it)"
+		if r.looseSource != "" {
+			what = r.looseSource
 		}
 		r.note(fmt.Sprintf("the records of %s would have loosened the decision to %s: the stricter decision without them stands", what, res.Final().State))
 		return alt, nil
@@ -320,9 +321,52 @@ func strictness(d *breaker.Decision) int {
 	return 0
 }
 
-// seal is the digest's authentication for this pull request.
+// seal is the digest's authentication for this pull request, written by
+// this run.
 func (r *run) seal() present.Seal {
-	return present.Seal{Key: r.in.DigestKey, Scope: fmt.Sprintf("%s/%s#%d", r.owner, r.repo, r.ev.Number)}
+	return present.Seal{Key: r.in.DigestKey, Scope: fmt.Sprintf("%s/%s#%d", r.owner, r.repo, r.ev.Number), Run: r.runID, Attempt: r.try}
+}
+
+// runAttempt is an attempt of a workflow run; runs are ordered by id, then
+// attempt.
+type runAttempt struct {
+	run     int64
+	attempt int
+}
+
+func (a runAttempt) after(b runAttempt) bool {
+	return a.run > b.run || a.run == b.run && a.attempt > b.attempt
+}
+
+// sealer seals and verifies this workflow's records in the file (the
+// artifact) of run run with the digest key.
+func (r *run) sealer(run int64) ledger.Sealer {
+	return ledger.Sealer{Key: r.in.DigestKey, Repository: r.owner + "/" + r.repo, Workflow: r.workflowPath(), Run: run}
+}
+
+// sealedOnly keeps the records of l, read from where (the file of run
+// run), that carry a seal the digest key verifies, noting how many did
+// not; nil when none do. Without a key every record is kept.
+func (r *run) sealedOnly(l *ledger.Ledger, run int64, where string) *ledger.Ledger {
+	if r.in.DigestKey == "" || l == nil {
+		return l
+	}
+	s := r.sealer(run)
+	var kept []ledger.Record
+	for i := range l.Records {
+		if s.Verify(&l.Records[i]) {
+			kept = append(kept, l.Records[i])
+		}
+	}
+	if n := len(l.Records) - len(kept); n > 0 {
+		r.notes = append(r.notes, note.New(note.RecordUnsealed, "%d of the %d records in %s carry no seal that verifies with the digest key (written without it, forged or changed): ignored", n, len(l.Records), where))
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	c := *l
+	c.Records = kept
+	return &c
 }
 
 // openedBefore reports whether the breaker was already OPEN before the
@@ -447,6 +491,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 		return nil
 	}
 	var digest *ledger.Ledger
+	var wrote runAttempt // the run that wrote a sealed digest
 	partial := false
 	// The comments are listed even when the payload counts none: a run
 	// waits in its concurrency group, and a person's command or another
@@ -464,32 +509,55 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 			case err != nil && r.in.DigestKey != "":
 				r.note(fmt.Sprintf("the sticky comment's digest was not used: %s", err))
 			case err == nil && len(d.Ledger.Records) > 0:
-				digest, partial = d.Ledger, !d.Complete
+				digest, partial, wrote = d.Ledger, !d.Complete, runAttempt{d.Run, d.Attempt}
 			}
 		}
 	}
-	// A dry run never updates the sticky comment: its digest stops at the
-	// last run that wrote. A digest stands for the artifacts only when the
-	// digest key sealed it: anyone who can comment can write one.
-	if digest != nil && !partial && !r.in.DryRun && r.in.DigestKey != "" {
-		cfg.Ledger = r.ownRecords(g, digest)
-		r.note(fmt.Sprintf("earlier records came from the sticky comment's sealed digest (%d records)", len(digest.Records)))
-		return nil
+	// A digest stands for the artifacts only when the digest key sealed it
+	// (anyone who can comment can write one) and it is current: no run of
+	// the loop after the one that wrote it left a record artifact that
+	// holds (an old sealed body written back is older than that). A dry
+	// run never updates the sticky comment: its digest stops at the last
+	// run that wrote.
+	sealed := digest != nil && r.in.DigestKey != "" && !r.in.DryRun
+	after := runAttempt{run: -1}
+	if sealed && !partial {
+		after = wrote
+		for _, rec := range digest.Records {
+			if w := (runAttempt{rec.RunID, rec.RunAttempt}); w.after(after) {
+				after = w
+			}
+		}
 	}
 	branch := r.ev.HeadRef
 	if branch == "" {
 		branch = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
 	}
+	current := false
 	if r.in.UseArtifact && branch != "" {
-		l, err := r.artifactLedger(ctx, g, branch)
+		l, cur, err := r.artifactLedger(ctx, g, branch, after)
 		if err := r.apiError("read the previous record artifact", err); err != nil {
 			return err
+		}
+		if current = cur; current && after.run >= 0 {
+			cfg.Ledger = r.ownRecords(g, digest)
+			r.note(fmt.Sprintf("earlier records came from the sticky comment's sealed digest (%d records, up to run %d, the loop's newest)", len(digest.Records), after.run))
+			return nil
+		}
+		if l != nil && after.run >= 0 {
+			r.notes = append(r.notes, note.New(note.RecordStale, "the sticky comment's sealed digest ends at run %d (attempt %d), and a later run's record artifact holds: the digest was not used", after.run, after.attempt))
 		}
 		cfg.Ledger = r.ownRecords(g, l)
 	}
 	if cfg.Ledger == nil && digest != nil {
 		cfg.Ledger = r.ownRecords(g, digest)
-		r.unsealed = r.in.DigestKey == ""
+		switch {
+		case r.in.DigestKey == "":
+			r.looseSource = "the sticky comment's unsealed digest (set digest-key to seal it)"
+		case !sealed || !current:
+			r.looseSource = "the sticky comment's sealed digest, which could not be checked against the loop's record artifacts"
+			r.notes = append(r.notes, note.New(note.RecordStale, "the sticky comment's sealed digest could not be checked against the loop's record artifacts: it may add records, never loosen the decision"))
+		}
 		r.note(fmt.Sprintf("earlier records came from the sticky comment's digest (%d records)", len(digest.Records)))
 	}
 	if cfg.Ledger == nil {
@@ -512,12 +580,22 @@ func (r *run) jobRecords(cfg *loop.Config) bool {
 		return false // none yet (a fault in it is the write's to report)
 	}
 	l := ledger.Decode(data, r.record)
-	var mine []ledger.Record
-	for _, rec := range l.Records {
-		if rec.RunID == r.runID && rec.RunAttempt == r.try {
-			mine = append(mine, rec)
+	ofRun := func() (out []ledger.Record) {
+		for _, rec := range l.Records {
+			if rec.RunID == r.runID && rec.RunAttempt == r.try {
+				out = append(out, rec)
+			}
 		}
+		return out
 	}
+	if len(ofRun()) == 0 {
+		return false
+	}
+	// With the key, this run sealed what it wrote.
+	if l = r.sealedOnly(l, r.runID, r.record); l == nil {
+		return false
+	}
+	mine := ofRun()
 	switch {
 	case len(mine) == 0:
 	case cfg.Ledger == nil:
@@ -531,24 +609,31 @@ func (r *run) jobRecords(cfg *loop.Config) bool {
 	return len(mine) > 0
 }
 
-// artifactLedger downloads the previous run's cumulative record: the
-// newest artifact of the loop's branch whose run's head is in the
-// evaluated commit's history (GitHub lists artifacts in no documented
-// order: every page is read).
-func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*ledger.Ledger, error) {
-	a, err := r.latestRecord(ctx, g, branch)
-	if err != nil {
-		return nil, err
+// artifactLedger reads the newest record artifact of the loop's earlier
+// runs that holds: with the digest key, records sealed by the key for
+// that run's own file (the others are ignored), so that an artifact
+// planted in a run by a step holding the runner's runtime token, or an
+// older run's written back, never stands for the run's record; the next
+// older run's is read instead. It stops at a run (attempt) no newer than
+// after (the newest of a sealed digest's writer and records; run -1 for
+// none) and then reports current: no record artifact that holds is newer
+// than the digest.
+func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string, after runAttempt) (l *ledger.Ledger, current bool, err error) {
+	current, err = r.recordArtifacts(ctx, g, branch, after, func(a *github.Artifact) (bool, error) {
+		l, err = r.readArtifact(ctx, a)
+		return l != nil, err
+	})
+	return l, current && l == nil, err
+}
+
+// readArtifact downloads one record artifact and returns its records, nil
+// (with a note) when it holds none that count.
+func (r *run) readArtifact(ctx context.Context, a *github.Artifact) (*ledger.Ledger, error) {
+	var data []byte
+	err := github.ErrExpired
+	if !a.Expired {
+		data, err = r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
 	}
-	if a == nil {
-		r.note(fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
-		return nil, nil
-	}
-	if a.Expired {
-		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
-		return nil, nil
-	}
-	data, err := r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
 	if errors.Is(err, github.ErrExpired) {
 		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
 		return nil, nil
@@ -568,13 +653,16 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 	if err != nil {
 		return nil, err
 	}
-	if len(l.Records) == 0 {
-		// A corrupt or empty artifact must not stand for the history: the
-		// digest or git take its place.
-		for _, p := range l.Problems {
-			r.notes = append(r.notes, note.New(note.LedgerEntrySkipped, "artifact entry skipped: %s", p))
+	where := fmt.Sprintf("run %d's %s artifact", a.RunID, r.in.Artifact)
+	if l = r.sealedOnly(l, a.RunID, where); l == nil || len(l.Records) == 0 {
+		// A corrupt or empty artifact must not stand for the history: an
+		// older run's, the digest or git take its place.
+		if l != nil {
+			for _, p := range l.Problems {
+				r.notes = append(r.notes, note.New(note.LedgerEntrySkipped, "artifact entry skipped: %s", p))
+			}
 		}
-		r.note(fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("%s holds no valid record and was not used", where))
 		return nil, nil
 	}
 	r.note(fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
@@ -596,53 +684,60 @@ const (
 	runsRead   = 3
 )
 
-// latestRecord finds the previous run's record artifact. Only runs of this
-// workflow (GITHUB_WORKFLOW_REF) on the loop's branch and head repository
-// count: another workflow's records, or a fork's branch of the same name,
-// are another loop's. It costs a constant number of calls: the runs, then
-// the artifacts of the newest few. Without the workflow's name (a run
-// outside Actions) the repository's artifacts of the branch are searched.
-func (r *run) latestRecord(ctx context.Context, g *gitState, branch string) (*github.Artifact, error) {
+// recordArtifacts hands the record artifacts of the loop's earlier runs to
+// try, newest first, until try takes one. Only runs of this workflow
+// (GITHUB_WORKFLOW_REF) on the loop's branch and head repository count:
+// another workflow's records, or a fork's branch of the same name, are
+// another loop's. It costs a constant number of calls: the runs, then the
+// artifacts of the newest few. It stops at a run no newer than after, and
+// reports whether it got there, or to the end of the runs, with none taken
+// (current). Without the workflow's name (a run outside Actions) the
+// repository's newest artifact of the branch is the one candidate.
+func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, after runAttempt, try func(*github.Artifact) (bool, error)) (current bool, err error) {
 	wf := r.workflowPath()
 	ra, ok := r.client.(runArtifacts)
 	if wf == "" || !ok {
-		return r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+		a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+		if err != nil || a == nil || a.RunID <= after.run {
+			return err == nil, err
+		}
+		_, err = try(a)
+		return false, err
 	}
 	runs, err := ra.WorkflowRuns(ctx, wf, branch, runsListed)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	head := r.ev.HeadRepo
 	if head == "" {
 		head = r.owner + "/" + r.repo
 	}
-	var expired *github.Artifact
 	read := 0
 	for _, run := range runs {
-		if run.ID == r.runID || !strings.EqualFold(run.HeadRepo, head) ||
+		if run.ID == r.runID || (r.runID > 0 && run.ID > r.runID) || !strings.EqualFold(run.HeadRepo, head) ||
 			!g.belongs(branch)(github.Artifact{HeadBranch: run.HeadBranch, HeadSHA: run.HeadSHA}) {
 			continue
 		}
+		if !(runAttempt{run.ID, max(run.Attempt, 1)}).after(after) {
+			return true, nil
+		}
 		if read == runsRead {
-			break
+			return false, nil
 		}
 		read++
 		arts, err := ra.RunArtifacts(ctx, run.ID, r.in.Artifact)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		for i := range arts {
 			a := arts[i]
 			a.HeadBranch, a.HeadSHA = run.HeadBranch, run.HeadSHA
-			if !a.Expired {
-				return &a, nil
-			}
-			if expired == nil {
-				expired = &a
+			if took, err := try(&a); took || err != nil {
+				return false, err
 			}
 		}
 	}
-	return expired, nil
+	return true, nil
 }
 
 // workflowPath is this workflow's file, from GITHUB_WORKFLOW_REF
@@ -662,6 +757,14 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 	d := res.Final()
 	recordPath := r.record
 	if res.Records != nil {
+		// With the key every record of the file is sealed for this run:
+		// its own and the earlier ones, which came from a sealed source.
+		if r.in.DigestKey != "" {
+			s := r.sealer(r.runID)
+			for i := range res.Records {
+				s.Seal(&res.Records[i])
+			}
+		}
 		var buf bytes.Buffer
 		if err := ledger.Encode(&buf, res.Records); err != nil {
 			return 0, err

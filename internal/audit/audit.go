@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,8 +74,10 @@ type auditor struct {
 	refused  string                      // why writes stopped (a read-only token)
 	apiUsed  bool                        // some commits came from the API (noted once)
 	arts     *artifactIndex
-	feed     labelFeed // the repository's label events, shared (events.go)
-	tmp      string
+	// unchanged counts the pull requests read from the state's answers.
+	unchanged int
+	feed      labelFeed // the repository's label events, shared (events.go)
+	tmp       string
 }
 
 // Run audits the repository's open pull requests. It returns an error only
@@ -105,7 +109,8 @@ func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
 		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
 		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
-			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{}}}
+			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{},
+			Marks: map[int]report.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
 	if o.Artifact != "" {
 		a.arts = &artifactIndex{name: o.Artifact, next: 1}
 	}
@@ -375,6 +380,9 @@ func (a *auditor) finish() {
 	if a.refused != "" {
 		a.res.Notes = append(a.res.Notes, a.refused)
 	}
+	if a.unchanged > 0 {
+		a.res.Notes = append(a.res.Notes, fmt.Sprintf("%d pull requests were unchanged since the last run (the same head and updated_at): their reads came from the audit state, without calls", a.unchanged))
+	}
 	if n := len(a.res.NotReached); n > 0 {
 		done := len(a.res.Pulls) + len(a.res.Skipped)
 		a.res.Notes = append(a.res.Notes, fmt.Sprintf("stopped after %d of the %d pull requests selected: %d not reached; a run given this run's cursor (the audit state) starts with #%d",
@@ -392,9 +400,17 @@ func (e *disabledError) Error() string {
 	return "the " + present.LabelDisabled + " label, added by " + e.by + ", turns the breaker off"
 }
 
-// evaluate gathers one pull request's evidence, decides and acts.
+// evaluate gathers one pull request's evidence, decides and acts. A pull
+// request unchanged since the previous run (its mark) is read from the
+// answers the state holds; its writes, and the read-back after them, are
+// made as usual (wctx).
 func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.PullResult, error) {
 	pr := &report.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
+	wctx := ctx
+	if m, ok := a.o.Marks[p.Number]; ok && !p.UpdatedAt.IsZero() && m.Head == p.HeadSHA && m.Updated.Equal(p.UpdatedAt) {
+		ctx = github.WithStored(ctx, p.Number)
+		a.unchanged++
+	}
 	if hasLabel(p.Labels, present.LabelDisabled) {
 		by, ok, err := a.labelledBy(ctx, p, present.LabelDisabled, pr)
 		if err != nil {
@@ -412,10 +428,12 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 	pr.Evidence = src.kind()
 
 	comments, err := a.c.Comments(ctx, p.Number, time.Time{})
+	read := len(comments) // the comments GitHub counts, unless cut
 	if err != nil {
 		if !errors.Is(err, github.ErrTruncated) {
 			return nil, err
 		}
+		read = -1
 		pr.Notes = append(pr.Notes, "the pull request has more comments than are read; commands in the newest ones were not seen")
 	}
 	controls, sticky, err := a.controls(ctx, p, comments, pr)
@@ -463,10 +481,52 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 	}
 	pr.Notes = append(notes, pr.Notes...)
 	a.describe(pr, ds)
-	if err := a.act(ctx, p, pr, sticky, led); err != nil {
+	if err := a.act(wctx, p, pr, sticky, led); err != nil {
 		return nil, err
 	}
+	if pr.Commented && sticky == nil {
+		read++ // the comment it posted
+	}
+	a.mark(wctx, p, pr, read)
 	return pr, nil
+}
+
+// mark keeps the pull request's mark for the next run: its listing's head
+// and updated_at, or, when the run's own writes moved updated_at, those of
+// a read of it that shows nothing else changed it (the head, the labels
+// as the run left them, the comments it read and the one it posted). A
+// mark that cannot be had is left out: the next run reads the pull
+// request again.
+func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.PullResult, comments int) {
+	if !a.o.KeepMarks || comments < 0 {
+		return
+	}
+	m, seen := report.Mark{Head: p.HeadSHA, Updated: p.UpdatedAt}, p.Seen
+	if len(pr.LabelsAdded)+len(pr.LabelsRemoved) > 0 || pr.Commented {
+		if a.afford(ctx, 1) != nil {
+			return
+		}
+		now, err := a.c.GetPull(ctx, p.Number)
+		want := map[string]bool{}
+		for _, l := range append(append([]string{}, p.Labels...), pr.LabelsAdded...) {
+			want[strings.ToLower(l)] = !slices.ContainsFunc(pr.LabelsRemoved, func(r string) bool { return strings.EqualFold(r, l) })
+		}
+		maps.DeleteFunc(want, func(_ string, keep bool) bool { return !keep })
+		got := map[string]bool{}
+		for _, l := range now.Labels {
+			got[strings.ToLower(l)] = true
+		}
+		if err != nil || now.HeadSHA != p.HeadSHA || now.Comments != comments || !maps.Equal(got, want) {
+			return
+		}
+		m, seen = report.Mark{Head: now.HeadSHA, Updated: now.UpdatedAt}, now.Seen
+	}
+	// updated_at has whole seconds: a change later in its second would
+	// leave it as it is. The mark holds only once that second had passed
+	// when GitHub answered.
+	if m.Updated.Before(seen.Truncate(time.Second)) {
+		a.res.Marks[p.Number] = m
+	}
 }
 
 // source opens the pull request's commits: the clone when its head was

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -137,6 +139,15 @@ type Options struct {
 	// Resume are the pull requests a previous run stopped before (its
 	// Result.NotReached): they are evaluated first.
 	Resume []int
+	// KeepMarks makes the run leave a cursor for the next one
+	// (Result.Marks, Result.Ledgers): it reads a pull request back once
+	// after its own writes. Marks and Ledgers are the previous run's: a
+	// pull request listed with the head and updated_at of its mark is
+	// evaluated from the answers the state holds, without calls, and an
+	// artifact whose records are held is not downloaded again.
+	KeepMarks bool
+	Marks     map[int]report.Mark
+	Ledgers   map[int64][]ledger.Record
 	// PerPage is the pull request page size (0: 100).
 	PerPage int
 	// Log, when set, is told what the run is doing (one line each).

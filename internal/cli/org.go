@@ -147,8 +147,9 @@ func (s *auditState) load(env Env, co *github.Options, opts *audit.Options) erro
 	}
 	var prev map[string]github.Answer
 	if st != nil {
-		prev, opts.Resume = st.Answers, st.Pending
+		prev, opts.Resume, opts.Marks, opts.Ledgers = st.Answers, st.Pending, st.Marks, st.Ledgers
 	}
+	opts.KeepMarks = true
 	s.cache = github.NewCache(prev)
 	co.Cache = s.cache
 	return nil
@@ -158,7 +159,7 @@ func (s *auditState) load(env Env, co *github.Options, opts *audit.Options) erro
 func (s *auditState) save(res *report.Result) error {
 	if s.statePath != "" {
 		st := &org.State{Version: org.StateVersion, Repository: s.repository, Shard: s.shard, At: res.At,
-			Pending: append([]int{}, res.NotReached...), Answers: s.cache.Used()}
+			Pending: append([]int{}, res.NotReached...), Answers: s.cache.Used(), Marks: res.Marks, Ledgers: res.Ledgers}
 		if err := org.WriteState(s.statePath, st); err != nil {
 			return err
 		}

@@ -2,12 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,13 +69,26 @@ func orgFake(t *testing.T, repos, perRepo int) (fake *fakegithub.Server, pulls m
 	return fake, pulls, stuck
 }
 
+// tickingClock makes GitHub's time go on from the organisation's, by a
+// second each time the fake looks at it.
+func tickingClock(fake *fakegithub.Server) {
+	var tick atomic.Int64
+	fake.SetClock(func() time.Time { return orgT0.Add(72*time.Hour + time.Duration(tick.Add(1))*time.Second) })
+}
+
 // orgRun runs a loopbreaker command against the fake.
 func orgRun(t *testing.T, fake *fakegithub.Server, args ...string) (string, string) {
+	t.Helper()
+	return orgRunAs(t, fake, fakegithub.DefaultToken, args...)
+}
+
+// orgRunAs is orgRun with the token tok.
+func orgRunAs(t *testing.T, fake *fakegithub.Server, tok string, args ...string) (string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := Main(args, Env{Stdout: &out, Stderr: &errOut,
 		Getenv: func(k string) string {
-			return map[string]string{"GITHUB_TOKEN": fakegithub.DefaultToken, "GITHUB_API_URL": fake.URL}[k]
+			return map[string]string{"GITHUB_TOKEN": tok, "GITHUB_API_URL": fake.URL}[k]
 		},
 		Now: func() time.Time { return orgT0.Add(72 * time.Hour) }})
 	if code != 0 {
@@ -97,10 +115,16 @@ func discover(t *testing.T, fake *fakegithub.Server, args ...string) org.Matrix 
 // under dir, and returns the fake's charged calls it took.
 func auditJob(t *testing.T, fake *fakegithub.Server, dir string, e org.Entry, extra ...string) int {
 	t.Helper()
+	return auditJobAs(t, fake, fakegithub.DefaultToken, dir, e, extra...)
+}
+
+// auditJobAs is auditJob with the token tok.
+func auditJobAs(t *testing.T, fake *fakegithub.Server, tok, dir string, e org.Entry, extra ...string) int {
+	t.Helper()
 	base := strings.ReplaceAll(e.Repository, "/", "_") + fmt.Sprintf("-%d-of-%d", e.ShardIndex, e.ShardCount)
 	before := fake.Charged()
 	owner, name, _ := strings.Cut(e.Repository, "/")
-	orgRun(t, fake, append([]string{"audit", "--repo", "", "--owner", owner, "--name", name,
+	orgRunAs(t, fake, tok, append([]string{"audit", "--repo", "", "--owner", owner, "--name", name,
 		"--shard-index", fmt.Sprint(e.ShardIndex), "--shard-count", fmt.Sprint(e.ShardCount),
 		"--state", filepath.Join(dir, "state", base+".json"), "--result", filepath.Join(dir, "results", base, "result.json")}, extra...)...)
 	return fake.Charged() - before
@@ -114,6 +138,7 @@ func auditJob(t *testing.T, fake *fakegithub.Server, dir string, e org.Entry, ex
 func TestOrganisationAudit(t *testing.T) {
 	t.Parallel()
 	fake, pulls, stuck := orgFake(t, 100, 10)
+	tickingClock(fake)
 	m := discover(t, fake, "--org", "acme")
 
 	covered := map[string]int{}
@@ -185,11 +210,12 @@ func TestOrganisationAudit(t *testing.T) {
 	for _, e := range m.Include {
 		second += auditJob(t, fake, dir, e)
 	}
-	t.Logf("requests per pull request: first run %.2f, repeat run %.2f", float64(callsBefore)/1000, float64(fake.Calls()-callsBefore)/1000)
+	repeatCalls := fake.Calls() - callsBefore
 	third := 0
 	for _, e := range m.Include {
 		third += auditJob(t, fake, dir, e)
 	}
+	t.Logf("requests per pull request: first run %.2f, repeat run %.2f, third run %.2f", float64(callsBefore)/1000, float64(repeatCalls)/1000, float64(fake.Calls()-callsBefore-repeatCalls)/1000)
 	t.Logf("calls charged per pull request: first run %.2f (%d), repeat run %.2f (%d), third run %.2f (%d)",
 		float64(first)/1000, first, float64(second)/1000, second, float64(third)/1000, third)
 	if third > second {
@@ -347,5 +373,196 @@ func TestOrgCommandsRefuseBadInput(t *testing.T) {
 	}
 	if st, problem, err := org.ReadState(state, "acme/repo-000", ""); st == nil || problem != "" || err != nil || len(st.Answers) == 0 {
 		t.Errorf("the state was not rewritten: %v %q %v", st, problem, err)
+	}
+}
+
+// TestDiscoveryWaitsForTheSearchReset: the search API allows 30 requests a
+// minute. Discovery that spends them waits for the reset when it is under
+// a minute away (by the clock it is given: the test never sleeps) and
+// finds every pull request; a reset further away is a clear exit 3 naming
+// the call, never an abort with a partial matrix.
+func TestDiscoveryWaitsForTheSearchReset(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		reset time.Duration
+		want  int
+	}{{"reset in 40s", 40 * time.Second, 0}, {"reset in 5m", 5 * time.Minute, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake, pulls, _ := orgFake(t, 3, 2)
+			now := orgT0.Add(72 * time.Hour)
+			var mu sync.Mutex
+			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			fake.SetClock(clock)
+			// Two searches left this minute; discovery asks one per author.
+			fake.SetSearchRateLimit(30, 2, now.Add(tc.reset))
+			var slept []time.Duration
+			var out, errOut bytes.Buffer
+			code := Main([]string{"discover", "--org", "acme"}, Env{Stdout: &out, Stderr: &errOut,
+				Getenv: func(k string) string {
+					return map[string]string{"GITHUB_TOKEN": fakegithub.DefaultToken, "GITHUB_API_URL": fake.URL}[k]
+				},
+				Now: clock,
+				Sleep: func(_ context.Context, d time.Duration) error {
+					mu.Lock()
+					defer mu.Unlock()
+					slept, now = append(slept, d), now.Add(d)
+					return nil
+				}})
+			if code != tc.want {
+				t.Fatalf("got exit %d, want %d\n%s", code, tc.want, errOut.String())
+			}
+			if tc.want != 0 {
+				if msg := errOut.String(); !strings.Contains(msg, "GET /search/issues") || !strings.Contains(msg, "rate limit") {
+					t.Errorf("the error does not name the call and the limit:\n%s", msg)
+				}
+				if out.Len() != 0 {
+					t.Errorf("a partial matrix was printed: %s", out.String())
+				}
+				return
+			}
+			if len(slept) != 1 || slept[0] != tc.reset {
+				t.Errorf("got waits %v, want one of %s (until the reset)", slept, tc.reset)
+			}
+			var m org.Matrix
+			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+				t.Fatalf("no matrix: %v\n%s", err, out.String())
+			}
+			found := 0
+			for _, e := range m.Include {
+				found += e.Pulls
+			}
+			if want := len(pulls["acme/repo-000"]) * 3; found != want {
+				t.Errorf("discovery found %d pull requests, want %d", found, want)
+			}
+		})
+	}
+}
+
+// TestRepeatAuditWithAFreshTokenReadsOnlyWhatChanged: each audit run
+// mints a new App installation token, so no ETag of the last run matches
+// (an ETag is its token's). The cursor in the audit state still makes the
+// repeat cheap: the lists of pull requests are read (and the record
+// artifacts' list), and only the pull requests whose head or updated_at
+// moved; one pushed to and one commented on in between are read again.
+// A state whose marks are forged or corrupt costs a full read, never a
+// pull request that changed.
+func TestRepeatAuditWithAFreshTokenReadsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	fake, pulls, stuck := orgFake(t, 20, 10)
+	tickingClock(fake)
+	dir := t.TempDir()
+	var entries []org.Entry
+	for repo := range pulls {
+		entries = append(entries, org.Entry{Repository: repo, ShardCount: 1})
+	}
+	tokens := 0
+	run := func(only ...string) (charged int, calls []string) {
+		tokens++
+		tok := fmt.Sprintf("ghs_installation%d", tokens)
+		fake.AddToken(tok, fakegithub.DefaultLogin, "Bot")
+		fake.ResetCalls()
+		for _, e := range entries {
+			if len(only) == 0 || slices.Contains(only, e.Repository) {
+				charged += auditJobAs(t, fake, tok, dir, e)
+			}
+		}
+		return charged, fake.CallLog()
+	}
+	first, _ := run()
+	result := func(repo string) string {
+		data, err := os.ReadFile(filepath.Join(dir, "results", strings.ReplaceAll(repo, "/", "_")+"-0-of-1", "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j org.Job
+		if err := json.Unmarshal(data, &j); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(j.Pulls)
+		return string(b)
+	}
+	before := map[string]string{}
+	for repo := range pulls {
+		before[repo] = result(repo)
+	}
+
+	// Between the runs: a push to one pull request and a person's comment
+	// on another, both agent pull requests the first run read.
+	pushed, commented := pulls["acme/repo-003"][0], pulls["acme/repo-007"][1]
+	if err := fake.Push("acme", "repo-003", pushed, fmt.Sprintf("%040x", 999999), ""); err != nil {
+		t.Fatal(err)
+	}
+	fake.AddToken("alice-token", "alice", "User")
+	req, _ := http.NewRequest("POST", fmt.Sprintf("%s/repos/acme/repo-007/issues/%d/comments", fake.URL, commented), strings.NewReader(`{"body":"still looks stuck"}`))
+	req.Header.Set("Authorization", "Bearer alice-token")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("a person's comment: %v %v", resp, err)
+	}
+	second, calls := run()
+	t.Logf("charged calls: first run %d, repeat with a fresh token %d", first, second)
+	if second*10 > first {
+		t.Errorf("the repeat audit with a fresh token was charged %d calls, more than a tenth of the first run's %d", second, first)
+	}
+	read := func(calls []string, repo string, n int) bool {
+		return slices.ContainsFunc(calls, func(c string) bool {
+			return strings.HasPrefix(c, fmt.Sprintf("GET /repos/%s/pulls/%d/commits", repo, n)) ||
+				strings.HasPrefix(c, fmt.Sprintf("GET /repos/%s/issues/%d/comments", repo, n))
+		})
+	}
+	if !read(calls, "acme/repo-003", pushed) || !read(calls, "acme/repo-007", commented) {
+		t.Errorf("a pull request that changed was not read again: %v", calls)
+	}
+	for repo, ns := range pulls {
+		for _, n := range ns {
+			if read(calls, repo, n) && !(repo == "acme/repo-003" && n == pushed) && !(repo == "acme/repo-007" && n == commented) {
+				t.Errorf("%s#%d did not change and was read again", repo, n)
+			}
+		}
+		if repo != "acme/repo-003" && repo != "acme/repo-007" && result(repo) != before[repo] {
+			t.Errorf("%s: the repeat decided otherwise:\n%s\nwant\n%s", repo, result(repo), before[repo])
+		}
+	}
+	if len(stuck) == 0 {
+		t.Fatal("no stuck pull request")
+	}
+
+	// Forged and corrupt marks: every mark of one state moved on an hour,
+	// every head of another's replaced, a third state not JSON. Each of
+	// these repositories is read whole again.
+	edit := func(repo string, change func(st *org.State)) {
+		path := filepath.Join(dir, "state", strings.ReplaceAll(repo, "/", "_")+"-0-of-1.json")
+		st, problem, err := org.ReadState(path, repo, "")
+		if err != nil || st == nil || problem != "" {
+			t.Fatalf("state of %s: %v %s", repo, err, problem)
+		}
+		change(st)
+		if err := org.WriteState(path, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("acme/repo-001", func(st *org.State) {
+		for n, m := range st.Marks {
+			m.Updated = m.Updated.Add(time.Hour)
+			st.Marks[n] = m
+		}
+	})
+	edit("acme/repo-002", func(st *org.State) {
+		for n, m := range st.Marks {
+			m.Head = strings.Repeat("ab", 20)
+			st.Marks[n] = m
+		}
+	})
+	if err := os.WriteFile(filepath.Join(dir, "state", "acme_repo-004-0-of-1.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, calls = run("acme/repo-001", "acme/repo-002", "acme/repo-004")
+	for _, repo := range []string{"acme/repo-001", "acme/repo-002", "acme/repo-004"} {
+		for _, n := range pulls[repo] {
+			if !read(calls, repo, n) {
+				t.Errorf("%s#%d: its mark was forged or corrupt and it was not read again", repo, n)
+			}
+		}
 	}
 }

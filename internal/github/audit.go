@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -37,6 +38,13 @@ type AuditPull struct {
 	// HeadRepo is the head repository's "owner/name" ("" when it was
 	// deleted).
 	HeadRepo string
+	// Comments is the number of issue comments GitHub counts: only the
+	// answer for one pull request (GetPull) carries it, a list's says 0.
+	Comments int
+	// Seen is GitHub's time (its Date header) of the answer that listed or
+	// returned the pull request: its UpdatedAt, which has whole seconds,
+	// says everything up to Seen only when it is earlier.
+	Seen time.Time
 }
 
 // PullPage is one page of open pull requests.
@@ -81,6 +89,7 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 	for _, p := range list {
 		if p != nil {
 			out.Pulls = append(out.Pulls, auditPullOf(p))
+			out.Pulls[len(out.Pulls)-1].Seen = dateOf(resp)
 		}
 	}
 	if out.Next = nextPage(resp, page); out.Next > 0 {
@@ -90,7 +99,7 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 }
 
 func auditPullOf(p *gh.PullRequest) AuditPull {
-	ap := AuditPull{Pull: pullOf(p), BaseSHA: p.GetBase().GetSHA()}
+	ap := AuditPull{Pull: pullOf(p), BaseSHA: p.GetBase().GetSHA(), Comments: p.GetComments()}
 	if r := p.GetHead().GetRepo(); r != nil {
 		ap.HeadRepo = r.GetFullName()
 	}
@@ -104,11 +113,22 @@ func (c *Client) GetPull(ctx context.Context, number int) (AuditPull, error) {
 		return AuditPull{}, fmt.Errorf("get pull request: %w", err)
 	}
 	call := "GET " + c.path("/pulls/%d", number)
-	p, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
+	p, resp, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
 	if err != nil {
 		return AuditPull{}, c.fail(call, err)
 	}
-	return auditPullOf(p), nil
+	ap := auditPullOf(p)
+	ap.Seen = dateOf(resp)
+	return ap, nil
+}
+
+// dateOf is the Date header of an answer (zero when absent).
+func dateOf(resp *gh.Response) time.Time {
+	if resp == nil {
+		return time.Time{}
+	}
+	t, _ := http.ParseTime(resp.Header.Get("Date"))
+	return t
 }
 
 // PullsByHead returns the open pull requests whose head is branch of

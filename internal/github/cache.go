@@ -2,6 +2,7 @@ package github
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -87,6 +88,46 @@ func (c *Client) cacheKey(req *http.Request) string {
 	return k
 }
 
+// storedKey marks a context whose reads of one pull request are answered
+// from the cache's held answers without a request (WithStored).
+type storedKey struct{}
+
+// WithStored returns ctx whose GET calls about pull request number (its
+// commits, files, comments and events), when the Cache holds an answer for
+// them, take that answer and make no request: for a pull request the
+// caller knows to be unchanged since the answers were kept (its head and
+// updated_at are those it had then). Every other call, the repository's
+// lists included, is asked for as usual.
+func WithStored(ctx context.Context, number int) context.Context {
+	return context.WithValue(ctx, storedKey{}, number)
+}
+
+// stored reports whether the GET call (its name) may be answered from a
+// held answer: it is about the pull request ctx names.
+func (c *Client) stored(ctx context.Context, call string) bool {
+	n, ok := ctx.Value(storedKey{}).(int)
+	if !ok || n <= 0 {
+		return false
+	}
+	_, p, _ := strings.Cut(call, " ")
+	for _, of := range []string{"/pulls/%d/", "/issues/%d/"} {
+		if strings.HasPrefix(p, c.path(of, n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// answer is a held answer as a response to req, with status 200.
+func (a *Answer) answer(req *http.Request, status string) *http.Response {
+	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	if a.Link != "" {
+		h.Set("Link", a.Link)
+	}
+	return &http.Response{StatusCode: http.StatusOK, Status: status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(strings.NewReader(a.Body)), ContentLength: int64(len(a.Body)), Request: req}
+}
+
 // conditional returns the cache key of a GET ("" when the request is not
 // cached) and the answer held for it, whose ETag each attempt sends as
 // If-None-Match.
@@ -113,15 +154,13 @@ func (t *transport) reuse(key string, held *Answer, resp *http.Response) (*http.
 	case resp.StatusCode == http.StatusNotModified && held != nil:
 		discard(resp)
 		t.c.notModified.Add(1)
-		resp.StatusCode, resp.Status = http.StatusOK, "200 OK (not modified)"
-		resp.Header = resp.Header.Clone()
-		resp.Header.Del("Link")
-		if held.Link != "" {
-			resp.Header.Set("Link", held.Link)
+		out := held.answer(resp.Request, "200 OK (not modified)")
+		for k, v := range resp.Header {
+			if k != "Link" && k != "Content-Length" {
+				out.Header[k] = v
+			}
 		}
-		resp.Body = io.NopCloser(strings.NewReader(held.Body))
-		resp.ContentLength = int64(len(held.Body))
-		return resp, nil
+		return out, nil
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
 		if err != nil {

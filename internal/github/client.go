@@ -99,16 +99,17 @@ type Client struct {
 
 	calls, notModified atomic.Int64
 
-	mu           sync.Mutex
-	planned      []string
-	plannedLost  int
-	remaining    int
-	limit        int
-	rateKnown    bool
-	blockedUntil time.Time
-	blockedWhy   string
-	self         string
-	selfKnown    bool
+	mu          sync.Mutex
+	planned     []string
+	plannedLost int
+	remaining   int
+	limit       int
+	rateKnown   bool
+	// blocked holds, by rate-limit resource ("core", "search"; "*" for
+	// every one), until when GitHub refuses calls and why.
+	blocked   map[string]blockade
+	self      string
+	selfKnown bool
 }
 
 var namePart = lazyre.New(`^[A-Za-z0-9_.-]{1,100}$`)
@@ -271,10 +272,19 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return min(d, c.opts.MaxWait)
 }
 
-func (c *Client) recordRate(h http.Header) {
+// recordRate keeps the primary rate limit an answer to call reports, and
+// holds the calls of its resource until the reset when none is left.
+func (c *Client) recordRate(call string, h http.Header) {
 	rem, err1 := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
 	lim, err2 := strconv.Atoi(h.Get("X-RateLimit-Limit"))
 	if err1 != nil || err2 != nil {
+		return
+	}
+	res := resourceOf(call)
+	if reset, ok := parseUnix(h.Get("X-RateLimit-Reset")); ok && rem == 0 {
+		c.block(res, reset, fmt.Sprintf("the %s rate limit of %d calls is spent", res, lim))
+	}
+	if res != "core" {
 		return
 	}
 	c.mu.Lock()
@@ -282,29 +292,72 @@ func (c *Client) recordRate(h http.Header) {
 	c.mu.Unlock()
 }
 
-// block refuses further API requests until t: GitHub said so.
-func (c *Client) block(t time.Time, why string) {
-	c.mu.Lock()
-	if t.After(c.blockedUntil) {
-		c.blockedUntil, c.blockedWhy = t, why
-	}
-	c.mu.Unlock()
+// blockade is a rate limit that refuses calls until a time.
+type blockade struct {
+	until time.Time
+	why   string
 }
 
-func (c *Client) checkBlocked(call string) error {
+// block holds the calls of a rate-limit resource ("*": every call) until
+// t: GitHub said so.
+func (c *Client) block(resource string, t time.Time, why string) {
 	c.mu.Lock()
-	until, why := c.blockedUntil, c.blockedWhy
+	defer c.mu.Unlock()
+	if c.blocked == nil {
+		c.blocked = map[string]blockade{}
+	}
+	if t.After(c.blocked[resource].until) {
+		c.blocked[resource] = blockade{t, why}
+	}
+}
+
+// awaitLimit lets a call through its rate limit: at once, or, for a
+// limit that renews every minute (the search API's), after waiting for a
+// reset at most MaxWait away; otherwise it is an error naming the call.
+// The primary limit renews hourly: it is not waited for.
+func (c *Client) awaitLimit(ctx context.Context, call string) error {
+	c.mu.Lock()
+	b := c.blocked["*"]
+	if r := c.blocked[resourceOf(call)]; r.until.After(b.until) {
+		b = r
+	}
 	c.mu.Unlock()
-	now := c.now()
-	if until.IsZero() || !now.Before(until) {
+	wait := b.until.Sub(c.now())
+	if wait <= 0 {
+		return nil
+	}
+	wait = untilReset(wait)
+	if wait <= c.opts.MaxWait && resourceOf(call) != "core" {
+		if err := c.sleep(ctx, wait); err != nil {
+			return &APIError{Call: call, Message: fmt.Sprintf("waiting %s for the rate limit to reset: %v", wait, err), RateLimited: true, RetryAfter: wait, Err: err}
+		}
 		return nil
 	}
 	return &APIError{
 		Call:        call,
-		Message:     fmt.Sprintf("not sent: rate limited until %s (%s)", until.UTC().Format(time.RFC3339), why),
+		Message:     fmt.Sprintf("not sent: rate limited until %s, in %s, longer than the %s a call may wait (%s)", b.until.UTC().Format(time.RFC3339), wait.Round(time.Second), c.opts.MaxWait, b.why),
 		RateLimited: true,
-		RetryAfter:  until.Sub(now),
+		RetryAfter:  wait,
 	}
+}
+
+// untilReset rounds a wait for a reset (a whole second) up, so that the
+// reset's second has begun when it ends.
+func untilReset(d time.Duration) time.Duration {
+	return max(0, d+time.Second-1).Truncate(time.Second)
+}
+
+// resourceOf is the rate-limit resource a call ("GET /search/issues") is
+// counted against, as GitHub names it in X-RateLimit-Resource.
+func resourceOf(call string) string {
+	_, p, _ := strings.Cut(call, " ")
+	switch {
+	case strings.HasPrefix(p, "/search/code"):
+		return "code_search"
+	case strings.HasPrefix(p, "/search/"):
+		return "search"
+	}
+	return "core"
 }
 
 // callName names a request as "METHOD /path" (relative to the API base),

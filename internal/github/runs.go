@@ -13,6 +13,8 @@ import (
 // WorkflowRun is a run of one workflow, as the runs listing gives it.
 type WorkflowRun struct {
 	ID int64
+	// Attempt is the run's latest attempt (1 until it is re-run).
+	Attempt int
 	// HeadBranch and HeadSHA are the run's head; HeadRepo is the head
 	// repository's "owner/name" (a fork's for a fork's pull request).
 	HeadBranch, HeadSHA, HeadRepo string
@@ -37,7 +39,7 @@ func (c *Client) WorkflowRuns(ctx context.Context, workflowPath, branch string, 
 		if r == nil {
 			continue
 		}
-		out = append(out, WorkflowRun{ID: r.GetID(), HeadBranch: r.GetHeadBranch(), HeadSHA: r.GetHeadSHA(),
+		out = append(out, WorkflowRun{ID: r.GetID(), Attempt: r.GetRunAttempt(), HeadBranch: r.GetHeadBranch(), HeadSHA: r.GetHeadSHA(),
 			HeadRepo: r.GetHeadRepository().GetFullName()})
 	}
 	return out, nil

@@ -53,12 +53,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	call := t.c.callName(req, t.api)
 	if t.api {
-		if err := t.c.checkBlocked(call); err != nil {
+		if err := t.c.awaitLimit(ctx, call); err != nil {
 			closeBody(req)
 			return nil, err
 		}
 	}
 	key, held := t.conditional(req)
+	if held != nil && t.c.stored(ctx, call) {
+		return held.answer(req, "200 OK (stored)"), nil
+	}
 	for attempt := 1; ; attempt++ {
 		r, err := t.prepare(req, attempt)
 		if err != nil {
@@ -84,7 +87,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		if t.api {
-			t.c.recordRate(resp.Header)
+			t.c.recordRate(call, resp.Header)
+			// The transport paces calls by the injected clock: go-github
+			// must not keep the limit too, by the wall clock, and refuse
+			// the next call itself (it skips answers marked as cached).
+			resp.Header.Set("X-From-Cache", "1")
 		}
 		next, werr := t.judge(ctx, resp, call, attempt, canResend(req))
 		if werr != nil {
@@ -169,16 +176,21 @@ func (t *transport) judge(ctx context.Context, resp *http.Response, call string,
 		return -1, nil
 	}
 
-	// 403 or 429 from the API: a rate limit, or a refused token.
+	// 403 or 429 from the API: a rate limit, or a refused token. A limit
+	// that renews every minute (the search API's) and resets within
+	// MaxWait is waited for; the hourly primary limit stops the call.
 	body := readBody(resp)
 	msg := messageOf(body, resp.Status)
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		reset, ok := parseUnix(resp.Header.Get("X-RateLimit-Reset"))
 		e := &APIError{Call: call, Status: resp.StatusCode, Message: msg, RateLimited: true, Attempts: attempt}
 		if ok {
-			e.RetryAfter = max(0, reset.Sub(c.now()))
-			e.Message += fmt.Sprintf("; the primary rate limit resets at %s (in %s)", reset.UTC().Format(time.RFC3339), e.RetryAfter.Round(time.Second))
-			c.block(reset, e.Message)
+			e.RetryAfter = untilReset(reset.Sub(c.now()))
+			if retriesLeft && e.RetryAfter <= c.opts.MaxWait && resourceOf(call) != "core" {
+				return e.RetryAfter, nil
+			}
+			e.Message += fmt.Sprintf("; the %s rate limit resets at %s (in %s)", resourceOf(call), reset.UTC().Format(time.RFC3339), e.RetryAfter.Round(time.Second))
+			c.block(resourceOf(call), reset, e.Message)
 		}
 		return 0, e
 	}
@@ -196,7 +208,7 @@ func (t *transport) judge(ctx context.Context, resp *http.Response, call string,
 	e := &APIError{Call: call, Status: resp.StatusCode, Message: msg, RateLimited: true, RetryAfter: wait, Attempts: attempt}
 	if wait > c.opts.MaxWait {
 		e.Message += fmt.Sprintf("; GitHub asked to wait %s, longer than the %s allowed", wait, c.opts.MaxWait)
-		c.block(c.now().Add(wait), e.Message)
+		c.block("*", c.now().Add(wait), e.Message)
 		return 0, e
 	}
 	if !retriesLeft {

@@ -66,6 +66,9 @@ type Record struct {
 	// reported nothing): kept so that every later fold sums the same
 	// money, whichever run reads the ledger.
 	Cost *Cost `json:"cost,omitempty"`
+	// Seal authenticates the record (Sealer): absent from records written
+	// without a key.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Cost is an iteration's cost: dollars (to the micro-dollar), tokens, or
@@ -192,6 +195,9 @@ func (r *Record) Validate() error {
 	}
 	if len(r.LabelResets) > MaxLabelResets {
 		bad("label_resets has %d entries (at most %d)", len(r.LabelResets), MaxLabelResets)
+	}
+	if r.Seal != "" && !isHex(r.Seal, 64) {
+		bad("seal is not a lowercase 64-hex HMAC-SHA256")
 	}
 	for i, x := range r.LabelResets {
 		if x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By) {

@@ -98,6 +98,16 @@ const (
 	// Cost: a cost the agent log reports was missing, malformed or not
 	// read; it counts as no cost, never as an invented one.
 	Cost Code = "cost"
+	// RecordUnsealed: with a digest key, a record (in an artifact or the
+	// job's record file) carried no seal or one that does not verify; it
+	// was ignored.
+	RecordUnsealed Code = "record_unsealed"
+	// RecordStale: with a digest key, a sealed digest or record artifact
+	// older than a newer one it would stand for (an artifact whose newest
+	// record is not its own run's, a digest behind the loop's newest
+	// record artifact, or one whose freshness could not be checked) was
+	// ignored, or used only where it cannot loosen the decision.
+	RecordStale Code = "record_stale"
 )
 
 // Codes lists every code, in the order above.
@@ -106,7 +116,7 @@ func Codes() []Code {
 		HistoryTruncated, GitHistory, NoIterations, EvidenceUnused, DatesClamped, LedgerMissing, LedgerEmpty,
 		Unreadable, LedgerEntrySkipped, LedgerCommitMissing, RecordsDropped, TestReport, AgentLog, PolicyUncommitted,
 		PolicyOutsideRepository, PolicyChanged, ClockBehind, ResetTimeAdjusted, GitHub, PhaseNotSkipped,
-		LoopStarted, NoLocalState, ReportMissing, Cost}
+		LoopStarted, NoLocalState, ReportMissing, Cost, RecordUnsealed, RecordStale}
 }
 
 // Known reports whether c is one of the codes above.

@@ -38,6 +38,30 @@ func TestDigestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSealedDigestNamesTheRunThatWroteIt: the MAC line names the run and
+// attempt that wrote the digest, and the MAC covers them: a line naming
+// another run does not verify. Records' own seals are left out of the
+// digest, which its MAC covers.
+func TestSealedDigestNamesTheRunThatWroteIt(t *testing.T) {
+	t.Parallel()
+	d := &breaker.Decision{State: breaker.Open}
+	rec := ledger.Record{Version: 1, RunID: 41, RunAttempt: 1, Commit: strings.Repeat("a", 40), At: t0, Errors: []ledger.Error{}, Seal: strings.Repeat("c", 64)}
+	seal := Seal{Key: "k", Scope: "o/r#7", Run: 42, Attempt: 2}
+	body := StickyComment(d, []ledger.Record{rec}, CommentOptions{Seal: seal})
+	dg, err := ReadDigest(body, Seal{Key: "k", Scope: "o/r#7"})
+	if err != nil || dg.Run != 42 || dg.Attempt != 2 || !dg.Sealed {
+		t.Fatalf("got %+v, %v; want run 42 attempt 2, sealed", dg, err)
+	}
+	if dg.Ledger.Records[0].Seal != "" {
+		t.Errorf("the digest carries the record's seal")
+	}
+	for _, other := range []string{"43.2:", "42.1:", "42:"} {
+		if _, err := ReadDigest(strings.Replace(body, "mac:42.2:", "mac:"+other, 1), Seal{Key: "k", Scope: "o/r#7"}); err == nil {
+			t.Errorf("a MAC line naming %s verifies", strings.TrimSuffix(other, ":"))
+		}
+	}
+}
+
 // TestDigestSaysWhetherItIsComplete: a long loop's digest drops its
 // oldest records to fit; the sticky comment says so, and the Action reads
 // the artifact instead of a partial digest.

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -45,8 +47,14 @@ const maxCommentNotes = 5
 
 // EncodeDigest packs records as gzip+base64, dropping the oldest until the
 // text fits MaxDigest, and returns it with the number of records kept ("",
-// 0 for none). Base64 cannot close the HTML comment it sits in.
+// 0 for none). Base64 cannot close the HTML comment it sits in. The
+// records' own seals are left out: the digest's seal covers them, and a
+// seal is made again, the same, when a record is written.
 func EncodeDigest(recs []ledger.Record) (string, int) {
+	recs = slices.Clone(recs)
+	for i := range recs {
+		recs[i].Seal = ""
+	}
 	for len(recs) > 0 {
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
@@ -69,15 +77,22 @@ const digestMAC = "<!-- loopbreaker-digest-mac:"
 
 // Seal authenticates a sticky comment's digest: an HMAC-SHA256 keyed by Key
 // (a secret only the judge holds) over Scope (the repository and pull
-// request, so that a digest cannot be moved to another one) and the
-// digest's lines.
+// request, so that a digest cannot be moved to another one), Run and
+// Attempt (the workflow run that wrote it, which the MAC line names, so
+// that an older digest written back is known as older) and the digest's
+// lines.
 type Seal struct {
 	Key, Scope string
+	Run        int64
+	Attempt    int
 }
+
+// writer names the run that wrote the digest on its MAC line: "run.attempt".
+func (s Seal) writer() string { return fmt.Sprintf("%d.%d", s.Run, s.Attempt) }
 
 func (s Seal) mac(block string) string {
 	m := hmac.New(sha256.New, []byte(s.Key))
-	io.WriteString(m, s.Scope+"\n"+block)
+	io.WriteString(m, s.Scope+"\n"+s.writer()+"\n"+block)
 	return hex.EncodeToString(m.Sum(nil))
 }
 
@@ -86,8 +101,11 @@ type Digest struct {
 	Ledger *ledger.Ledger
 	// Complete says it holds every record it was written with.
 	Complete bool
-	// Sealed says its MAC was checked with the key.
-	Sealed bool
+	// Sealed says its MAC was checked with the key; Run and Attempt are
+	// then the run that wrote it.
+	Sealed  bool
+	Run     int64
+	Attempt int
 }
 
 // ReadDigest reads loopbreaker's own digest: the block the comment ends
@@ -120,10 +138,18 @@ func ReadDigest(body string, seal Seal) (*Digest, error) {
 		if mac == "" {
 			return nil, fmt.Errorf("ledger digest carries no MAC: not written with the digest key")
 		}
-		if !hmac.Equal([]byte(mac), []byte(seal.mac(sealed(block, d.Complete)))) {
+		writer, sum, _ := strings.Cut(mac, ":")
+		run, attempt, _ := strings.Cut(writer, ".")
+		n, err1 := strconv.ParseInt(run, 10, 64)
+		a, err2 := strconv.Atoi(attempt)
+		if err1 != nil || err2 != nil || n < 0 || a < 0 {
+			return nil, fmt.Errorf("ledger digest's MAC names no run: written by an older loopbreaker or forged")
+		}
+		seal.Run, seal.Attempt = n, a
+		if seal.writer() != writer || !hmac.Equal([]byte(sum), []byte(seal.mac(sealed(block, d.Complete)))) {
 			return nil, fmt.Errorf("ledger digest's MAC does not verify with the digest key")
 		}
-		d.Sealed = true
+		d.Sealed, d.Run, d.Attempt = true, n, a
 	}
 	raw, err := base64.StdEncoding.DecodeString(text)
 	if err != nil {
@@ -202,7 +228,7 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 			digest += "\n" + digestPartial
 		}
 		if o.Seal.Key != "" {
-			digest += "\n" + digestMAC + o.Seal.mac(sealed(strings.TrimSuffix(digest, "\n"+digestPartial), complete)) + digestClose
+			digest += "\n" + digestMAC + o.Seal.writer() + ":" + o.Seal.mac(sealed(strings.TrimSuffix(digest, "\n"+digestPartial), complete)) + digestClose
 		}
 	}
 	if len(body)+len(digest)+1 > CommentBudget {

@@ -2,15 +2,20 @@ package org
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
 )
 
@@ -22,7 +27,8 @@ const StateVersion = 1
 const maxStateBytes = 128 << 20
 
 // State is what one audit job keeps for its next run: the GET answers for
-// conditional requests and the cursor of a run that stopped early.
+// conditional requests, the cursor of a run that stopped early, and what
+// each pull request looked like when it was last read.
 type State struct {
 	Version int `json:"version"`
 	// Repository and Shard name the job the state belongs to; a state of
@@ -36,6 +42,13 @@ type State struct {
 	Pending []int `json:"pending"`
 	// Answers are the GET answers by request, for If-None-Match.
 	Answers map[string]github.Answer `json:"answers"`
+	// Marks are the pull requests' heads and updated_at when last read
+	// (after the run's own writes), by number: one listed as it was is
+	// read from Answers. Ledgers are the records of the record artifacts
+	// read, by artifact id. An entry that is not valid is left out (its
+	// pull request is read again).
+	Marks   map[int]report.Mark       `json:"marks,omitempty"`
+	Ledgers map[int64][]ledger.Record `json:"ledgers,omitempty"`
 }
 
 // ReadState reads the state file at path for the job repository/shard. A
@@ -66,7 +79,22 @@ func ReadState(path, repository, shard string) (st *State, problem string, err e
 			return nil, fmt.Sprintf("audit state %s: pending pull request %d is not a number: ignored", path, n), nil
 		}
 	}
+	maps.DeleteFunc(s.Marks, func(n int, m report.Mark) bool {
+		return n <= 0 || m.Updated.IsZero() || !validHead(m.Head)
+	})
+	maps.DeleteFunc(s.Ledgers, func(_ int64, recs []ledger.Record) bool {
+		return len(recs) == 0 || slices.ContainsFunc(recs, func(r ledger.Record) bool { return r.Validate() != nil })
+	})
 	return &s, "", nil
+}
+
+// validHead reports whether h is a commit's 40-hex name.
+func validHead(h string) bool {
+	if len(h) != 40 {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
 }
 
 // WriteState writes st to path atomically (a file beside it, renamed).

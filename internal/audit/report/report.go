@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
 // Result is what one audit run found and did. Its JSON form is the
@@ -39,6 +40,19 @@ type Result struct {
 	Planned []string `json:"planned,omitempty"`
 	// OtherShards counts open pull requests left to the other shards.
 	OtherShards int `json:"other_shards,omitempty"`
+	// Marks and Ledgers are the cursor the next run starts from (kept in
+	// the audit state, not reported): each pull request's Mark, and the
+	// records of each record artifact read, by artifact id.
+	Marks   map[int]Mark              `json:"-"`
+	Ledgers map[int64][]ledger.Record `json:"-"`
+}
+
+// Mark is what a pull request looked like when an audit last read it:
+// its head and GitHub's updated_at, after the audit's own writes. The next
+// run reads it again only when its listing shows it otherwise.
+type Mark struct {
+	Head    string    `json:"head"`
+	Updated time.Time `json:"updated_at"`
 }
 
 // Operations is the API call budget of a run.

@@ -12,7 +12,8 @@
 // and 404 to anything else. It also builds the event payloads of the
 // workflows loopbreaker runs in (PullRequestEvent, IssueCommentEvent,
 // WorkflowRunEvent) and takes artifact uploads as upload-artifact makes
-// them (UploadArtifact). Each handler cites the GitHub page it follows;
+// them (UploadArtifact; UploadWithRuntimeToken with a run's RuntimeToken,
+// which any step of the run holds). Each handler cites the GitHub page it follows;
 // where the field differs from the page (label permissions), it follows the
 // field and cites that. It
 // answers with the JSON field names GitHub returns, keeps state between
@@ -44,9 +45,11 @@
 //   - The repository's artifacts are listed in no particular order (GitHub
 //     documents none); issue events come in every type, not only label
 //     events; a pull request's commits have trees and parents.
-//   - Every API call uses one call of the rate limit; at zero, calls
-//     answer 403 with X-RateLimit-Remaining: 0 until the reset time (of the
-//     clock set by SetClock).
+//   - Every API call uses one call of its rate limit: the search API's
+//     (30 a minute, renewed each minute, SetSearchRateLimit) or the rest's
+//     (5,000 an hour, SetRateLimit), named in X-RateLimit-Resource; at
+//     zero, calls answer 403 with X-RateLimit-Remaining: 0 until the reset
+//     time (of the clock set by SetClock).
 //   - A GET answered 200 carries an ETag; the same GET with If-None-Match
 //     holding it (and the same token) is answered 304 Not Modified, which
 //     an authenticated call is not charged for. Charged counts the calls

@@ -390,3 +390,39 @@ func TestEventPayloads(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeTokenReachesItsRunOnly: any step holding a run's runtime
+// token uploads into that run, and with overwrite replaces the run's
+// artifact of that name (a new id, the old one gone); it reaches no other
+// run and is no token of the REST API.
+func TestRuntimeTokenReachesItsRunOnly(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	judge, err := s.UploadArtifact("o", "r", 7, "loopbreaker-record", []byte("judge"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := s.RuntimeToken("o", "r", 7)
+	if _, err := s.UploadWithRuntimeToken(tok, "loopbreaker-record", []byte("planted"), false); !errors.Is(err, ErrArtifactExists) {
+		t.Fatalf("same name without overwrite: got %v, want ErrArtifactExists", err)
+	}
+	planted, err := s.UploadWithRuntimeToken(tok, "loopbreaker-record", []byte("planted"), true)
+	if err != nil || planted == judge {
+		t.Fatalf("overwrite: got id %d, %v, want a new id", planted, err)
+	}
+	arts, _, err := ghClient(t, s, DefaultToken).Actions.ListWorkflowRunArtifacts(ctx, "o", "r", 7, nil)
+	if err != nil || len(arts.Artifacts) != 1 || arts.Artifacts[0].GetID() != planted {
+		t.Fatalf("run 7's artifacts: got %v (%v), want only the planted one", arts, err)
+	}
+	resp, body := do(t, s, "POST", "/_fake/upload?repo=o/r&run_id=8&name=loopbreaker-record", tok, []byte("x"))
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("run 7's token uploading into run 8: got %d %s, want 401", resp.StatusCode, body)
+	}
+	resp, body = do(t, s, "POST", "/_fake/upload?repo=o/r&run_id=7&name=other&file=record.json", tok, []byte(`[]`))
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("run 7's token uploading into run 7: got %d %s, want 201", resp.StatusCode, body)
+	}
+	if resp, _ := do(t, s, "GET", "/repos/o/r/pulls", tok, nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the REST API took the runtime token: %d", resp.StatusCode)
+	}
+}

@@ -38,6 +38,29 @@ type call struct {
 	prefix string
 	// doc is the documentation page of the endpoint, sent in its errors.
 	doc string
+	// bucket is the rate limit the call is charged to.
+	bucket *bucket
+}
+
+// bucket is one rate limit. The search API has its own, separate from the
+// rest of the REST API's (core): 30 requests a minute for an
+// authenticated caller, renewed every minute, its answers naming the
+// resource "search"
+// (https://docs.github.com/en/rest/search/search#rate-limit,
+// https://docs.github.com/en/rest/rate-limit/rate-limit).
+type bucket struct {
+	name             string
+	limit, remaining int
+	reset            time.Time
+	window           time.Duration
+}
+
+// bucketLocked is the rate limit a request to path is charged to.
+func (s *Server) bucketLocked(path string) *bucket {
+	if strings.HasPrefix(path, "/search/") {
+		return &s.search
+	}
+	return &s.core
 }
 
 type callKey struct{}
@@ -135,9 +158,10 @@ func (s *Server) applyFault(c *call) bool {
 		return false
 	}
 	s.mu.Lock()
-	limit, remaining, reset := s.limit, s.remaining, s.reset
+	b := *s.bucketLocked(c.r.URL.Path)
 	now := s.now()
 	s.mu.Unlock()
+	limit, remaining, reset := b.limit, b.remaining, b.reset
 	h := c.w.Header()
 	st := f.Status
 	if st == 0 && f.Secondary {
@@ -160,7 +184,7 @@ func (s *Server) applyFault(c *call) bool {
 	}
 	blob := strings.HasPrefix(c.r.URL.Path, "/_blobs/")
 	if !blob {
-		setRateHeaders(h, limit, remaining, reset)
+		setRateHeaders(h, b.name, limit, remaining, reset)
 	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	if f.Body != nil {
@@ -174,12 +198,12 @@ func (s *Server) applyFault(c *call) bool {
 	return true
 }
 
-func setRateHeaders(h http.Header, limit, remaining int, reset time.Time) {
+func setRateHeaders(h http.Header, resource string, limit, remaining int, reset time.Time) {
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("X-RateLimit-Used", strconv.Itoa(max(0, limit-remaining)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
-	h.Set("X-RateLimit-Resource", "core")
+	h.Set("X-RateLimit-Resource", resource)
 }
 
 // authLocked resolves the token and refuses what GitHub refuses.
@@ -206,24 +230,32 @@ func (s *Server) authLocked(c *call) bool {
 }
 
 func (s *Server) rateHeadersLocked(c *call) {
-	setRateHeaders(c.w.Header(), s.limit, s.remaining, s.reset)
+	// Every answer is dated by the fake's clock, as GitHub dates its own.
+	c.w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
+	b := c.bucket
+	if b == nil {
+		b = s.bucketLocked(c.r.URL.Path)
+	}
+	setRateHeaders(c.w.Header(), b.name, b.limit, b.remaining, b.reset)
 }
 
-// chargeLocked uses one call of the rate limit and answers 403 when none
-// is left.
+// chargeLocked uses one call of the request's rate limit and answers 403
+// when none is left.
 func (s *Server) chargeLocked(c *call) bool {
 	now := s.now()
-	if !now.Before(s.reset) {
-		s.remaining = s.limit
-		s.reset = now.Add(time.Hour).Truncate(time.Second)
+	b := s.bucketLocked(c.r.URL.Path)
+	c.bucket = b
+	if !now.Before(b.reset) {
+		b.remaining = b.limit
+		b.reset = now.Add(b.window).Truncate(time.Second)
 	}
-	if s.remaining <= 0 {
-		s.remaining = 0
+	if b.remaining <= 0 {
+		b.remaining = 0
 		s.rateHeadersLocked(c)
 		c.errorf(http.StatusForbidden, "API rate limit exceeded for user ID 1.")
 		return false
 	}
-	s.remaining--
+	b.remaining--
 	s.charged++
 	s.rateHeadersLocked(c)
 	return true
@@ -319,7 +351,7 @@ func (c *call) conditional(body []byte) bool {
 		return false
 	}
 	if c.user != nil {
-		c.s.remaining++
+		c.bucket.remaining++
 		c.s.charged--
 		c.s.rateHeadersLocked(c)
 	}

@@ -480,6 +480,7 @@ func (c *call) labelIssue(rp *repo, is *issue, name string) {
 		return
 	}
 	is.labels = append(is.labels, l.Name)
+	is.touch(c.now())
 	login, typ := c.login()
 	is.events = append(is.events, &event{ID: c.s.id(), Number: is.number, Event: "labeled",
 		Label: l.Name, Login: login, UserType: typ, CreatedAt: c.now()})
@@ -489,6 +490,7 @@ func (c *call) unlabelIssue(is *issue, name string) bool {
 	for _, n := range is.labels {
 		if strings.EqualFold(n, name) {
 			is.labels = removeFold(is.labels, name)
+			is.touch(c.now())
 			login, typ := c.login()
 			is.events = append(is.events, &event{ID: c.s.id(), Number: is.number, Event: "unlabeled",
 				Label: n, Login: login, UserType: typ, CreatedAt: c.now()})
@@ -652,6 +654,7 @@ func (s *Server) createComment(c *call) {
 	now := c.now()
 	cm := &Comment{ID: s.id(), Login: login, UserType: typ, Body: body, CreatedAt: now, UpdatedAt: now}
 	is.comments = append(is.comments, cm)
+	is.touch(now)
 	c.w.Header().Set("Location", c.repoURL(rp)+"/issues/comments/"+strconv.FormatInt(cm.ID, 10))
 	c.writeJSON(http.StatusCreated, c.commentJSON(rp, is.number, cm))
 }
@@ -689,6 +692,7 @@ func (s *Server) updateComment(c *call) {
 	cm := is.comments[i]
 	cm.Body = body
 	cm.UpdatedAt = c.now()
+	is.touch(cm.UpdatedAt)
 	c.writeJSON(http.StatusOK, c.commentJSON(rp, is.number, cm))
 }
 

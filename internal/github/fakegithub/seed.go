@@ -362,7 +362,7 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 		s.tokens[t.Token] = tok
 	}
 	if rl := st.RateLimit; rl != nil {
-		s.limit, s.remaining, s.reset = rl.Limit, rl.Remaining, rl.Reset.Truncate(time.Second)
+		s.core.limit, s.core.remaining, s.core.reset = rl.Limit, rl.Remaining, rl.Reset.Truncate(time.Second)
 	}
 	if st.PageSize > 0 {
 		s.pageSize = st.PageSize
@@ -472,7 +472,7 @@ func (s *Server) State() State {
 
 func (s *Server) stateLocked() State {
 	st := State{
-		RateLimit: &RateState{Limit: s.limit, Remaining: s.remaining, Reset: s.reset.UTC()},
+		RateLimit: &RateState{Limit: s.core.limit, Remaining: s.core.remaining, Reset: s.core.reset.UTC()},
 		PageSize:  s.pageSize,
 		Repos:     []RepoState{},
 		Calls:     &CallStats{Total: s.calls, ByRoute: map[string]int{}, Log: append([]string{}, s.callLog...)},
@@ -592,7 +592,10 @@ func (s *Server) Dump(w io.Writer) error {
 // serveUpload answers POST /_fake/upload?repo=owner/name&run_id=N&name=X
 // [&overwrite=true] with the zip as the body (or, with file=NAME, the one
 // file the archive holds): UploadArtifact, 201 with the new id, or 409
-// with upload-artifact's message.
+// with upload-artifact's message. With an Authorization header it is a
+// step's upload, which needs the runtime token of that run (RuntimeToken):
+// another run's, or any other token, answers 401; without one it stands
+// for the workflow's own upload step.
 func (s *Server) serveUpload(c *call) {
 	q := c.r.URL.Query()
 	owner, repo, ok := strings.Cut(q.Get("repo"), "/")
@@ -600,6 +603,16 @@ func (s *Server) serveUpload(c *call) {
 	if !ok || owner == "" || repo == "" || err != nil || runID <= 0 || q.Get("name") == "" {
 		c.errorf(http.StatusBadRequest, "upload needs repo=owner/name, a positive run_id and a name")
 		return
+	}
+	if auth := c.r.Header.Get("Authorization"); auth != "" {
+		_, tok, _ := strings.Cut(auth, " ")
+		s.mu.Lock()
+		run, ok := s.runtime[strings.TrimSpace(tok)]
+		s.mu.Unlock()
+		if !ok || run != (runRef{owner, repo, runID}) {
+			c.errorf(http.StatusUnauthorized, "the token is not the runtime token of run %d of %s/%s", runID, owner, repo)
+			return
+		}
 	}
 	zip, err := io.ReadAll(c.r.Body)
 	if err != nil {

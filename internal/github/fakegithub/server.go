@@ -44,6 +44,7 @@ const (
 	maxRoutes       = 10000
 	defaultPageSize = 30
 	defaultLimit    = 5000
+	searchLimit     = 30
 	contentsMaxSize = 1 << 20
 )
 
@@ -63,21 +64,24 @@ type Server struct {
 	done    chan struct{}
 	once    sync.Once
 
-	mu        sync.Mutex
-	now       func() time.Time
-	repos     map[string]*repo
-	tokens    map[string]*token
+	mu     sync.Mutex
+	now    func() time.Time
+	repos  map[string]*repo
+	tokens map[string]*token
+	// runtime are the runners' ACTIONS_RUNTIME_TOKENs: the run each may
+	// upload artifacts into.
+	runtime   map[string]runRef
 	artifacts map[int64]*artifact
 	nextID    int64
-	limit     int
-	remaining int
-	reset     time.Time
-	pageSize  int
-	faults    []*faultRule
-	calls     int
-	charged   int
-	callLog   []string
-	byRoute   map[string]int
+	// core is the primary rate limit of the REST API, search the search
+	// API's own (see bucket).
+	core, search bucket
+	pageSize     int
+	faults       []*faultRule
+	calls        int
+	charged      int
+	callLog      []string
+	byRoute      map[string]int
 	// teams are the active members of each "org/slug" team (lower case).
 	teams map[string]map[string]bool
 }
@@ -125,6 +129,16 @@ type perm struct {
 type label struct {
 	id int64
 	Label
+}
+
+// touch moves a pull request's updated_at to at when that is later: GitHub
+// updates it when a comment is added or edited, a label is added or
+// removed, or its branch is pushed to (what the pulls list's sort=updated
+// orders by), not for a commit status, a check run or an artifact.
+func (is *issue) touch(at time.Time) {
+	if p := is.pull; p != nil && at.After(p.UpdatedAt) {
+		p.UpdatedAt = at.UTC().Truncate(time.Second)
+	}
 }
 
 type issue struct {
@@ -193,14 +207,16 @@ func NewHandler() *Server {
 		now:       time.Now,
 		repos:     map[string]*repo{},
 		tokens:    map[string]*token{DefaultToken: {login: DefaultLogin, userType: "Bot", app: true}},
+		runtime:   map[string]runRef{},
 		artifacts: map[int64]*artifact{},
 		nextID:    1,
-		limit:     defaultLimit,
-		remaining: defaultLimit,
+		core:      bucket{name: "core", limit: defaultLimit, remaining: defaultLimit, window: time.Hour},
+		search:    bucket{name: "search", limit: searchLimit, remaining: searchLimit, window: time.Minute},
 		pageSize:  defaultPageSize,
 		byRoute:   map[string]int{},
 	}
-	s.reset = s.now().Add(time.Hour).Truncate(time.Second)
+	s.core.reset = s.now().Add(time.Hour).Truncate(time.Second)
+	s.search.reset = s.now().Add(time.Minute).Truncate(time.Second)
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.handler = http.HandlerFunc(s.serve)
@@ -487,6 +503,44 @@ func (s *Server) UploadArtifact(owner, repo string, runID int64, name string, zi
 	return s.addArtifactLocked(owner, repo, 0, runID, name, zip, false, s.now()), nil
 }
 
+// runRef names one workflow run.
+type runRef struct {
+	owner, repo string
+	id          int64
+}
+
+// RuntimeToken returns the runtime token of run runID of owner/repo, the
+// ACTIONS_RUNTIME_TOKEN the runner gives the steps of the run's jobs. It is
+// not a GITHUB_TOKEN and has no permissions: block. Artifacts are uploaded
+// with it (upload-artifact authenticates with it alone, never with the
+// workflow token: https://github.com/actions/upload-artifact/issues/197),
+// and any step can hold it: actions receive it, and a step can pass it on
+// to later steps through $GITHUB_ENV
+// (https://github.com/actions/toolkit/issues/1053). So every step of every
+// job of the run, the agent's included, can upload an artifact into the
+// run, and with overwrite replace one of the same name
+// (https://github.com/actions/upload-artifact#overwriting-an-artifact).
+// The REST API does not take it: it answers 401 "Bad credentials".
+func (s *Server) RuntimeToken(owner, repo string, runID int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tok := fmt.Sprintf("runtime-%s-%s-%d", owner, repo, runID)
+	s.runtime[tok] = runRef{owner, repo, runID}
+	return tok
+}
+
+// UploadWithRuntimeToken is UploadArtifact into the run whose runtime
+// token tok is (RuntimeToken): it reaches that run and no other.
+func (s *Server) UploadWithRuntimeToken(tok, name string, zip []byte, overwrite bool) (int64, error) {
+	s.mu.Lock()
+	run, ok := s.runtime[tok]
+	s.mu.Unlock()
+	if !ok {
+		return 0, errors.New("create artifact: (401) Unauthorized: not a runtime token of a run")
+	}
+	return s.UploadArtifact(run.owner, run.repo, run.id, name, zip, overwrite)
+}
+
 func removeArtifact(list []*artifact, id int64) []*artifact {
 	out := list[:0]
 	for _, a := range list {
@@ -677,7 +731,15 @@ func (s *Server) SetPrivate(owner, repo string, private bool) {
 func (s *Server) SetRateLimit(limit, remaining int, reset time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.limit, s.remaining, s.reset = limit, remaining, reset.Truncate(time.Second)
+	s.core.limit, s.core.remaining, s.core.reset = limit, remaining, reset.Truncate(time.Second)
+}
+
+// SetSearchRateLimit sets the search API's rate limit as SetRateLimit sets
+// the primary one; at reset it renews for a minute.
+func (s *Server) SetSearchRateLimit(limit, remaining int, reset time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.search.limit, s.search.remaining, s.search.reset = limit, remaining, reset.Truncate(time.Second)
 }
 
 // SetPageSize sets the page size used when a request has no per_page
