@@ -3,11 +3,14 @@ package checkout
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -15,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // MaxBundleBytes bounds a bundle read from the agent's artifact.
@@ -46,8 +50,7 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(io.LimitReader(f, MaxBundleBytes))
-	tip, prereqs, headerLen, err := bundleHeader(br)
+	tip, prereqs, headerLen, err := bundleHeader(bufio.NewReader(io.LimitReader(f, MaxBundleBytes)))
 	if err != nil {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
@@ -56,10 +59,15 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 			return "", fmt.Errorf("bundle %s: it needs commit %s, which the loop's branch does not have: not a fast-forward", path, p)
 		}
 	}
-	if err := packSizes(io.NewSectionReader(f, headerLen, fi.Size()-headerLen)); err != nil {
-		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
+	pack := io.NewSectionReader(f, headerLen, fi.Size()-headerLen)
+	count, thin, err := packSizes(pack)
+	if err == nil {
+		err = c.storePack(pack, count, thin)
 	}
-	if err := packfile.UpdateObjectStorage(c.repo.Storer, br); err != nil {
+	if errors.Is(err, packfile.ErrReferenceDeltaNotFound) {
+		err = fmt.Errorf("a delta's base is neither in the pack nor in the loop's branch (%w)", err)
+	}
+	if err != nil {
 		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
 	}
 	top, err := c.commit(tip)
@@ -113,38 +121,129 @@ const (
 
 // packSizes reads the pack's object headers and refuses an object, or all
 // of them together, larger than the bounds once inflated, before anything
-// is inflated into memory. A delta is measured by the object it makes.
-func packSizes(r io.Reader) error {
+// is inflated into memory. A delta is measured by the object it makes. It
+// checks the pack's checksum and returns its number of objects and the
+// bases its ref-deltas name that are no whole object of the pack: in a
+// thin pack, objects of the prerequisites.
+func packSizes(r io.Reader) (count uint32, thin []plumbing.Hash, err error) {
 	s := packfile.NewScanner(r)
 	_, n, err := s.Header()
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	var total int64
+	whole := map[plumbing.Hash]bool{}
+	bases := map[plumbing.Hash]bool{}
 	for i := uint32(0); i < n; i++ {
 		h, err := s.NextObjectHeader()
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		size := h.Length
 		if h.Type.IsDelta() {
 			if h.Length > MaxBundleObject {
-				return fmt.Errorf("object %d: a delta of %d bytes, more than %d", i+1, h.Length, MaxBundleObject)
+				return 0, nil, fmt.Errorf("object %d: a delta of %d bytes, more than %d", i+1, h.Length, MaxBundleObject)
 			}
 			var d deltaHead
 			if _, _, err := s.NextObject(&d); err != nil {
-				return fmt.Errorf("object %d: %w", i+1, err)
+				return 0, nil, fmt.Errorf("object %d: %w", i+1, err)
 			}
 			size = d.target()
+			if h.Type == plumbing.REFDeltaObject && !bases[h.Reference] {
+				bases[h.Reference] = true
+				thin = append(thin, h.Reference)
+			}
 		}
 		if size > MaxBundleObject {
-			return fmt.Errorf("object %d: %d bytes once inflated, more than %d", i+1, size, MaxBundleObject)
+			return 0, nil, fmt.Errorf("object %d: %d bytes once inflated, more than %d", i+1, size, MaxBundleObject)
 		}
 		if total += size; total > MaxBundleInflated {
-			return fmt.Errorf("more than %d bytes once inflated", MaxBundleInflated)
+			return 0, nil, fmt.Errorf("more than %d bytes once inflated", MaxBundleInflated)
+		}
+		if !h.Type.IsDelta() {
+			hasher := plumbing.NewHasher(h.Type, h.Length)
+			if _, _, err := s.NextObject(&hasher); err != nil {
+				return 0, nil, fmt.Errorf("object %d: %w", i+1, err)
+			}
+			whole[hasher.Sum()] = true
 		}
 	}
-	return nil
+	if _, err := s.Checksum(); err != nil {
+		return 0, nil, err
+	}
+	return n, slices.DeleteFunc(thin, func(h plumbing.Hash) bool { return whole[h] }), nil
+}
+
+// storePack writes the bundle's pack (as packSizes read it) into the
+// clone's objects as a pack of its own, completed with the bases of the
+// clone that its ref-deltas name. git bundle writes a thin pack, whose
+// deltas may name objects of the prerequisites, and go-git's pack writer
+// indexes a pack alone: the bases are appended as whole objects, as
+// `git index-pack --fix-thin` does. go-git's parser over the object
+// storage resolves such bases too, but writes every object loose through
+// memory (a 50 MB file: 250 MB at its peak, and every later read of the
+// loose object as much again); a pack is read as the clone's own packs are.
+func (c *Clone) storePack(pack *io.SectionReader, count uint32, thin []plumbing.Hash) (err error) {
+	var bases []plumbing.Hash
+	for _, h := range thin {
+		if c.repo.Storer.HasEncodedObject(h) == nil {
+			bases = append(bases, h)
+		}
+	}
+	pw, ok := c.repo.Storer.(storer.PackfileWriter)
+	if !ok {
+		return errors.New("the clone's storage cannot take a pack")
+	}
+	w, err := pw.PackfileWriter()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	sum := sha1.New()
+	out := io.MultiWriter(w, sum)
+	var head [12]byte
+	if _, err := pack.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(head[8:], count+uint32(len(bases)))
+	out.Write(head[:])
+	if _, err := io.Copy(out, io.NewSectionReader(pack, 12, pack.Size()-12-sha1.Size)); err != nil {
+		return err
+	}
+	if len(bases) > 0 {
+		body := &packBody{w: out, skip: 12}
+		if _, err := packfile.NewEncoder(body, c.repo.Storer, false).Encode(bases, 0); err != nil {
+			return fmt.Errorf("the bases of its deltas: %w", err)
+		}
+	}
+	_, err = w.Write(sum.Sum(nil))
+	return err
+}
+
+// packBody passes on the objects of a pack written to it: neither its
+// header (the first skip bytes) nor its checksum (the last 20).
+type packBody struct {
+	w    io.Writer
+	skip int
+	tail []byte
+}
+
+func (b *packBody) Write(p []byte) (int, error) {
+	n := len(p)
+	k := min(b.skip, len(p))
+	b.skip -= k
+	b.tail = append(b.tail, p[k:]...)
+	if over := len(b.tail) - sha1.Size; over > 0 {
+		if _, err := b.w.Write(b.tail[:over]); err != nil {
+			return 0, err
+		}
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+	}
+	return n, nil
 }
 
 // deltaHead keeps the start of a delta, which gives the sizes of its
