@@ -115,6 +115,7 @@ type repo struct {
 	files         map[string]map[string][]byte
 	statuses      []*status
 	checkRuns     []*checkRun
+	dispatches    []Dispatch
 }
 
 type perm struct {
