@@ -142,6 +142,8 @@ func TestJudgeAppliesBundlesOfRealGit(t *testing.T) {
 		if got := realGit(t, ws, minute, "rev-parse", "HEAD"); got != tip {
 			t.Fatalf("%s: the judge's HEAD is %s, want %s", name, got, tip)
 		}
+		// The next judge's checkout has the branch as pushed.
+		realGit(t, ws, minute, "update-ref", "refs/remotes/origin/agent/loop", tip)
 	}
 	commit := func(msg string) {
 		minute++

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +91,9 @@ type run struct {
 	// statusOnly says the run is not an iteration of the loop (a comment
 	// started it): it reports the breaker's status at its time.
 	statusOnly bool
+	// hold says why the agent's handover was refused and the loop is held
+	// OPEN for a person ("" when it was not).
+	hold string
 }
 
 // Run runs the action and returns the process exit code: 0 continue, 1 OPEN
@@ -129,6 +133,9 @@ func (r *run) main(ctx context.Context) (int, error) {
 	}
 	if r.ev, err = ReadEvent(r.getenv("GITHUB_EVENT_NAME"), r.getenv("GITHUB_EVENT_PATH")); err != nil {
 		return 0, err
+	}
+	if in.Branch != "" && in.Branch == r.ev.DefaultBranch {
+		return 0, fmt.Errorf("input branch: %s is the default branch, which is no agent loop's branch: give the loop's own branch", in.Branch)
 	}
 	r.owner, r.repo, _ = strings.Cut(r.getenv("GITHUB_REPOSITORY"), "/")
 	r.ws = r.getenv("GITHUB_WORKSPACE")
@@ -214,6 +221,9 @@ func (r *run) main(ctx context.Context) (int, error) {
 
 	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
+	}
+	if r.hold != "" {
+		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: r.hold})
 	}
 	// Neither an unsealed digest nor the job's record file (a file in the
 	// agent's workspace) is authority: the decision without them stands
@@ -536,21 +546,22 @@ func (r *run) jobRecords(cfg *loop.Config) bool {
 // evaluated commit's history (GitHub lists artifacts in no documented
 // order: every page is read).
 func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*ledger.Ledger, error) {
-	a, err := r.latestRecord(ctx, g, branch)
+	name := r.artifactName(branch)
+	a, err := r.latestRecord(ctx, g, branch, name)
 	if err != nil {
 		return nil, err
 	}
 	if a == nil {
-		r.note(fmt.Sprintf("no %s artifact from an earlier run on %s", r.in.Artifact, branch))
+		r.note(fmt.Sprintf("no %s artifact from an earlier run on %s", name, branch))
 		return nil, nil
 	}
 	if a.Expired {
-		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", name, a.RunID))
 		return nil, nil
 	}
 	data, err := r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
 	if errors.Is(err, github.ErrExpired) {
-		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", name, a.RunID))
 		return nil, nil
 	}
 	if err != nil {
@@ -574,7 +585,7 @@ func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string) (*
 		for _, p := range l.Problems {
 			r.notes = append(r.notes, note.New(note.LedgerEntrySkipped, "artifact entry skipped: %s", p))
 		}
-		r.note(fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d holds no valid record and was not used", name, a.RunID))
 		return nil, nil
 	}
 	r.note(fmt.Sprintf("earlier records from run %d's artifact (%d records)", a.RunID, len(l.Records)))
@@ -602,7 +613,14 @@ const (
 // are another loop's. It costs a constant number of calls: the runs, then
 // the artifacts of the newest few. Without the workflow's name (a run
 // outside Actions) the repository's artifacts of the branch are searched.
-func (r *run) latestRecord(ctx context.Context, g *gitState, branch string) (*github.Artifact, error) {
+func (r *run) latestRecord(ctx context.Context, g *gitState, branch, name string) (*github.Artifact, error) {
+	if name != r.in.Artifact {
+		// The loop's runs are the default branch's, dispatched there for
+		// the loop's branch: the name tells its records from other loops'.
+		return r.client.LatestArtifact(ctx, name, r.runID, func(a github.Artifact) bool {
+			return r.ev.DefaultBranch != "" && a.HeadBranch == r.ev.DefaultBranch
+		})
+	}
 	wf := r.workflowPath()
 	ra, ok := r.client.(runArtifacts)
 	if wf == "" || !ok {
@@ -643,6 +661,14 @@ func (r *run) latestRecord(ctx context.Context, g *gitState, branch string) (*gi
 		}
 	}
 	return expired, nil
+}
+
+// artifactName is the record artifact's name: the artifact-name input
+// with {branch} replaced by the loop's branch, escaped (an artifact's name
+// holds no "/"), so that loops whose runs all run on the default branch
+// keep their records apart.
+func (r *run) artifactName(branch string) string {
+	return strings.ReplaceAll(r.in.Artifact, "{branch}", url.PathEscape(branch))
 }
 
 // workflowPath is this workflow's file, from GITHUB_WORKFLOW_REF
@@ -692,6 +718,7 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 		return 0, err
 	}
 	out["shallow"] = strconv.FormatBool(g.shallow)
+	out["artifact-name"] = r.artifactName(r.ev.HeadRef)
 	r.setOutputs(out)
 	o := present.SummaryOptions{Notes: r.notes}
 	if r.client != nil {

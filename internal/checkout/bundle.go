@@ -373,3 +373,87 @@ func (c *Clone) Push(ctx context.Context, rawURL, token, h, branch string) error
 	}
 	return nil
 }
+
+// Changed finds a commit on tip's first-parent chain down to base
+// (excluded) that changes the folder dir at the top of the tree, and a
+// path it changes there; "" when none does. A merge that takes dir as
+// one of its other parents has it changes nothing when that parent is in
+// trusted's history ("": none is): a merge of the default branch brings
+// the default branch's own files.
+func (c *Clone) Changed(tip, base, dir, trusted string) (commit, path string, err error) {
+	var known map[string]bool
+	for h := tip; h != base; {
+		cur, err := c.commit(h)
+		if err != nil {
+			return "", "", err
+		}
+		mine, err := c.folder(cur.Hash, dir)
+		if err != nil {
+			return "", "", err
+		}
+		var before plumbing.Hash
+		kept := false
+		for i, p := range cur.ParentHashes {
+			theirs, err := c.folder(p, dir)
+			if err != nil {
+				return "", "", err
+			}
+			if i == 0 {
+				before = theirs
+			}
+			if theirs != mine {
+				continue
+			}
+			if i > 0 && trusted != "" && known == nil {
+				known = c.Ancestors(trusted)
+			}
+			if kept = i == 0 || known[p.String()]; kept {
+				break
+			}
+		}
+		if !kept {
+			return h, c.firstChange(dir, before, mine), nil
+		}
+		h = cur.ParentHashes[0].String()
+	}
+	return "", "", nil
+}
+
+// folder is the hash of the entry dir at the top of commit h's tree (the
+// zero hash when there is none).
+func (c *Clone) folder(h plumbing.Hash, dir string) (plumbing.Hash, error) {
+	cm, err := c.commit(h.String())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := cm.Tree()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("the tree of %.12s: %w", h, err)
+	}
+	e, err := tree.FindEntry(dir)
+	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return e.Hash, nil
+}
+
+// firstChange names a path below dir that differs between the trees a
+// and b (dir itself when they cannot be read as trees).
+func (c *Clone) firstChange(dir string, a, b plumbing.Hash) string {
+	tree := func(h plumbing.Hash) *object.Tree {
+		t, _ := c.repo.TreeObject(h)
+		return t
+	}
+	changes, err := object.DiffTree(tree(a), tree(b))
+	if err != nil || len(changes) == 0 {
+		return dir
+	}
+	name := changes[0].To.Name
+	if name == "" {
+		name = changes[0].From.Name
+	}
+	return dir + "/" + name
+}
