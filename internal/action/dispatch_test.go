@@ -155,7 +155,8 @@ func TestJudgeHoldsAHandoverThatChangesGitHub(t *testing.T) {
 // (the file the agent's commits change) refuses to push; the dispatch the
 // examples make (on the default branch, with the loop's branch as an
 // input) starts a run whose ref, as the fake gives it by GitHub's rules,
-// is the default branch, and that judge pushes.
+// is the default branch, and that judge pushes (never to the default
+// branch itself).
 func TestJudgeRunsOnlyTheDefaultBranchsWorkflow(t *testing.T) {
 	t.Parallel()
 	loop, server, bare, ws, _ := judgeSetup(t)
@@ -191,6 +192,11 @@ func TestJudgeRunsOnlyTheDefaultBranchsWorkflow(t *testing.T) {
 	if h.env["GITHUB_REF"] != "refs/heads/main" {
 		t.Fatalf("the fake runs a dispatch on main at %s", h.env["GITHUB_REF"])
 	}
+	h.env["INPUT_BRANCH"] = "" // a workflow that forgot the input: the loop's branch would be main
+	if code := h.run(); code != exitError || !strings.Contains(h.log.String(), "default branch main") {
+		t.Fatalf("a judge without the branch input: got exit %d, want %d refusing to push to main\n%s", code, exitError, h.log.String())
+	}
+	h.env["INPUT_BRANCH"] = "agent/loop"
 	if code := h.run(); code == exitError {
 		t.Fatalf("a judge running the default branch's workflow file: got exit %d\n%s", code, h.log.String())
 	}

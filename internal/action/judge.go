@@ -57,6 +57,9 @@ func (r *run) applyBundle(ctx context.Context) error {
 	if ref := r.getenv("GITHUB_REF"); def == "" || ref != "refs/heads/"+def {
 		return fmt.Errorf("input bundle: this run's workflow file is the one at %q, which the agent's commits can change, not the default branch's (%q): dispatch the loop on the default branch with the loop's branch as the branch input (gh workflow run --ref %s -f branch=%s)", ref, def, orDefault(def, "main"), branch)
 	}
+	if branch == def {
+		return fmt.Errorf("input bundle: the loop's branch is the default branch %s, where the judge never pushes the agent's commits (set the branch input)", def)
+	}
 	tip, err := cl.ApplyBundle(path, head)
 	if err != nil {
 		return fmt.Errorf("input bundle: %w", err)
