@@ -179,10 +179,10 @@ func packSizes(r io.Reader) (count uint32, thin []plumbing.Hash, err error) {
 // clone that its ref-deltas name. git bundle writes a thin pack, whose
 // deltas may name objects of the prerequisites, and go-git's pack writer
 // indexes a pack alone: the bases are appended as whole objects, as
-// `git index-pack --fix-thin` does. go-git's parser over the object
-// storage resolves such bases too, but writes every object loose through
-// memory (a 50 MB file: 250 MB at its peak, and every later read of the
-// loose object as much again); a pack is read as the clone's own packs are.
+// `git index-pack --fix-thin` does. (go-git's parser over the object
+// storage resolves such bases too, but writes every object loose, each
+// held whole in memory, and every later read of a loose object does so
+// again.)
 func (c *Clone) storePack(pack *io.SectionReader, count uint32, thin []plumbing.Hash) (err error) {
 	var bases []plumbing.Hash
 	for _, h := range thin {
