@@ -67,6 +67,7 @@ type RepoState struct {
 	Events        []EventState      `json:"events,omitempty"`
 	Statuses      []StatusState     `json:"statuses,omitempty"`
 	CheckRuns     []CheckRunState   `json:"check_runs,omitempty"`
+	Dispatches    []Dispatch        `json:"dispatches,omitempty"`
 }
 
 // IssueState is a plain issue (not a pull request).
@@ -460,6 +461,7 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 			}
 		}
 		sort.SliceStable(rp.checkRuns, func(a, b int) bool { return rp.checkRuns[a].ID < rp.checkRuns[b].ID })
+		rp.dispatches = append(rp.dispatches, rs.Dispatches...)
 	}
 }
 
@@ -574,6 +576,7 @@ func (s *Server) repoStateLocked(rp *repo) RepoState {
 		rs.CheckRuns = append(rs.CheckRuns, CheckRunState{CheckRun: x.CheckRun, DetailsURL: x.DetailsURL,
 			ExternalID: x.ExternalID, Text: x.Text, Annotations: x.Annotations, StartedAt: x.StartedAt, CompletedAt: x.CompletedAt})
 	}
+	rs.Dispatches = append(rs.Dispatches, rp.dispatches...)
 	return rs
 }
 
