@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # loopbreaker: a static binary in a minimal image, for linux/amd64 and linux/arm64.
 #
 # Build stage: the Go toolchain of the machine that builds (no emulation), cross-compiling for
@@ -6,7 +5,8 @@
 # line (.ci/run checks it). Both base images are named by digest (a multi-platform index), so that
 # a moved tag cannot change what is built; Dependabot proposes new digests, and the release
 # resolves golang:1.26 afresh (the newest patch release, with the standard library's security
-# fixes) and pins that digest in the tagged commit.
+# fixes) and pins that digest in the tagged commit. There is no "# syntax=" line: it would pull a
+# frontend image by a tag that can move; the builder's own frontend reads this file.
 FROM --platform=$BUILDPLATFORM golang:1.26@sha256:3aff6657219a4d9c14e27fb1d8976c49c29fddb70ba835014f477e1c70636647 AS build
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
@@ -185,7 +186,10 @@ func TestExamplesGrantWhatLoopbreakerUses(t *testing.T) {
 					continue
 				}
 				checked++
-				need := map[string]string{"pull-requests": "write", "issues": "write"}
+				need := map[string]string{"pull-requests": "read", "issues": "read", "contents": "read"}
+				if s.with["labels"] != "false" || strings.Contains(orDefault(s.with["on-open"], "comment")+orDefault(s.with["on-half-open"], "comment"), "comment") {
+					need = map[string]string{"pull-requests": "write", "issues": "write"}
+				}
 				if s.with["mode"] == "gate" {
 					need = map[string]string{"pull-requests": "read", "issues": "read", "contents": "read"}
 				}
@@ -434,8 +438,8 @@ func TestAgentAndJudgeApart(t *testing.T) {
 	if !strings.Contains(agent.cond, "needs.gate.outputs.proceed == 'true'") || !strings.Contains(judge.cond, "needs.gate.outputs.proceed == 'true'") {
 		t.Errorf("the agent (if: %s) or the judge (if: %s) starts whatever the gate says", agent.cond, judge.cond)
 	}
-	if !strings.Contains(gate.cond, "github.ref != format('refs/heads/{0}', github.event.repository.default_branch)") {
-		t.Error("the gate does not refuse to run the loop on the default branch")
+	if !strings.Contains(gate.cond, "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)") {
+		t.Error("the gate starts a dispatched iteration whose workflow file is not the default branch's")
 	}
 	bundled, pushed, next := false, false, false
 	for _, s := range agent.steps {
@@ -477,17 +481,78 @@ func TestAgentAndJudgeApart(t *testing.T) {
 		}
 	}
 
-	// One pending run per concurrency group: a person's control must not
-	// replace a pending iteration.
-	for _, ex := range []*workflow{w, readWorkflow(t, "../../examples/pr-status-check.yml")} {
-		group := regexp.MustCompile(`(?m)^  group: (.*)$`).FindStringSubmatch(ex.text)
-		if group == nil || !strings.Contains(group[1], "control") || !strings.Contains(group[1], "iteration") {
-			t.Errorf("%s: controls and iterations share a concurrency group (%v)", ex.path, group)
+	check := readWorkflow(t, "../../examples/pr-status-check.yml")
+	if !check.on["pull_request_target"] || check.on["pull_request"] || check.on["merge_group"] {
+		t.Errorf("pr-status-check.yml: got triggers %v, want pull_request_target, neither pull_request nor merge_group (their runs use the pull request's workflow files)", check.on)
+	}
+}
+
+// TestNoWorkflowTheAgentWroteHoldsAKey: a merge_group run uses the merge
+// group's commit and a pull_request run the merge ref, so the workflow
+// files a pull request changed run there: no job of a workflow on those
+// triggers writes or holds the digest key or a token. A
+// pull_request_target run uses the base branch's file, and must not check
+// out or run the pull request's code beside its write token or key. Every
+// next iteration is dispatched on the default branch with the loop's branch
+// as an input (a dispatch on the loop's branch would run its workflow file).
+func TestNoWorkflowTheAgentWroteHoldsAKey(t *testing.T) {
+	t.Parallel()
+	dispatches := 0
+	for _, w := range append(examples(t), readWorkflow(t, "../../testdata/e2e/loop.yml")) {
+		for _, j := range w.jobs {
+			privileged := len(writes(j.perms)) > 0
+			for _, st := range j.steps {
+				for _, v := range st.with {
+					privileged = privileged || writeToken.MatchString(v)
+				}
+				for _, v := range st.env {
+					privileged = privileged || writeToken.MatchString(v)
+				}
+			}
+			if privileged && (w.on["merge_group"] || w.on["pull_request"]) {
+				t.Errorf("%s: job %s holds a write permission, a token or the key in a run of the pull request's own workflow file", w.path, j.name)
+			}
+			for _, st := range j.steps {
+				if privileged && w.on["pull_request_target"] && (strings.Contains(st.with["ref"], "pull_request.head") || st.uses == "./") {
+					t.Errorf("%s: job %s runs or checks out the pull request's code beside its write token or key", w.path, j.name)
+				}
+				if !strings.Contains(st.run, "gh workflow run") && !strings.Contains(st.run, "/dispatches") {
+					continue
+				}
+				dispatches++
+				onDefault := strings.Contains(st.env["DEFAULT_BRANCH"]+st.run, "github.event.repository.default_branch")
+				if !onDefault || !strings.Contains(st.run, "branch=") && !strings.Contains(st.run, `"branch":`) {
+					t.Errorf("%s: job %s dispatches the next run elsewhere than on the default branch with the loop's branch as an input:\n%s", w.path, j.name, st.run)
+				}
+			}
 		}
 	}
-	check := readWorkflow(t, "../../examples/pr-status-check.yml")
-	if !check.on["pull_request_target"] || check.on["pull_request"] || !check.on["merge_group"] {
-		t.Errorf("pr-status-check.yml: got triggers %v, want pull_request_target and merge_group, not pull_request", check.on)
+	if dispatches < 3 {
+		t.Errorf("found %d dispatches of the next iteration, want the example's, the README's and the end-to-end loop's", dispatches)
+	}
+}
+
+// TestEveryControlEventHasItsOwnConcurrencyGroup: GitHub keeps one running
+// and one pending run per concurrency group and cancels the older pending
+// one; every comment or label event starts a run, related or not. In the
+// workflows that take people's controls, a control event's run is in a
+// group of its own (the run id), so that an unrelated comment cannot
+// cancel a pending /loopbreaker resume. The judge and the uploads run on
+// !cancelled(): always() runs in a cancelled run too, which would push and
+// dispatch.
+func TestEveryControlEventHasItsOwnConcurrencyGroup(t *testing.T) {
+	t.Parallel()
+	for _, ex := range []string{"agent-loop.yml", "pr-status-check.yml"} {
+		w := readWorkflow(t, "../../examples/"+ex)
+		group := regexp.MustCompile(`(?m)^  group: (.*)$`).FindStringSubmatch(w.text)
+		if group == nil || !strings.Contains(group[1], "github.run_id") || !strings.Contains(group[1], "control") {
+			t.Errorf("%s: a control event's run shares a concurrency group (%v), where another comment's run replaces it while it is pending", ex, group)
+		}
+	}
+	for _, w := range append(examples(t), readWorkflow(t, "../../testdata/e2e/loop.yml")) {
+		if regexp.MustCompile(`(?m)^\s*(- )?if:.*always\(\)`).MatchString(w.text) {
+			t.Errorf("%s: always() runs even when the run is cancelled; use !cancelled()", w.path)
+		}
 	}
 }
 
@@ -520,8 +585,8 @@ func TestReleaseIsMultiArchAndMovesTheMajorTag(t *testing.T) {
 	}
 }
 
-// TestReleasePinsByDigest: every base image of the Dockerfile is named by
-// digest; the release names the image in the tagged action.yml by the
+// TestReleasePinsByDigest: every base image of the Dockerfile, and the
+// frontend of a syntax line if it had one, is named by digest; the release names the image in the tagged action.yml by the
 // digest it built (its rewrite, applied here, gives a docker://…@sha256:
 // reference); the action.yml of a branch builds the Dockerfile.
 func TestReleasePinsByDigest(t *testing.T) {
@@ -540,6 +605,10 @@ func TestReleasePinsByDigest(t *testing.T) {
 	}
 	if froms < 2 {
 		t.Fatalf("read %d FROM lines, want the build and final stages", froms)
+	}
+	// A "# syntax=" parser directive pulls its frontend image at build time.
+	if m := regexp.MustCompile(`(?mi)^#\s*syntax\s*=\s*(\S+)`).FindStringSubmatch(read("Dockerfile")); m != nil && !pinned.MatchString(m[1]) {
+		t.Errorf("Dockerfile: the syntax line names %s, a frontend image by a tag that can move", m[1])
 	}
 	action := read("action.yml")
 	if !strings.Contains(action, "\n  image: Dockerfile\n") {
@@ -617,3 +686,54 @@ func runs(j *wfJob) []string {
 	}
 	return out
 }
+
+// TestPinsNameCommitsOfThisRepository: no release tag exists, so
+// uses: loopbreaker/loopbreaker@v1 fails at the job's set-up. Every pin of
+// loopbreaker in the examples, the README and the documentation's
+// workflows names a full commit of this repository's history (the
+// comment beside it says how to move to the tag). Skipped in a shallow
+// clone, whose history is cut.
+func TestPinsNameCommitsOfThisRepository(t *testing.T) {
+	t.Parallel()
+	cl, err := checkout.Open("../..")
+	if err != nil {
+		t.Skipf("the repository is not a git clone here: %v", err)
+	}
+	defer cl.Close()
+	if cl.Shallow() {
+		t.Skip("the clone is shallow: the pins cannot be checked against the history (fetch it whole: git fetch --unshallow)")
+	}
+	head, err := cl.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := cl.Ancestors(head)
+	if history == nil {
+		t.Fatalf("the history of %s could not be walked", head)
+	}
+	pin := regexp.MustCompile(`(?m)^\s*(?:(?:-\s+)?uses:\s*loopbreaker/loopbreaker(?:/dockerless)?@|LOOPBREAKER_REF:\s*)(\S+)`)
+	files, _ := filepath.Glob("../../examples/*.yml")
+	docs, _ := filepath.Glob("../../docs/*.md")
+	pins := 0
+	for _, f := range append(append(files, "../../README.md"), docs...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range pin.FindAllStringSubmatch(string(data), -1) {
+			pins++
+			ref := m[1]
+			switch {
+			case !fullHash.MatchString(ref):
+				t.Errorf("%s: loopbreaker is pinned at %q, not a commit (no release tag exists)", f, ref)
+			case !history[ref]:
+				t.Errorf("%s: loopbreaker is pinned at %s, which is not in this repository's history", f, ref)
+			}
+		}
+	}
+	if pins < 8 {
+		t.Errorf("found %d pins of loopbreaker, want every example's, the README's and the docs'", pins)
+	}
+}
+
+var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)

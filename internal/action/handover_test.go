@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
@@ -123,20 +124,37 @@ func TestRecordFileInTheWorkspaceCannotLoosen(t *testing.T) {
 // TestAgentThatStopsCommittingOpens: an agent job that hands over no
 // bundle run after run (it stopped committing) is judged on the branch as
 // it is; each run is an iteration without progress and the breaker opens.
+// Every run of the loop is a run on the default branch, dispatched there:
+// with artifact-name naming {branch}, the loop's records are its own,
+// whatever a newer artifact of another loop on that branch says.
 func TestAgentThatStopsCommittingOpens(t *testing.T) {
 	t.Parallel()
 	loop := newLoop(t, map[string]string{"a.go": "package a\n"}, map[string]string{"b.go": "package a\n"})
 	h := newHarness(t, loop)
 	h.dispatched()
 	h.env["INPUT_BUNDLE"] = "handover/agent.bundle"
+	h.env["INPUT_ARTIFACT-NAME"] = "loopbreaker-record-{branch}"
 	var states []string
 	for i := 0; i < 5; i++ {
 		// Each judge job starts from a fresh checkout.
 		os.RemoveAll(filepath.Join(loop.dir, ".loopbreaker"))
 		code := h.run()
-		states = append(states, h.outputs()["state"])
-		id, _ := strconv.Atoi(h.env["GITHUB_RUN_ID"])
-		h.uploadRecord(int64(id), "agent/loop", loop.head)
+		o := h.outputs()
+		states = append(states, o["state"])
+		if o["artifact-name"] != "loopbreaker-record-agent%2Floop" {
+			t.Fatalf("got artifact-name %q, want the loop's branch escaped", o["artifact-name"])
+		}
+		id, _ := strconv.ParseInt(h.env["GITHUB_RUN_ID"], 10, 64)
+		data, err := os.ReadFile(filepath.Join(loop.dir, ".loopbreaker", "record.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.fake.AddRun("octo", "loop", fakegithub.Run{ID: id, HeadBranch: "main", HeadSHA: loop.base, CreatedAt: h.now})
+		h.fake.AddArtifact("octo", "loop", id, o["artifact-name"], recordZip(t, ledger.Decode(data, "record.json").Records), false)
+		// Another loop's newer run, on main too, whose record passes tests.
+		other := []ledger.Record{{Version: 1, RunID: id + 500, RunAttempt: 1, Iteration: 1, Commit: loop.head, At: h.now.Add(time.Minute), Tests: &ledger.Tests{Passed: 50}}}
+		h.fake.AddRun("octo", "loop", fakegithub.Run{ID: id + 500, HeadBranch: "main", HeadSHA: loop.base, CreatedAt: h.now.Add(time.Minute)})
+		h.fake.AddArtifact("octo", "loop", id+500, "loopbreaker-record-agent%2Fother", recordZip(t, other), false)
 		h.nextRun()
 		if code == exitOpen {
 			break

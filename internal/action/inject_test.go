@@ -208,7 +208,7 @@ func TestInjectionOutputs(t *testing.T) {
 	h := hostileLoop(t)
 	runHostile(t, h)
 	o := h.outputs()
-	want := []string{"allow-continue", "complete", "consecutive-stuck", "decision", "escalate", "failure-context", "ignored-open", "iteration",
+	want := []string{"allow-continue", "artifact-name", "complete", "consecutive-stuck", "decision", "escalate", "failure-context", "ignored-open", "iteration",
 		"next-model", "open-action", "progress-score", "reason", "record-path", "shallow", "signal", "state", "trigger", "window-score"}
 	var got []string
 	for k := range o {

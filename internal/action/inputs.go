@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -45,6 +47,13 @@ type Inputs struct {
 	// Bundle is the agent's git bundle (a path in the workspace) that the
 	// judge applies and pushes before it decides; empty: none.
 	Bundle string
+	// Branch is the loop's branch when the run is dispatched on the
+	// default branch (whose workflow file the agent cannot change); empty:
+	// the run's own branch or the pull request's head.
+	Branch string
+	// PushToken pushes the agent's commits (empty: Token). A push made
+	// with the workflow's token starts no workflow run.
+	PushToken string
 	// DigestKey authenticates the sticky comment's digest (a secret the
 	// agent's job never sees); empty: the digest is never preferred over
 	// the artifacts and cannot loosen a decision.
@@ -80,6 +89,10 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	in.Trusted, in.AgentLogins = list(get("trusted")), list(get("agent-logins"))
 	in.DigestKey = get("digest-key")
 	in.Bundle = strings.TrimSpace(get("bundle"))
+	in.Branch, in.PushToken = strings.TrimSpace(get("branch")), get("push-token")
+	if in.Branch != "" && plumbing.NewBranchReferenceName(in.Branch).Validate() != nil || strings.HasPrefix(in.Branch, "refs/") {
+		return nil, fmt.Errorf("input branch: %q is not a branch name (give the branch alone, such as agent/my-task)", in.Branch)
+	}
 	for _, k := range envAliases {
 		if strings.TrimSpace(getenv(k)) != "" {
 			in.IgnoredEnv = append(in.IgnoredEnv, k)

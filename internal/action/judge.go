@@ -48,7 +48,17 @@ func (r *run) applyBundle(ctx context.Context) error {
 	}
 	branch := r.ev.HeadRef
 	if branch == "" {
-		return fmt.Errorf("input bundle: the run names no branch to push the agent's commits to (run it on the loop's branch)")
+		return fmt.Errorf("input bundle: the run names no branch to push the agent's commits to (set the branch input)")
+	}
+	// The judge holds a write token: the workflow file it runs must be
+	// one the agent cannot change, the default branch's. GitHub runs the
+	// file of the event's ref (GITHUB_REF).
+	def := r.ev.DefaultBranch
+	if ref := r.getenv("GITHUB_REF"); def == "" || ref != "refs/heads/"+def {
+		return fmt.Errorf("input bundle: this run's workflow file is the one at %q, which the agent's commits can change, not the default branch's (%q): dispatch the loop on the default branch with the loop's branch as the branch input (gh workflow run --ref %s -f branch=%s)", ref, def, orDefault(def, "main"), branch)
+	}
+	if branch == def {
+		return fmt.Errorf("input bundle: the loop's branch is the default branch %s, where the judge never pushes the agent's commits (set the branch input)", def)
 	}
 	tip, err := cl.ApplyBundle(path, head)
 	if err != nil {
@@ -56,6 +66,22 @@ func (r *run) applyBundle(ctx context.Context) error {
 	}
 	if tip == head {
 		r.note("the agent's bundle adds no commit")
+		return nil
+	}
+	// Nothing below .github/ comes from the agent: its workflows would run
+	// with the repository's secrets, its CODEOWNERS and dependabot steer
+	// reviews and updates. A merge of the default branch brings that
+	// branch's own files.
+	trusted, _ := cl.Ref("refs/remotes/origin/" + def)
+	if trusted == "" {
+		trusted, _ = cl.Ref("refs/heads/" + def)
+	}
+	at, changed, err := cl.Changed(tip, head, ".github", trusted)
+	if err != nil {
+		return fmt.Errorf("input bundle: %w", err)
+	}
+	if at != "" {
+		r.hold = fmt.Sprintf("the agent's commit %.12s changes %s: nothing below .github/ is pushed from the agent's handover (workflows, actions, CODEOWNERS, dependabot, the policy), so its commits were not pushed; a person reviews the handover and resumes the loop (/loopbreaker resume)", at, changed)
 		return nil
 	}
 	if err := cl.SetRef("HEAD", tip); err != nil {
@@ -66,10 +92,11 @@ func (r *run) applyBundle(ctx context.Context) error {
 		r.note(fmt.Sprintf("dry run: the agent's commits up to %.12s were checked and not pushed to %s", tip, branch))
 		return nil
 	}
-	if r.in.Token == "" {
+	token := orDefault(r.in.PushToken, r.in.Token)
+	if token == "" {
 		return fmt.Errorf("input bundle: no token to push the agent's commits to %s", branch)
 	}
-	if err := cl.Push(ctx, r.cloneURL(cl), r.in.Token, tip, branch); err != nil {
+	if err := cl.Push(ctx, r.cloneURL(cl), token, tip, branch); err != nil {
 		return err
 	}
 	r.note(fmt.Sprintf("pushed the agent's commits %.12s..%.12s to %s", head, tip, branch))
@@ -84,28 +111,33 @@ func mayStart(d *breaker.Decision) bool {
 
 // gate reports the breaker's state before the agent runs: the proceed
 // output says whether it may start; nothing is written to GitHub. The step
-// never fails for a stopped loop: the agent's job reads proceed.
+// never fails for a stopped loop: the agent's job reads proceed. A fork's
+// pull request has no loop here: its head branch is the fork's, and a
+// branch of this repository with the same name is another.
 func (r *run) gate(res *loop.Result) (int, error) {
 	d := res.Final()
 	out, err := outputs(d, r.notes, "")
 	if err != nil {
 		return 0, err
 	}
-	ok := mayStart(d)
+	ok := mayStart(d) && !r.ev.Fork
 	out["proceed"] = fmt.Sprint(ok)
 	out["head-ref"] = r.ev.HeadRef
+	out["artifact-name"] = r.artifactName(r.ev.HeadRef)
 	r.setOutputs(out)
-	if ok {
+	why := d.State.String()
+	switch {
+	case ok:
 		r.gha.Noticef("loopbreaker gate: %s at iteration %d: the agent may start", d.State, d.Iteration)
-	} else {
-		why := d.State.String()
-		switch {
-		case d.Complete:
-			why = "complete"
-		case d.Reason != nil:
-			why += ": " + *d.Reason
-		}
-		r.gha.Noticef("loopbreaker gate: %s: the agent is not started (a person resumes the loop with /loopbreaker resume or by removing the label)", render.Clean(why))
+		return exitContinue, nil
+	case r.ev.Fork:
+		r.gha.Noticef("loopbreaker gate: the agent is not started: pull request #%d's head is a fork's branch (%s), and an agent loop runs on a branch of this repository only", r.ev.Number, render.Clean(orDefault(r.ev.HeadRepo, "another repository")))
+		return exitContinue, nil
+	case d.Complete:
+		why = "complete"
+	case d.Reason != nil:
+		why += ": " + *d.Reason
 	}
+	r.gha.Noticef("loopbreaker gate: %s: the agent is not started (a person resumes the loop with /loopbreaker resume or by removing the label)", render.Clean(why))
 	return exitContinue, nil
 }

@@ -20,18 +20,22 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 )
 
-// dispatched makes the harness's run a workflow_dispatch run on the loop's
-// branch: the agent loop's trigger, with no pull request in its payload.
+// dispatched makes the harness's run a workflow_dispatch run of the agent
+// loop as the examples start it: on the default branch (whose workflow
+// file runs), for the loop's branch agent/loop given as the branch input,
+// with no pull request in its payload.
 func (h *harness) dispatched() {
 	h.t.Helper()
-	data, _ := json.Marshal(map[string]any{"ref": "refs/heads/agent/loop", "repository": map[string]any{"full_name": "octo/loop", "default_branch": "main"},
-		"sender": map[string]any{"login": "github-actions[bot]", "type": "Bot"}})
+	data, _ := json.Marshal(map[string]any{"ref": "refs/heads/main", "inputs": map[string]any{"branch": "agent/loop"},
+		"repository": map[string]any{"full_name": "octo/loop", "default_branch": "main"},
+		"sender":     map[string]any{"login": "github-actions[bot]", "type": "Bot"}})
 	if err := os.WriteFile(h.env["GITHUB_EVENT_PATH"], data, 0o644); err != nil {
 		h.t.Fatal(err)
 	}
 	h.env["GITHUB_EVENT_NAME"] = "workflow_dispatch"
-	h.env["GITHUB_REF"] = "refs/heads/agent/loop"
-	h.env["GITHUB_SHA"] = h.loop.head
+	h.env["GITHUB_REF"] = "refs/heads/main"
+	h.env["GITHUB_SHA"] = h.loop.base
+	h.env["INPUT_BRANCH"] = "agent/loop"
 }
 
 // TestGateRefusesWhileOpen: the gate runs before the agent. While the

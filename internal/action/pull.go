@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 )
 
@@ -22,9 +23,9 @@ import (
 //     evaluated stays the triggering run's head, whose evidence it is.
 //
 //   - push, workflow_dispatch and schedule name no pull request at all: the
-//     loop's branch (the pushed one, or GITHUB_REF) finds it by its head in
-//     this repository, so that an agent loop run by hand or on a timer gets
-//     its labels, comment, commands and resets.
+//     loop's branch (the branch input, the pushed one, or GITHUB_REF) finds
+//     it by its head in this repository, so that an agent loop run by hand
+//     or on a timer gets its labels, comment, commands and resets.
 //
 // One call either way; none for the events whose payload holds the pull
 // request (pull_request, pull_request_target).
@@ -34,6 +35,15 @@ func (r *run) pull(ctx context.Context) error {
 	case (ev.Name == "issue_comment" || ev.Name == "merge_group") && ev.Number > 0 && ev.HeadSHA == "":
 	case ev.Name == "workflow_run" && ev.HeadSHA != "":
 	case (ev.Name == "push" || ev.Name == "workflow_dispatch" || ev.Name == "schedule") && ev.Number == 0:
+		if r.in.Branch != "" {
+			// A run on the default branch for the loop's: GITHUB_REF and
+			// GITHUB_SHA are the default branch's, the checkout the loop's.
+			sha, err := r.branchHead(r.in.Branch)
+			if err != nil {
+				return err
+			}
+			ev.HeadRef, ev.HeadSHA = r.in.Branch, sha
+		}
 		if ev.HeadRef == "" {
 			ev.HeadRef = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
 		}
@@ -104,4 +114,23 @@ func (r *run) matchHead(found []github.AuditPull) *github.AuditPull {
 		return &same[0]
 	}
 	return nil
+}
+
+// branchHead is the commit the workspace has checked out as the loop's
+// branch: HEAD, which must be the branch's head as the checkout fetched it
+// (actions/checkout with ref: the branch).
+func (r *run) branchHead(branch string) (string, error) {
+	cl, err := checkout.Open(r.ws)
+	if err != nil {
+		return "", fmt.Errorf("input branch: the workspace is not a clone of %s: %w", branch, err)
+	}
+	defer cl.Close()
+	head, err := cl.Head()
+	if err != nil {
+		return "", fmt.Errorf("input branch: the checkout has no HEAD: %w", err)
+	}
+	if at, err := cl.Ref("refs/remotes/origin/" + branch); err == nil && at != head {
+		return "", fmt.Errorf("input branch: the workspace has %.12s checked out, not the head %.12s of %s (check it out: actions/checkout with ref: %s)", head, at, branch, branch)
+	}
+	return head, nil
 }

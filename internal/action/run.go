@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -91,6 +92,9 @@ type run struct {
 	// statusOnly says the run is not an iteration of the loop (a comment
 	// started it): it reports the breaker's status at its time.
 	statusOnly bool
+	// hold says why the agent's handover was refused and the loop is held
+	// OPEN for a person ("" when it was not).
+	hold string
 }
 
 // Run runs the action and returns the process exit code: 0 continue, 1 OPEN
@@ -130,6 +134,9 @@ func (r *run) main(ctx context.Context) (int, error) {
 	}
 	if r.ev, err = ReadEvent(r.getenv("GITHUB_EVENT_NAME"), r.getenv("GITHUB_EVENT_PATH")); err != nil {
 		return 0, err
+	}
+	if in.Branch != "" && in.Branch == r.ev.DefaultBranch {
+		return 0, fmt.Errorf("input branch: %s is the default branch, which is no agent loop's branch: give the loop's own branch", in.Branch)
 	}
 	r.owner, r.repo, _ = strings.Cut(r.getenv("GITHUB_REPOSITORY"), "/")
 	r.ws = r.getenv("GITHUB_WORKSPACE")
@@ -215,6 +222,9 @@ func (r *run) main(ctx context.Context) (int, error) {
 
 	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
+	}
+	if r.hold != "" {
+		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: r.hold})
 	}
 	// Neither an untrusted digest nor the job's record file (a file in the
 	// agent's workspace) is authority: the decision without them stands
@@ -635,7 +645,7 @@ func (r *run) readArtifact(ctx context.Context, a *github.Artifact) (*ledger.Led
 		data, err = r.client.DownloadArtifact(ctx, a, MaxArtifactBytes)
 	}
 	if errors.Is(err, github.ErrExpired) {
-		r.note(fmt.Sprintf("the %s artifact of run %d has expired", r.in.Artifact, a.RunID))
+		r.note(fmt.Sprintf("the %s artifact of run %d has expired", a.Name, a.RunID))
 		return nil, nil
 	}
 	if err != nil {
@@ -653,7 +663,7 @@ func (r *run) readArtifact(ctx context.Context, a *github.Artifact) (*ledger.Led
 	if err != nil {
 		return nil, err
 	}
-	where := fmt.Sprintf("run %d's %s artifact", a.RunID, r.in.Artifact)
+	where := fmt.Sprintf("run %d's %s artifact", a.RunID, a.Name)
 	if l = r.sealedOnly(l, a.RunID, where); l == nil || len(l.Records) == 0 {
 		// A corrupt or empty artifact must not stand for the history: an
 		// older run's, the digest or git take its place.
@@ -691,14 +701,28 @@ const (
 // another loop's. It costs a constant number of calls: the runs, then the
 // artifacts of the newest few. It stops at a run no newer than after, and
 // reports whether it got there, or to the end of the runs, with none taken
-// (current). Without the workflow's name (a run outside Actions) the
-// repository's newest artifact of the branch is the one candidate.
+// (current). Without the workflow's name (a run outside Actions), or for a
+// loop whose runs are all dispatched on the default branch (an artifact
+// name per loop branch), the newest artifact of that name is the one
+// candidate.
 func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, after runAttempt, try func(*github.Artifact) (bool, error)) (current bool, err error) {
+	name := r.artifactName(branch)
 	wf := r.workflowPath()
 	ra, ok := r.client.(runArtifacts)
-	if wf == "" || !ok {
-		a, err := r.client.LatestArtifact(ctx, r.in.Artifact, r.runID, g.belongs(branch))
+	if wf == "" || !ok || name != r.in.Artifact {
+		belongs := g.belongs(branch)
+		if name != r.in.Artifact {
+			// The loop's runs are the default branch's, dispatched there for
+			// the loop's branch: the name tells its records from other loops'.
+			belongs = func(a github.Artifact) bool {
+				return r.ev.DefaultBranch != "" && a.HeadBranch == r.ev.DefaultBranch
+			}
+		}
+		a, err := r.client.LatestArtifact(ctx, name, r.runID, belongs)
 		if err != nil || a == nil || a.RunID <= after.run {
+			if err == nil && a == nil {
+				r.note(fmt.Sprintf("no %s artifact from an earlier run on %s", name, branch))
+			}
 			return err == nil, err
 		}
 		_, err = try(a)
@@ -738,6 +762,14 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 		}
 	}
 	return true, nil
+}
+
+// artifactName is the record artifact's name: the artifact-name input
+// with {branch} replaced by the loop's branch, escaped (an artifact's name
+// holds no "/"), so that loops whose runs all run on the default branch
+// keep their records apart.
+func (r *run) artifactName(branch string) string {
+	return strings.ReplaceAll(r.in.Artifact, "{branch}", url.PathEscape(branch))
 }
 
 // workflowPath is this workflow's file, from GITHUB_WORKFLOW_REF
@@ -795,6 +827,7 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 		return 0, err
 	}
 	out["shallow"] = strconv.FormatBool(g.shallow)
+	out["artifact-name"] = r.artifactName(r.ev.HeadRef)
 	r.setOutputs(out)
 	o := present.SummaryOptions{Notes: r.notes}
 	if r.client != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
@@ -56,33 +57,47 @@ func TestAnyTriggerFindsItsPullRequest(t *testing.T) {
 }
 
 // TestMergeQueueGetsTheRequiredCheck: a required check must also report on
-// the merge queue's commit (merge_group), or the queue waits forever. The
-// run finds the pull request the queue tests and reports its breaker there:
-// failing for an OPEN loop, passing for a healthy one.
+// the merge queue's commit (merge_group), or the queue waits forever. A
+// merge group's run uses the group's own commit, whose workflow files the
+// queued pull request may have changed: examples/merge-queue.yml holds
+// read permissions only and no key, and with its inputs the run finds the
+// pull request the queue tests and fails the job (the check) while its
+// breaker is OPEN, passes for a healthy one, and writes nothing.
 func TestMergeQueueGetsTheRequiredCheck(t *testing.T) {
 	t.Parallel()
+	w := readWorkflow(t, "../../examples/merge-queue.yml")
+	if !w.on["merge_group"] || len(w.jobs) != 1 {
+		t.Fatalf("merge-queue.yml: got triggers %v and %d jobs, want merge_group and one job", w.on, len(w.jobs))
+	}
 	for _, stuck := range []bool{true, false} {
 		loop := newLoop(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, map[string]string{"a.go": "package main\n"})
 		if stuck {
 			loop = stagnant(t)
 		}
 		h := newHTTPHarness(t, loop)
+		h.fake.SetPermissions(fakegithub.DefaultToken, w.perms)
+		for _, s := range w.jobs[0].steps {
+			if usesLoopbreaker(s) {
+				for k, v := range s.with {
+					h.env["INPUT_"+strings.ToUpper(k)] = v
+				}
+			}
+		}
 		group := strings.Repeat("9", 40)
-		data, _ := json.Marshal(map[string]any{"action": "checks_requested", "merge_group": map[string]any{"head_sha": group,
-			"head_ref": "refs/heads/gh-readonly-queue/main/pr-7-" + loop.head, "base_ref": "refs/heads/main"},
-			"repository": map[string]any{"full_name": "octo/loop", "default_branch": "main"}})
-		if err := os.WriteFile(h.env["GITHUB_EVENT_PATH"], data, 0o644); err != nil {
+		payload, ref, sha, err := h.fake.MergeGroupEvent("octo", "loop", 7, group)
+		if err != nil {
 			t.Fatal(err)
 		}
-		h.env["GITHUB_EVENT_NAME"] = "merge_group"
-		h.env["GITHUB_SHA"] = group
-		h.run()
-		st := h.fake.Statuses("octo", "loop", group)
-		if len(st) != 1 {
-			t.Fatalf("stuck %v: got %d statuses on the queue's commit, want 1\n%s", stuck, len(st), h.log.String())
+		h.httpEvent("merge_group", payload, ref)
+		h.env["GITHUB_SHA"] = sha
+		code := h.run()
+		if want := map[bool]int{true: exitOpen, false: exitContinue}[stuck]; code != want {
+			t.Errorf("stuck %v: got exit %d, want %d\n%s", stuck, code, want, h.log.String())
 		}
-		if (st[0].State == "success") == stuck {
-			t.Errorf("stuck %v: got status %q on the queue's commit", stuck, st[0].State)
+		for _, c := range h.fake.CallLog() {
+			if !strings.HasPrefix(c, "GET ") {
+				t.Errorf("stuck %v: the merge group's run wrote to GitHub: %s", stuck, c)
+			}
 		}
 	}
 }

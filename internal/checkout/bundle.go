@@ -3,11 +3,14 @@ package checkout
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -15,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // MaxBundleBytes bounds a bundle read from the agent's artifact.
@@ -46,8 +50,7 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(io.LimitReader(f, MaxBundleBytes))
-	tip, prereqs, headerLen, err := bundleHeader(br)
+	tip, prereqs, headerLen, err := bundleHeader(bufio.NewReader(io.LimitReader(f, MaxBundleBytes)))
 	if err != nil {
 		return "", fmt.Errorf("bundle %s: %w", path, err)
 	}
@@ -56,10 +59,15 @@ func (c *Clone) ApplyBundle(path, base string) (string, error) {
 			return "", fmt.Errorf("bundle %s: it needs commit %s, which the loop's branch does not have: not a fast-forward", path, p)
 		}
 	}
-	if err := packSizes(io.NewSectionReader(f, headerLen, fi.Size()-headerLen)); err != nil {
-		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
+	pack := io.NewSectionReader(f, headerLen, fi.Size()-headerLen)
+	count, thin, err := packSizes(pack)
+	if err == nil {
+		err = c.storePack(pack, count, thin)
 	}
-	if err := packfile.UpdateObjectStorage(c.repo.Storer, br); err != nil {
+	if errors.Is(err, packfile.ErrReferenceDeltaNotFound) {
+		err = fmt.Errorf("a delta's base is neither in the pack nor in the loop's branch (%w)", err)
+	}
+	if err != nil {
 		return "", fmt.Errorf("bundle %s: its pack: %w", path, err)
 	}
 	top, err := c.commit(tip)
@@ -113,38 +121,129 @@ const (
 
 // packSizes reads the pack's object headers and refuses an object, or all
 // of them together, larger than the bounds once inflated, before anything
-// is inflated into memory. A delta is measured by the object it makes.
-func packSizes(r io.Reader) error {
+// is inflated into memory. A delta is measured by the object it makes. It
+// checks the pack's checksum and returns its number of objects and the
+// bases its ref-deltas name that are no whole object of the pack: in a
+// thin pack, objects of the prerequisites.
+func packSizes(r io.Reader) (count uint32, thin []plumbing.Hash, err error) {
 	s := packfile.NewScanner(r)
 	_, n, err := s.Header()
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	var total int64
+	whole := map[plumbing.Hash]bool{}
+	bases := map[plumbing.Hash]bool{}
 	for i := uint32(0); i < n; i++ {
 		h, err := s.NextObjectHeader()
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		size := h.Length
 		if h.Type.IsDelta() {
 			if h.Length > MaxBundleObject {
-				return fmt.Errorf("object %d: a delta of %d bytes, more than %d", i+1, h.Length, MaxBundleObject)
+				return 0, nil, fmt.Errorf("object %d: a delta of %d bytes, more than %d", i+1, h.Length, MaxBundleObject)
 			}
 			var d deltaHead
 			if _, _, err := s.NextObject(&d); err != nil {
-				return fmt.Errorf("object %d: %w", i+1, err)
+				return 0, nil, fmt.Errorf("object %d: %w", i+1, err)
 			}
 			size = d.target()
+			if h.Type == plumbing.REFDeltaObject && !bases[h.Reference] {
+				bases[h.Reference] = true
+				thin = append(thin, h.Reference)
+			}
 		}
 		if size > MaxBundleObject {
-			return fmt.Errorf("object %d: %d bytes once inflated, more than %d", i+1, size, MaxBundleObject)
+			return 0, nil, fmt.Errorf("object %d: %d bytes once inflated, more than %d", i+1, size, MaxBundleObject)
 		}
 		if total += size; total > MaxBundleInflated {
-			return fmt.Errorf("more than %d bytes once inflated", MaxBundleInflated)
+			return 0, nil, fmt.Errorf("more than %d bytes once inflated", MaxBundleInflated)
+		}
+		if !h.Type.IsDelta() {
+			hasher := plumbing.NewHasher(h.Type, h.Length)
+			if _, _, err := s.NextObject(&hasher); err != nil {
+				return 0, nil, fmt.Errorf("object %d: %w", i+1, err)
+			}
+			whole[hasher.Sum()] = true
 		}
 	}
-	return nil
+	if _, err := s.Checksum(); err != nil {
+		return 0, nil, err
+	}
+	return n, slices.DeleteFunc(thin, func(h plumbing.Hash) bool { return whole[h] }), nil
+}
+
+// storePack writes the bundle's pack (as packSizes read it) into the
+// clone's objects as a pack of its own, completed with the bases of the
+// clone that its ref-deltas name. git bundle writes a thin pack, whose
+// deltas may name objects of the prerequisites, and go-git's pack writer
+// indexes a pack alone: the bases are appended as whole objects, as
+// `git index-pack --fix-thin` does. (go-git's parser over the object
+// storage resolves such bases too, but writes every object loose, each
+// held whole in memory, and every later read of a loose object does so
+// again.)
+func (c *Clone) storePack(pack *io.SectionReader, count uint32, thin []plumbing.Hash) (err error) {
+	var bases []plumbing.Hash
+	for _, h := range thin {
+		if c.repo.Storer.HasEncodedObject(h) == nil {
+			bases = append(bases, h)
+		}
+	}
+	pw, ok := c.repo.Storer.(storer.PackfileWriter)
+	if !ok {
+		return errors.New("the clone's storage cannot take a pack")
+	}
+	w, err := pw.PackfileWriter()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	sum := sha1.New()
+	out := io.MultiWriter(w, sum)
+	var head [12]byte
+	if _, err := pack.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(head[8:], count+uint32(len(bases)))
+	out.Write(head[:])
+	if _, err := io.Copy(out, io.NewSectionReader(pack, 12, pack.Size()-12-sha1.Size)); err != nil {
+		return err
+	}
+	if len(bases) > 0 {
+		body := &packBody{w: out, skip: 12}
+		if _, err := packfile.NewEncoder(body, c.repo.Storer, false).Encode(bases, 0); err != nil {
+			return fmt.Errorf("the bases of its deltas: %w", err)
+		}
+	}
+	_, err = w.Write(sum.Sum(nil))
+	return err
+}
+
+// packBody passes on the objects of a pack written to it: neither its
+// header (the first skip bytes) nor its checksum (the last 20).
+type packBody struct {
+	w    io.Writer
+	skip int
+	tail []byte
+}
+
+func (b *packBody) Write(p []byte) (int, error) {
+	n := len(p)
+	k := min(b.skip, len(p))
+	b.skip -= k
+	b.tail = append(b.tail, p[k:]...)
+	if over := len(b.tail) - sha1.Size; over > 0 {
+		if _, err := b.w.Write(b.tail[:over]); err != nil {
+			return 0, err
+		}
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+	}
+	return n, nil
 }
 
 // deltaHead keeps the start of a delta, which gives the sizes of its
@@ -273,4 +372,88 @@ func (c *Clone) Push(ctx context.Context, rawURL, token, h, branch string) error
 		return fmt.Errorf("push %.12s to %s: %w", h, branch, redacted{err})
 	}
 	return nil
+}
+
+// Changed finds a commit on tip's first-parent chain down to base
+// (excluded) that changes the folder dir at the top of the tree, and a
+// path it changes there; "" when none does. A merge that takes dir as
+// one of its other parents has it changes nothing when that parent is in
+// trusted's history ("": none is): a merge of the default branch brings
+// the default branch's own files.
+func (c *Clone) Changed(tip, base, dir, trusted string) (commit, path string, err error) {
+	var known map[string]bool
+	for h := tip; h != base; {
+		cur, err := c.commit(h)
+		if err != nil {
+			return "", "", err
+		}
+		mine, err := c.folder(cur.Hash, dir)
+		if err != nil {
+			return "", "", err
+		}
+		var before plumbing.Hash
+		kept := false
+		for i, p := range cur.ParentHashes {
+			theirs, err := c.folder(p, dir)
+			if err != nil {
+				return "", "", err
+			}
+			if i == 0 {
+				before = theirs
+			}
+			if theirs != mine {
+				continue
+			}
+			if i > 0 && trusted != "" && known == nil {
+				known = c.Ancestors(trusted)
+			}
+			if kept = i == 0 || known[p.String()]; kept {
+				break
+			}
+		}
+		if !kept {
+			return h, c.firstChange(dir, before, mine), nil
+		}
+		h = cur.ParentHashes[0].String()
+	}
+	return "", "", nil
+}
+
+// folder is the hash of the entry dir at the top of commit h's tree (the
+// zero hash when there is none).
+func (c *Clone) folder(h plumbing.Hash, dir string) (plumbing.Hash, error) {
+	cm, err := c.commit(h.String())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := cm.Tree()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("the tree of %.12s: %w", h, err)
+	}
+	e, err := tree.FindEntry(dir)
+	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return e.Hash, nil
+}
+
+// firstChange names a path below dir that differs between the trees a
+// and b (dir itself when they cannot be read as trees).
+func (c *Clone) firstChange(dir string, a, b plumbing.Hash) string {
+	tree := func(h plumbing.Hash) *object.Tree {
+		t, _ := c.repo.TreeObject(h)
+		return t
+	}
+	changes, err := object.DiffTree(tree(a), tree(b))
+	if err != nil || len(changes) == 0 {
+		return dir
+	}
+	name := changes[0].To.Name
+	if name == "" {
+		name = changes[0].From.Name
+	}
+	return dir + "/" + name
 }

@@ -71,7 +71,8 @@ func bombBundle(t *testing.T, head string, object func(w io.Writer) [20]byte) st
 // TestBundleThatInflatesIsRefused: a bundle of a megabyte whose blob
 // inflates to 200 MiB of zeros, or whose delta says it makes a GiB, is
 // refused before anything is inflated into memory (before, go-git held
-// the whole object: a 512 MiB bundle could ask for hundreds of GiB).
+// the whole object: a 512 MiB bundle could ask for hundreds of GiB). A
+// delta whose base is nowhere is refused naming the fault.
 func TestBundleThatInflatesIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -101,6 +102,17 @@ func TestBundleThatInflatesIsRefused(t *testing.T) {
 			writeZeros(io.MultiWriter(z, h), size)
 			z.Close()
 			return [20]byte(h.Sum(nil))
+		}},
+		{"delta on a base the clone lacks", "neither in the pack nor in the loop's branch", func(w io.Writer) [20]byte {
+			// source size 1, target size 1, then one insert.
+			delta := []byte{0x01, 0x01, 0x01, 'b'}
+			missing := sha1.Sum([]byte("blob 1\x00z"))
+			packObjectHeader(w, 7, int64(len(delta)))
+			w.Write(missing[:])
+			z := zlib.NewWriter(w)
+			z.Write(delta)
+			z.Close()
+			return sha1.Sum([]byte("blob 1\x00b"))
 		}},
 		{"delta making a GiB", "once inflated", func(w io.Writer) [20]byte {
 			// source size 1, target size 1 GiB, then one insert.

@@ -9,7 +9,8 @@
 //	assert.go reset DUMP OWNER/REPO N HEAD     pull request N has no loopbreaker state label, one sticky
 //	                                           comment that says CLOSED, a success status on HEAD
 //	assert.go event API OWNER/REPO KIND KEY=VALUE... OUT  writes the payload the fake builds for an event
-//	assert.go upload API OWNER/REPO RUN FILE     uploads FILE as run RUN's loopbreaker-record artifact
+//	assert.go upload API OWNER/REPO RUN FILE [NAME]  uploads FILE as run RUN's record artifact
+//	                                             (NAME, else loopbreaker-record)
 //	assert.go seed API FILE                      loads a seed into the running fake
 //	assert.go push API OWNER/REPO N HEAD MERGE   moves pull request N's head and test merge commit
 //	assert.go forge COMMIT OUTDIR               writes a forged ledger digest of one clean record of
@@ -78,8 +79,8 @@ func main() {
 		err = statusChecks(args[0], args[1], args[2], args[3], args[4:])
 	case cmd == "event" && len(args) >= 4:
 		err = event(args[0], args[1], args[2], args[3:len(args)-1], args[len(args)-1])
-	case cmd == "upload" && len(args) == 4:
-		err = upload(args[0], args[1], args[2], args[3])
+	case cmd == "upload" && (len(args) == 4 || len(args) == 5):
+		err = upload(args[0], args[1], args[2], args[3], append(args[4:], "loopbreaker-record")[0])
 	case cmd == "seed" && len(args) == 2:
 		err = seed(args[0], args[1])
 	case cmd == "forge" && len(args) == 2:
@@ -241,13 +242,13 @@ func event(api, full, kind string, params []string, out string) error {
 	return os.WriteFile(out, body, 0o644)
 }
 
-// upload posts a record file as run run's loopbreaker-record artifact.
-func upload(api, full, run, file string) error {
+// upload posts a record file as run run's artifact called name.
+func upload(api, full, run, file, name string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	q := url.Values{"repo": {full}, "run_id": {run}, "name": {"loopbreaker-record"}, "file": {"record.json"}, "overwrite": {"true"}}
+	q := url.Values{"repo": {full}, "run_id": {run}, "name": {name}, "file": {"record.json"}, "overwrite": {"true"}}
 	return post(api+"/_fake/upload?"+q.Encode(), data)
 }
 

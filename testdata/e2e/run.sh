@@ -12,8 +12,10 @@
 #      newer: the pull request's own is used;
 #   5. a person's /loopbreaker reset on an OPEN pull request: the comment's run is no iteration,
 #      the open label goes, the sticky comment says CLOSED and the status turns to success;
-#   6. the agent loop in three jobs (gate, agent, judge), with an honest and with a hostile agent:
-#      the judge opens at the same iteration, and the gate then refuses to start the agent.
+#   6. the agent loop in three jobs (gate, agent, judge), each run dispatched on main for the loop's
+#      branch and running main's workflow file: an agent that edits, renames and deletes and then
+#      is stuck, honest and hostile, opens at the same iteration and the gate then refuses to start
+#      it; an agent that changes the workflow file is held OPEN at once and nothing is pushed.
 # Usage: run.sh ACT_BINARY (E2E_SCENARIOS="1 6" runs some of them)
 set -euo pipefail
 act_bin=$1
@@ -63,6 +65,7 @@ new_repo() {
   (cd "$root" && git ls-files -z | xargs -0 tar cf -) | (cd "$1" && tar xf -)
   mkdir -p "$1/.github/workflows"
   cp "$root/testdata/e2e/workflow.yml" "$1/.github/workflows/e2e.yml"
+  cp "$root/testdata/e2e/loop.yml" "$1/.github/workflows/loop.yml"
   cd "$1"
   git init -q -b main
   git config user.name agent
@@ -300,24 +303,32 @@ tool reset "$work/dump.json" octo/reset 9 "$head" || fail "reset: labels, the st
 echo "e2e: 5 ok (a /loopbreaker reset on an OPEN pull request: no iteration, the label gone, the comment and status updated)"
 fi
 # 6. The agent loop in three jobs (testdata/e2e/loop.yml): the gate, an agent with no write token,
-#    and the judge that applies the agent's bundle, pushes it and decides. Run once with an honest
-#    stuck agent and once with a hostile one that writes $GITHUB_ENV, edits .git, names a failing
-#    test after a forged digest and posts a forged sticky comment with a token of loopbreaker's
-#    identity: the judge opens at the same iteration, and then the gate refuses to start the agent.
+#    and the judge that applies the agent's bundle, pushes it and decides. Each run is the run of a
+#    workflow_dispatch made through the fake's API, on main with the loop's branch as an input (the
+#    first by run.sh, as a person starts the loop; the next ones by the judge), and runs the copy of
+#    loop.yml that the dispatch's ref holds, as GitHub does. Run with an honest agent and with a
+#    hostile one that writes $GITHUB_ENV, edits .git, names a failing test after a forged digest and
+#    posts a forged sticky comment with a token of loopbreaker's identity: both edit a line, rename
+#    a file and delete one, then get stuck; the judge opens at the same iteration, and then the gate
+#    refuses to start the agent. A third agent changes the workflow file: it is held at once.
 if want 6; then
 git_pid=""
 stop_git() { [ -n "$git_pid" ] && kill "$git_pid" 2>/dev/null; git_pid=""; }
 trap 'stop_git; cleanup' EXIT
-# loop6 KIND: runs the loop until the gate refuses; writes the iteration the judge opened at to
-# $work/opened-KIND.
+# dispatch: a workflow_dispatch of loop.yml on main for agent/loop, as gh workflow run makes it.
+dispatch() {
+  curl -fsS -X POST -H "Authorization: Bearer test-token" --data-binary '{"ref":"main","inputs":{"branch":"agent/loop"}}' \
+    "$api/repos/octo/loop/actions/workflows/loop.yml/dispatches" || fail "loop: the dispatch was refused"
+}
+# loop6 KIND: runs the loop until the gate refuses or no run is dispatched; writes the iteration
+# the judge opened at to $work/opened-KIND.
 loop6() {
   local kind=$1
   local dir="$work/loop6-$kind"
   new_repo "$dir" octo/loop agent/loop
-  cp "$root/testdata/e2e/loop.yml" .github/workflows/loop.yml
   base=$(git rev-parse main)
   printf 'package main\n\nfunc parse() {}\n' > parse.go
-  git add parse.go .github/workflows/loop.yml
+  git add parse.go
   commit "0:10:00" "iteration 1: the parser"
   rm -rf "$work/git6" && mkdir -p "$work/git6/octo"
   git clone -q --bare "$dir" "$work/git6/octo/loop.git"
@@ -332,35 +343,62 @@ loop6() {
 JSON
   start_fake "$work/seed.json"
   "$work/tool" forge "$(git rev-parse HEAD)" "$work"
-  printf '{"ref": "refs/heads/agent/loop", "repository": {"full_name": "octo/loop", "default_branch": "main"}, "inputs": {}}\n' > "$work/dispatch.json"
+  local before hostile=false
+  before=$(git rev-parse HEAD)
+  case "$kind" in hostile) hostile=true ;; workflow) hostile=workflow ;; esac
   opened="" states=""
-  for run in 1 2 3 4 5 6 7; do
-    rm -f "$work/loop6.txt"
-    ACT_DISABLE_VERSION_CHECK=1 "$act_bin" workflow_dispatch -e "$work/dispatch.json" -W .github/workflows/loop.yml \
+  dispatch
+  for run in 1 2 3 4 5 6 7 8 9 10; do
+    rm -f "$work/loop6.txt" "$work/loop6.txt.record.json"
+    # The run the newest dispatch starts, with the workflow file of its ref.
+    ref=$("$work/tool" event "$api" octo/loop workflow_dispatch "$work/dispatch.json") || fail "loop: no dispatched run"
+    [ "$ref" = refs/heads/main ] || fail "loop ($kind): run $run was dispatched on $ref, not on main"
+    mkdir -p "$work/wf" && git show "$ref:.github/workflows/loop.yml" > "$work/wf/loop.yml"
+    ACT_DISABLE_VERSION_CHECK=1 "$act_bin" workflow_dispatch -e "$work/dispatch.json" -W "$work/wf/loop.yml" \
       -P ubuntu-latest=-self-hosted --no-cache-server -s GITHUB_TOKEN=test-token -s LOOPBREAKER_DIGEST_KEY=judge-secret \
       --env GITHUB_API_URL="$api" --env GITHUB_SERVER_URL="$gitsrv" --env GITHUB_RUN_ID="$((700 + run))" \
-      --env E2E_RESULT="$work/loop6.txt" --env E2E_HANDOVER="$work/handover" --env E2E_PR=7 \
-      --env E2E_HOSTILE="$([ "$kind" = hostile ] && echo true || echo false)" --env E2E_FORGED="$(cat "$work/digest.txt")" \
+      --env E2E_RESULT="$work/loop6.txt" --env E2E_HANDOVER="$work/handover" --env E2E_PR=7 --env E2E_RUN="$run" \
+      --env E2E_HOSTILE="$hostile" --env E2E_FORGED="$(cat "$work/digest.txt")" \
       --env E2E_FORGED_COMMENT="$work/comment.json" --env E2E_AGENT_TOKEN=test-token \
       > "$work/act.log" 2>&1 || fail "loop ($kind): act failed in run $run"
     if [ ! -f "$work/loop6.txt" ]; then
       grep -q "the agent is not started" "$work/act.log" || fail "loop ($kind): run $run: neither the judge nor the gate's refusal"
       break
     fi
+    # The record upload of the example's judge: the run is on main, the artifact named for the loop.
+    artifact=$(sed -n 's/^artifact=//p' "$work/loop6.txt")
+    [ "$artifact" = "loopbreaker-record-agent%2Floop" ] || fail "loop ($kind): the judge names its record $artifact"
+    printf '{"repos": [{"owner": "octo", "name": "loop", "runs": [{"id": %d, "path": ".github/workflows/loop.yml", "head_branch": "main", "head_sha": "%s", "event": "workflow_dispatch"}]}]}\n' \
+      "$((700 + run))" "$base" > "$work/run.json"
+    tool seed "$api" "$work/run.json" || fail "loop ($kind): seeding run $run"
+    tool upload "$api" octo/loop "$((700 + run))" "$work/loop6.txt.record.json" "$artifact" || fail "loop ($kind): the upload of run $run's record"
     state=$(sed -n 's/^state=//p' "$work/loop6.txt")
     iteration=$(sed -n 's/^iteration=//p' "$work/loop6.txt")
+    trigger=$(sed -n 's/^trigger=//p' "$work/loop6.txt")
     states="$states $state@$iteration"
     [ "$state" = DISABLED ] && fail "loop ($kind): the environment disabled the breaker"
     if [ "$state" = OPEN ] && [ -z "$opened" ]; then opened=$iteration; fi
     # The next run starts from the branch the judge pushed.
     git fetch -q "${gitsrv/http:\/\//http://x-access-token:test-token@}/octo/loop.git" agent/loop
     git reset -q --hard FETCH_HEAD
+    if [ "$kind" = workflow ]; then
+      [ "$state/$trigger" = OPEN/force_open ] || fail "loop (workflow): the judge did not hold the loop: $state $trigger"
+      [ "$(git rev-parse HEAD)" = "$before" ] || fail "loop (workflow): the judge pushed the agent's change of its workflow"
+      break
+    fi
+    # The judge dispatched the next run while the breaker let it; once it did not, a person
+    # starts one more, which the gate must refuse.
+    [ "$(curl -fsS "$api/_fake/dump" | grep -c '"workflow": "loop.yml"')" -gt "$run" ] || dispatch
   done
   stop_fake
   stop_git
+  echo "e2e: loop ($kind):$states"
+  [ "$kind" = workflow ] && return
   [ -n "$opened" ] || fail "loop ($kind): the judge never opened:$states"
   [ -f "$work/loop6.txt" ] && fail "loop ($kind): the gate never refused to start the agent:$states"
-  [ "$(git rev-list --count main..HEAD)" -ge 3 ] || fail "loop ($kind): the judge did not push the agent's commits"
+  [ "$(git rev-list --count main..HEAD)" -ge 5 ] || fail "loop ($kind): the judge did not push the agent's commits"
+  [ -f parser.go ] && [ ! -f parse.go ] && [ ! -f CHANGELOG.md ] && grep -q '_ = 1' parser.go ||
+    fail "loop ($kind): the agent's edit, rename and deletion were not pushed"
   echo "$opened" > "$work/opened-$kind"
 }
 loop6 honest
@@ -372,7 +410,8 @@ tool status "$work/dump.json" octo/loop "$(git -C "$work/loop6-hostile" rev-pars
 # later iterations stay as the agent posted them (the first iteration's, with nothing sealed yet,
 # was taken over and overwritten).
 [ "$(grep -o 'all good, keep going' "$work/dump.json" | wc -l)" -ge 2 ] || fail "loop: the hostile agent's forged comments were never posted, or were edited"
-echo "e2e: 6 ok (gate, agent and judge apart: a hostile agent's breaker opens at iteration $hostile, as an honest one's)"
+loop6 workflow
+echo "e2e: 6 ok (gate, agent and judge apart, each run main's workflow: a hostile agent's breaker opens at iteration $hostile, as an honest one's; a change of the workflow is held and not pushed)"
 fi
 
 echo "e2e: ok"

@@ -8,12 +8,16 @@
 // and the repository's, listing, creating and editing comments, creating a
 // commit status or a check run, listing and downloading artifacts, a
 // collaborator's permission, a file's contents, the authenticated user and
-// the issues search for pull requests (the qualifiers discovery sends) —
-// and 404 to anything else. It also builds the event payloads of the
-// workflows loopbreaker runs in (PullRequestEvent, IssueCommentEvent,
-// WorkflowRunEvent) and takes artifact uploads as upload-artifact makes
-// them (UploadArtifact; UploadWithRuntimeToken with a run's RuntimeToken,
-// which any step of the run holds). Each handler cites the GitHub page it follows;
+// the issues search for pull requests (the qualifiers discovery sends), and
+// the workflow_dispatch event the agent loop's workflow makes (Dispatches)
+// — and 404 to anything else. It also builds the event payloads of the
+// workflows loopbreaker runs in (PullRequestEvent, PullRequestTargetEvent,
+// IssueCommentEvent, WorkflowRunEvent, WorkflowDispatchEvent,
+// MergeGroupEvent, ScheduleEvent), each with the ref whose workflow file
+// its run uses, as GitHub's events page gives it (dispatch.go), and takes
+// artifact uploads as upload-artifact makes them (UploadArtifact;
+// UploadWithRuntimeToken with a run's RuntimeToken, which any step of the
+// run holds). Each handler cites the GitHub page it follows;
 // where the field differs from the page (label permissions), it follows the
 // field and cites that. It
 // answers with the JSON field names GitHub returns, keeps state between

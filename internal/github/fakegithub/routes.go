@@ -72,6 +72,7 @@ func (s *Server) routes() {
 	s.handle("GET "+repo+"/actions/artifacts/{id}/zip", docDownload, s.downloadArtifact)
 	s.handle("GET "+repo+"/actions/workflows/{wf}/runs", docWorkflowRuns, s.listWorkflowRuns)
 	s.handle("GET "+repo+"/actions/runs/{id}/artifacts", docRunArtifacts, s.listRunArtifacts)
+	s.handle("POST "+repo+"/actions/workflows/{wf}/dispatches", docDispatch, s.createDispatch)
 
 	s.handle("GET "+repo+"/collaborators/{user}/permission", docPermission, s.getPermission)
 	s.handle("GET "+repo+"/contents/{path...}", docContents, s.getContents)

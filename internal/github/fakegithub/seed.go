@@ -67,6 +67,7 @@ type RepoState struct {
 	Events        []EventState      `json:"events,omitempty"`
 	Statuses      []StatusState     `json:"statuses,omitempty"`
 	CheckRuns     []CheckRunState   `json:"check_runs,omitempty"`
+	Dispatches    []Dispatch        `json:"dispatches,omitempty"`
 }
 
 // IssueState is a plain issue (not a pull request).
@@ -460,6 +461,7 @@ func (s *Server) applyLocked(st *State, zips map[[2]int][]byte) {
 			}
 		}
 		sort.SliceStable(rp.checkRuns, func(a, b int) bool { return rp.checkRuns[a].ID < rp.checkRuns[b].ID })
+		rp.dispatches = append(rp.dispatches, rs.Dispatches...)
 	}
 }
 
@@ -574,6 +576,7 @@ func (s *Server) repoStateLocked(rp *repo) RepoState {
 		rs.CheckRuns = append(rs.CheckRuns, CheckRunState{CheckRun: x.CheckRun, DetailsURL: x.DetailsURL,
 			ExternalID: x.ExternalID, Text: x.Text, Annotations: x.Annotations, StartedAt: x.StartedAt, CompletedAt: x.CompletedAt})
 	}
+	rs.Dispatches = append(rs.Dispatches, rp.dispatches...)
 	return rs
 }
 
@@ -634,10 +637,12 @@ func (s *Server) serveUpload(c *call) {
 }
 
 // serveEvent answers GET /_fake/event?repo=owner/name&kind=K with the
-// payload of an event and its run's ref in the X-Fake-Ref header:
-// kind=pull_request&number=N[&action=A] (and the merge commit in
-// X-Fake-Sha), kind=issue_comment&number=N&comment_id=ID, or
-// kind=workflow_run&run_id=ID.
+// payload of an event and its run's ref (whose workflow files run) in the
+// X-Fake-Ref header: kind=pull_request&number=N[&action=A] (and the merge
+// commit in X-Fake-Sha), kind=pull_request_target&number=N[&action=A] (the
+// base's commit in X-Fake-Sha), kind=issue_comment&number=N&comment_id=ID,
+// kind=workflow_run&run_id=ID, kind=merge_group&number=N&sha=GROUP,
+// kind=schedule, or kind=workflow_dispatch (the newest dispatch's run).
 func (s *Server) serveEvent(c *call) {
 	q := c.r.URL.Query()
 	owner, repo, _ := strings.Cut(q.Get("repo"), "/")
@@ -659,8 +664,22 @@ func (s *Server) serveEvent(c *call) {
 		payload, ref, err = s.IssueCommentEvent(owner, repo, int(num("number")), num("comment_id"))
 	case "workflow_run":
 		payload, ref, err = s.WorkflowRunEvent(owner, repo, num("run_id"))
+	case "pull_request_target":
+		payload, ref, sha, err = s.PullRequestTargetEvent(owner, repo, int(num("number")), orDefault(q.Get("action"), "synchronize"))
+	case "merge_group":
+		payload, ref, sha, err = s.MergeGroupEvent(owner, repo, int(num("number")), q.Get("sha"))
+	case "schedule":
+		payload, ref, err = s.ScheduleEvent(owner, repo, orDefault(q.Get("cron"), "0 * * * *"))
+	case "workflow_dispatch":
+		// The newest dispatch made through the API: the run it starts.
+		d := s.Dispatches(owner, repo)
+		if len(d) == 0 {
+			err = fmt.Errorf("no workflow_dispatch was made on %s/%s", owner, repo)
+			break
+		}
+		payload, ref, err = s.WorkflowDispatchEvent(owner, repo, d[len(d)-1])
 	default:
-		err = fmt.Errorf("kind %q is not pull_request, issue_comment or workflow_run", q.Get("kind"))
+		err = fmt.Errorf("kind %q is not pull_request, pull_request_target, issue_comment, workflow_run, workflow_dispatch, merge_group or schedule", q.Get("kind"))
 	}
 	if err != nil {
 		c.errorf(http.StatusBadRequest, "event: %s", err)

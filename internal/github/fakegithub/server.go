@@ -119,6 +119,7 @@ type repo struct {
 	files         map[string]map[string][]byte
 	statuses      []*status
 	checkRuns     []*checkRun
+	dispatches    []Dispatch
 }
 
 type perm struct {
