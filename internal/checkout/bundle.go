@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // MaxBundleBytes bounds a bundle read from the agent's artifact.
@@ -253,10 +255,7 @@ func appendNew(list []string, h string) []string {
 }
 
 func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	return textcut.Bytes(s, n+len(textcut.Ellipsis), textcut.Ellipsis)
 }
 
 // Push pushes commit h to branch on rawURL with go-git, authenticated with

@@ -15,6 +15,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 const (
@@ -201,7 +202,7 @@ func (r *Report) Markdown() string {
 			}
 			title := ""
 			if t := strings.TrimSpace(p.Title); t != "" {
-				title = " " + render.Markdown(clip(t, 60))
+				title = " " + render.Markdown(textcut.Runes(t, 60, textcut.Ellipsis))
 			}
 			fmt.Fprintf(&b, "| %d | [%s#%d](%s)%s | %s | %s | %d | %d |\n", p.Waste, p.Repository, p.Number, p.URL, title,
 				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen)
@@ -224,11 +225,4 @@ func (r *Report) Markdown() string {
 		}
 	}
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
