@@ -13,22 +13,6 @@ import (
 	"time"
 )
 
-// progressLoop is a loop of 26 iterations after its base, each a real
-// change: the default policy opens it at its 20th for max_iterations.
-func progressLoop(t *testing.T) string {
-	t.Helper()
-	steps := make([]map[string]string, 27)
-	for i := range steps {
-		var b strings.Builder
-		b.WriteString("package main\n\n")
-		for k := 0; k <= i; k++ {
-			fmt.Fprintf(&b, "func f%d() int { return %d }\n", k, k)
-		}
-		steps[i] = map[string]string{"main.go": b.String()}
-	}
-	return commitLoop(t, steps)
-}
-
 // finalDecision is the state and iteration of a JSON decision (check's,
 // or the last line of replay's).
 func finalDecision(t *testing.T, out string) string {
