@@ -38,8 +38,11 @@ type packObjects struct {
 	opened bool      // the packs were listed and opened
 	packs  []*pack   // in the order of their directories, then of their names
 	fault  error     // packs that could not be opened, each named
+	held   int64     // bytes of the packs read whole into memory
+	room   int64     // bytes they may take: heldPackBytes
 	zr     io.ReadCloser
-	src    *bufio.Reader
+	src    *bufio.Reader // over a pack read by offset
+	mem    bytes.Reader  // over a pack held in memory
 	cache  *baseCache
 }
 
@@ -55,6 +58,7 @@ type pack struct {
 	alternate bool   // an alternate store's pack: errors name its path, not only its file name
 	idx       []byte
 	file      io.ReaderAt // the pack file
+	data      []byte      // the whole pack, when it is held in memory
 	size      int64       // its size when it was opened
 	close     func() error
 	n         int // objects
@@ -77,9 +81,11 @@ const (
 // default (4,095 at most); a longer chain is a damaged or hostile pack.
 const maxDeltaChain = 10000
 
-// baseCacheBytes bounds the memory of the delta-base cache (git's own
-// default for core.deltaBaseCacheLimit is 96 MiB).
-const baseCacheBytes = 64 << 20
+// baseCacheBytes bounds the memory of the delta-base cache. A walk needs
+// a chain's bases once more for the next commit's version of the same
+// object, so a small cache does: at 64 MiB it held every object read
+// (docs/performance.md), where git's own walk keeps under 40 MiB.
+const baseCacheBytes = 16 << 20
 
 // maxIndexBytes bounds a pack index read into memory (28 bytes an object
 // and more: about 2.4 million objects); a larger pack is left to go-git.
@@ -93,7 +99,7 @@ var errPackFallback = errors.New("left to go-git")
 // path is skipped), reading nothing when none has an objects/pack
 // directory. The packs are opened on first use.
 func newPackObjects(objectDirs ...string) *packObjects {
-	p := &packObjects{cache: newBaseCache(baseCacheBytes)}
+	p := &packObjects{room: heldPackBytes, cache: newBaseCache(baseCacheBytes)}
 	for i, objects := range objectDirs {
 		if objects == "" {
 			continue
@@ -131,11 +137,35 @@ func (p *packObjects) open() {
 			case err != nil:
 				faults = append(faults, err)
 			default:
+				p.hold(pk)
 				p.packs = append(p.packs, pk)
 			}
 		}
 	}
 	p.fault = errors.Join(faults...)
+}
+
+// heldPackBytes bounds the packs read whole into memory, all together: a
+// pack read by offset costs two system calls an object, which were a
+// sixth of replay's time (docs/performance.md). Larger packs are read by
+// offset, as git reads its packs through windows.
+const heldPackBytes = 32 << 20
+
+// hold reads a checked pack whole into memory when it fits in what is left
+// of heldPackBytes. A pack that cannot be read whole stays read by offset,
+// where its fault is found and named.
+func (p *packObjects) hold(pk *pack) {
+	if pk.size > p.room-p.held {
+		return
+	}
+	data := make([]byte, pk.size)
+	if err := pk.readAt(data, 0); err != nil {
+		return
+	}
+	pk.data, pk.file = data, bytes.NewReader(data)
+	p.held += pk.size
+	_ = pk.close()
+	pk.close = func() error { return nil }
 }
 
 // Close closes the packs.
@@ -144,7 +174,7 @@ func (p *packObjects) Close() error {
 	for _, pk := range p.packs {
 		errs = append(errs, pk.close())
 	}
-	p.packs = nil
+	p.packs, p.held = nil, 0
 	p.cache.clear()
 	return errors.Join(errs...)
 }
@@ -395,18 +425,26 @@ const maxEntryHeader = 32
 // in 64 KiB, the header and checksum 6): most objects are small, and
 // reading the whole buffer for each would copy far more than it uses.
 func (p *packObjects) stream(pk *pack, off, limit int64) error {
-	sec := io.NewSectionReader(pk.file, off, min(pk.size-hashLen-off, limit))
-	if p.src == nil {
-		p.src = bufio.NewReaderSize(sec, 32<<10)
+	end := off + min(pk.size-hashLen-off, limit)
+	var src io.Reader
+	if pk.data != nil {
+		p.mem.Reset(pk.data[off:end]) // a byte reader: inflated without a copy
+		src = &p.mem
 	} else {
-		p.src.Reset(sec)
+		sec := io.NewSectionReader(pk.file, off, end-off)
+		if p.src == nil {
+			p.src = bufio.NewReaderSize(sec, 32<<10)
+		} else {
+			p.src.Reset(sec)
+		}
+		src = p.src
 	}
 	if p.zr == nil {
 		var err error
-		p.zr, err = zlib.NewReader(p.src)
+		p.zr, err = zlib.NewReader(src)
 		return err
 	}
-	return p.zr.(zlib.Resetter).Reset(p.src, nil)
+	return p.zr.(zlib.Resetter).Reset(src, nil)
 }
 
 // inflate decompresses exactly size bytes from the zlib stream at off,
