@@ -262,18 +262,6 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	return obj, nil
 }
 
-// blobSize returns a blob's size without reading a large blob's content.
-func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	if obj, ok := r.blobs.Get(h); ok {
-		return obj.Size(), nil
-	}
-	n, err := r.st.EncodedObjectSize(h)
-	if err != nil {
-		return 0, r.objectError("blob", h, err)
-	}
-	return n, nil
-}
-
 // readBlob reads at most limit bytes of a blob, streaming.
 func (r *Repo) readBlob(obj plumbing.EncodedObject, limit int64) ([]byte, error) {
 	if raw, ok := obj.(*rawObject); ok {
