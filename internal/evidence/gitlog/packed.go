@@ -82,11 +82,17 @@ const (
 // default (4,095 at most); a longer chain is a damaged or hostile pack.
 const maxDeltaChain = 10000
 
-// baseCacheBytes bounds the memory of the delta-base cache. A walk needs
-// a chain's bases once more for the next commit's version of the same
-// object, so a small cache does: at 64 MiB it held every object read
-// (docs/performance.md), where git's own walk keeps under 40 MiB.
-const baseCacheBytes = 16 << 20
+// The delta-base cache holds half the size of the packs, between these
+// bounds. A walk needs a chain's bases once more for the next commit's
+// version of the same object: on a small history a small cache does (at
+// 64 MiB it held every object read, for a peak 69 MiB above git's), while
+// a history of large files in long chains needs a larger one (its replay
+// took 1.3 times the CPU time with 16 MiB); git's own memory grows with
+// its packs too.
+const (
+	minBaseCacheBytes = 16 << 20
+	maxBaseCacheBytes = 64 << 20
+)
 
 // maxIndexBytes bounds a pack index read into memory (28 bytes an object
 // and more: about 2.4 million objects); a larger pack is left to go-git.
@@ -100,7 +106,7 @@ var errPackFallback = errors.New("left to go-git")
 // path is skipped), reading nothing when none has an objects/pack
 // directory. The packs are opened on first use.
 func newPackObjects(objectDirs ...string) *packObjects {
-	p := &packObjects{room: heldPackBytes, cache: newBaseCache(baseCacheBytes)}
+	p := &packObjects{room: heldPackBytes, cache: newBaseCache(minBaseCacheBytes)}
 	for i, objects := range objectDirs {
 		if objects == "" {
 			continue
@@ -144,6 +150,11 @@ func (p *packObjects) open() {
 		}
 	}
 	p.fault = errors.Join(faults...)
+	var total int64
+	for _, pk := range p.packs {
+		total += pk.size
+	}
+	p.cache.max = int(min(max(total/2, minBaseCacheBytes), maxBaseCacheBytes))
 }
 
 // heldPackBytes bounds the packs read whole into memory, all together: a
