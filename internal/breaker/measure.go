@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -784,11 +784,5 @@ func truncate(s string) string { return bound(s, maxSample) }
 // bound cuts s to at most n bytes on a rune boundary, marking the cut
 // with "…".
 func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textcut.Bytes(s, n+len(textcut.Ellipsis), textcut.Ellipsis)
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // MaxBundleBytes bounds a bundle read from the agent's artifact.
@@ -352,10 +354,7 @@ func appendNew(list []string, h string) []string {
 }
 
 func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	return textcut.Bytes(s, n+len(textcut.Ellipsis), textcut.Ellipsis)
 }
 
 // Push pushes commit h to branch on rawURL with go-git, authenticated with

@@ -23,6 +23,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -537,11 +538,7 @@ func (l *replayLine) why(md bool) string {
 
 // shortSubject is a subject cut to maxSubject characters.
 func shortSubject(s string) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
-	if len(r) > maxSubject {
-		return string(r[:maxSubject-1]) + "…"
-	}
-	return string(r)
+	return textcut.Runes(strings.Join(strings.Fields(s), " "), maxSubject, textcut.Ellipsis)
 }
 
 // quotedSubject is the text line's subject, cleaned and quoted ("" none).

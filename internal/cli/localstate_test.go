@@ -11,25 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-git/go-git/v5"
 )
-
-// progressLoop is a loop of 26 iterations after its base, each a real
-// change: the default policy opens it at its 20th for max_iterations.
-func progressLoop(t *testing.T) string {
-	t.Helper()
-	steps := make([]map[string]string, 27)
-	for i := range steps {
-		var b strings.Builder
-		b.WriteString("package main\n\n")
-		for k := 0; k <= i; k++ {
-			fmt.Fprintf(&b, "func f%d() int { return %d }\n", k, k)
-		}
-		steps[i] = map[string]string{"main.go": b.String()}
-	}
-	return commitLoop(t, steps)
-}
 
 // finalDecision is the state and iteration of a JSON decision (check's,
 // or the last line of replay's).
@@ -49,86 +31,6 @@ func finalDecision(t *testing.T, out string) string {
 		trigger = *d.Trigger
 	}
 	return fmt.Sprintf("%s at %d (%s)", d.State, d.Iteration, trigger)
-}
-
-// TestForgedFoldCacheChangesNothing: a fold cache in the git directory,
-// genuine for another --base with only the base in its key edited, made
-// check say CLOSED at iteration 14 while replay said OPEN at 26. Nothing
-// in the git directory is read as a fold now: check and replay agree, and
-// the file is left as it was.
-func TestForgedFoldCacheChangesNothing(t *testing.T) {
-	t.Parallel()
-	repo := progressLoop(t)
-	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
-	g, err := git.PlainOpen(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := g.ResolveRevision("HEAD~26")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A build that kept a fold cache wrote one here for --base HEAD~12.
-	call(now, nil, "check", "--repo", repo, "--base", "HEAD~12", "--format", "json")
-	cache := filepath.Join(repo, ".git", "loopbreaker", "fold-cache.json")
-	data, err := os.ReadFile(cache)
-	if os.IsNotExist(err) {
-		// This build writes none: the one such a build wrote for this
-		// repository (the same commits) stands in for it.
-		data, err = os.ReadFile(filepath.Join("testdata", "forged", "fold-cache.json"))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Only the base in its key is edited: every digest stays genuine.
-	var c struct {
-		Key struct {
-			Base string `json:"base"`
-		} `json:"key"`
-	}
-	if err := json.Unmarshal(data, &c); err != nil || c.Key.Base == "" {
-		t.Fatalf("not a fold cache (%v)", err)
-	}
-	data = bytes.Replace(data, []byte(`"base":"`+c.Key.Base+`"`), []byte(`"base":"rev `+base.String()+`"`), 1)
-	if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cache, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	code, out, stderr := call(now, nil, "check", "--repo", repo, "--base", base.String(), "--format", "json")
-	if code != 0 && code != 1 {
-		t.Fatalf("check: exit %d %s", code, stderr)
-	}
-	_, replay, _ := call(now, nil, "replay", "--repo", repo, "--base", base.String(), "--format", "json")
-	if got, want := finalDecision(t, out), finalDecision(t, replay); code != 1 || got != want || want != "OPEN at 26 (max_iterations)" {
-		t.Errorf("check: exit %d, %s; replay: %s; want exit 1 and both OPEN at 26 (max_iterations)", code, got, want)
-	}
-	if after, err := os.ReadFile(cache); err != nil || string(after) != string(data) {
-		t.Errorf("the forged cache was changed or removed (%v)", err)
-	}
-}
-
-// TestGitDirectoryLinkGetsNothing: .git/loopbreaker as a symbolic link to
-// a directory outside the repository got the fold cache written there.
-// Nothing is written under the git directory now.
-func TestGitDirectoryLinkGetsNothing(t *testing.T) {
-	t.Parallel()
-	repo := progressLoop(t)
-	outside := t.TempDir()
-	if err := os.Symlink(outside, filepath.Join(repo, ".git", "loopbreaker")); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
-	for _, base := range []string{"HEAD~26", "HEAD~12", "HEAD~26"} {
-		if code, _, stderr := call(now, nil, "check", "--repo", repo, "--base", base, "--format", "json"); code != 0 && code != 1 {
-			t.Fatalf("check --base %s: exit %d %s", base, code, stderr)
-		}
-	}
-	if entries, err := os.ReadDir(outside); err != nil || len(entries) > 0 {
-		t.Errorf("the directory the link names holds %v (%v), want nothing", entries, err)
-	}
 }
 
 // TestIterationsOfOneJobKeepTheirRecords: a loop that runs check once per

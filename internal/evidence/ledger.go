@@ -6,6 +6,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // FromLedger turns ledger records into iterations, one per record in run
@@ -111,7 +112,7 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 		default:
 			c, err := repo.Describe(r.Commit)
 			if err != nil {
-				notes = append(notes, fmt.Sprintf("run %d: commit %s is not in the repository (force-pushed or not fetched); counted as an iteration without change", r.RunID, shortID(r.Commit)))
+				notes = append(notes, fmt.Sprintf("run %d: commit %s is not in the repository (force-pushed or not fetched); counted as an iteration without change", r.RunID, textcut.Hash(r.Commit)))
 				it.Change = &breaker.Change{Tree: prevTree}
 				break
 			}
@@ -154,11 +155,4 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 		after = append(after, len(notes))
 	}
 	return &Evidence{Iterations: out, Notes: notes, NotesAfter: after, StartTasks: startTasks}, nil
-}
-
-func shortID(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,7 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 
 	gh "github.com/google/go-github/v60/github"
 )
@@ -505,15 +506,7 @@ func nextPage(resp *gh.Response, page int) int {
 }
 
 // bounded cuts s to at most n characters, ending in "…" when cut.
-func bounded(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
+func bounded(s string, n int) string { return textcut.Runes(s, n, textcut.Ellipsis) }
 
 func validNumber(number int) error {
 	if number <= 0 {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // Version is the record schema version this program writes and reads.
@@ -239,12 +240,8 @@ var lowerHex = func() (t [256]bool) {
 	return t
 }()
 
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
+// clip cuts s to 60 bytes and the ellipsis, never splitting a rune.
+func clip(s string) string { return textcut.Bytes(s, 60+len(textcut.Ellipsis), textcut.Ellipsis) }
 
 // FromIteration makes the record of a measured iteration.
 func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -296,8 +297,5 @@ func ShortHash(h string) string {
 	if h == "" {
 		return "(root)"
 	}
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
+	return textcut.Hash(h)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // maxListed bounds the pull request numbers listed inline in a report.
@@ -212,12 +213,13 @@ func AuditText(r *report.Result) string {
 			if p.Recovered {
 				state = "RECOVERED"
 			}
+			author := render.Clean(textcut.Runes(p.Author, 24, textcut.Ellipsis))
 			if wasted {
-				fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %-18s %s\n", "#"+itoa(p.Number), render.Clean(clip(p.Author, 24)), p.Iterations,
+				fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %-18s %s\n", "#"+itoa(p.Number), author, p.Iterations,
 					state, orDash(p.Trigger), last, orDash(wastedCell(p)), pullChart(p))
 				continue
 			}
-			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s\n", "#"+itoa(p.Number), render.Clean(clip(p.Author, 24)), p.Iterations,
+			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s\n", "#"+itoa(p.Number), author, p.Iterations,
 				state, orDash(p.Trigger), last, pullChart(p))
 		}
 	}
@@ -304,19 +306,12 @@ func numberList(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
-func clip(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
 // titleCell is " " and the escaped title, or "" when there is none.
 func titleCell(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
-	return " " + render.Markdown(clip(s, 60))
+	return " " + render.Markdown(textcut.Runes(s, 60, textcut.Ellipsis))
 }
 
 func orDash(s string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 const (
@@ -108,7 +109,7 @@ func DisabledSummary(why string) string { return render.DisabledMarkdown(why) }
 // state, the iteration and the reason.
 func Status(d *breaker.Decision, dryRun bool) (state, description string) {
 	state, description = verdict(d, dryRun)
-	return state, fitRunes(description, maxStatus, "…")
+	return state, textcut.Runes(description, maxStatus, textcut.Ellipsis)
 }
 
 // CheckRun is the check run for a decision: its conclusion, its title (as
@@ -116,7 +117,7 @@ func Status(d *breaker.Decision, dryRun bool) (state, description string) {
 // decision's report, within GitHub's 65,535 characters).
 func CheckRun(d *breaker.Decision, dryRun bool) (conclusion, title, summary string) {
 	conclusion, title = verdict(d, dryRun)
-	return conclusion, fitRunes(title, maxCheckTitle, "…"), fitRunes(render.MarkdownReport(d, render.Options{}), maxCheckSummary,
+	return conclusion, textcut.Runes(title, maxCheckTitle, textcut.Ellipsis), textcut.Runes(render.MarkdownReport(d, render.Options{}), maxCheckSummary,
 		"\n\n… (truncated to fit GitHub's limit of 65535 characters)\n")
 }
 
@@ -134,14 +135,4 @@ func verdict(d *breaker.Decision, dryRun bool) (state, line string) {
 		line += ": " + render.Clean(*d.Reason)
 	}
 	return state, line
-}
-
-// fitRunes cuts s to at most n characters, the note included, ending in
-// note when cut.
-func fitRunes(s string, n int, note string) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-len([]rune(note))]) + note
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -154,7 +155,7 @@ func (c *Corpus) Facts(repo string) *Facts {
 func (f *Facts) Stretch(l Label) (from, to int, err error) {
 	from, to = f.Index(l.From), f.Index(l.To)
 	if from < 0 || to < 0 {
-		return 0, 0, fmt.Errorf("stretch %s..%s of %s: commit not in the facts", short(l.From), short(l.To), f.Repo)
+		return 0, 0, fmt.Errorf("stretch %s..%s of %s: commit not in the facts", textcut.Hash(l.From), textcut.Hash(l.To), f.Repo)
 	}
 	return from, to, nil
 }
@@ -249,8 +250,6 @@ var (
 	keyRE  = regexp.MustCompile(`^[0-9a-f]{12}$`)
 )
 
-func short(h string) string { return h[:min(len(h), 12)] }
-
 // validate checks that the facts describe one consistent chain.
 func (f *Facts) validate() error {
 	if !repoRE.MatchString(f.Repo) {
@@ -322,9 +321,9 @@ func (f *Facts) validate() error {
 		}
 		if c.Restores != "" {
 			if at, ok := seen[c.Restores]; !ok {
-				return fmt.Errorf("%s.restores: %s is not an earlier commit of the chain", field, short(c.Restores))
+				return fmt.Errorf("%s.restores: %s is not an earlier commit of the chain", field, textcut.Hash(c.Restores))
 			} else if at == i-1 {
-				return fmt.Errorf("%s.restores: %s is the parent (an unchanged tree is no restore)", field, short(c.Restores))
+				return fmt.Errorf("%s.restores: %s is the parent (an unchanged tree is no restore)", field, textcut.Hash(c.Restores))
 			}
 			if len(c.Changes) == 0 {
 				return fmt.Errorf("%s.restores: a commit without changes restores nothing", field)
@@ -333,7 +332,7 @@ func (f *Facts) validate() error {
 		for _, p := range sortedKeys(c.FileRestores) {
 			h := c.FileRestores[p]
 			if _, ok := seen[h]; !ok {
-				return fmt.Errorf("%s.file_restores[%q]: %s is not an earlier commit of the chain", field, p, short(h))
+				return fmt.Errorf("%s.file_restores[%q]: %s is not an earlier commit of the chain", field, p, textcut.Hash(h))
 			}
 			if !slices.ContainsFunc(c.Changes, func(ch Change) bool { return ch.Path == p && ch.Status != StatusDeleted }) {
 				return fmt.Errorf("%s.file_restores[%q]: the commit does not add, modify or rename into that path", field, p)
@@ -515,10 +514,10 @@ func (c *Corpus) validateLabels() error {
 			return fmt.Errorf("%s.to: %q is not a commit of %s's facts", field, l.To, l.Repo)
 		}
 		if n := to - from + 1; n < MinStretch || n > MaxStretch {
-			return fmt.Errorf("%s: the stretch %s..%s has %d commits (want %d to %d)", field, short(l.From), short(l.To), n, MinStretch, MaxStretch)
+			return fmt.Errorf("%s: the stretch %s..%s has %d commits (want %d to %d)", field, textcut.Hash(l.From), textcut.Hash(l.To), n, MinStretch, MaxStretch)
 		}
 		if f.Parent(from) == "" {
-			return fmt.Errorf("%s.from: %s is a root commit; a stretch needs a parent to replay from", field, short(l.From))
+			return fmt.Errorf("%s.from: %s is a root commit; a stretch needs a parent to replay from", field, textcut.Hash(l.From))
 		}
 		if err := checkByPolicy(field+".misses", l.Misses, l.Consensus(), Stagnation, "only a stagnation stretch can be missed"); err != nil {
 			return err
@@ -528,7 +527,7 @@ func (c *Corpus) validateLabels() error {
 		}
 		k := span{l.Repo, l.From, l.To}
 		if seen[k] {
-			return fmt.Errorf("%s: the stretch %s..%s of %s is labelled twice", field, short(l.From), short(l.To), l.Repo)
+			return fmt.Errorf("%s: the stretch %s..%s of %s is labelled twice", field, textcut.Hash(l.From), textcut.Hash(l.To), l.Repo)
 		}
 		seen[k] = true
 	}

@@ -22,6 +22,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // Branch is the branch a rebuilt repository's HEAD points at.
@@ -44,7 +46,7 @@ func Rebuild(dir string, f *Facts, upTo string) error {
 	last := len(f.Commits) - 1
 	if upTo != "" {
 		if last = f.Index(upTo); last < 0 {
-			return fmt.Errorf("rebuild %s: %s is not a commit of its facts", f.Repo, short(upTo))
+			return fmt.Errorf("rebuild %s: %s is not a commit of its facts", f.Repo, textcut.Hash(upTo))
 		}
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
@@ -84,7 +86,7 @@ func Synthetic(dir, real string) (string, error) {
 	}
 	ref, err := g.Storer.Reference(plumbing.ReferenceName(refPrefix + real))
 	if err != nil {
-		return "", fmt.Errorf("rebuilt repository %s has no commit for %s: %w", dir, short(real), err)
+		return "", fmt.Errorf("rebuilt repository %s has no commit for %s: %w", dir, textcut.Hash(real), err)
 	}
 	return ref.Hash().String(), nil
 }
@@ -166,7 +168,7 @@ func (b *builder) build(last int) error {
 	for i := 0; i <= last; i++ {
 		c := &b.f.Commits[i]
 		if err := b.apply(i, c); err != nil {
-			return fmt.Errorf("commit %s (#%d): %w", short(c.Hash), i+1, err)
+			return fmt.Errorf("commit %s (#%d): %w", textcut.Hash(c.Hash), i+1, err)
 		}
 		var parents []plumbing.Hash
 		if !parent.IsZero() {
@@ -186,7 +188,7 @@ func (b *builder) build(last int) error {
 		}
 		if c.Restores != "" {
 			if want := b.trees[b.position(c.Restores)]; tree != want {
-				return fmt.Errorf("commit %s (#%d): the rebuilt tree does not restore the tree of %s", short(c.Hash), i+1, short(c.Restores))
+				return fmt.Errorf("commit %s (#%d): the rebuilt tree does not restore the tree of %s", textcut.Hash(c.Hash), i+1, textcut.Hash(c.Restores))
 			}
 		}
 		b.commits[i], b.trees[i] = h, tree
@@ -295,7 +297,7 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 	if h, ok := c.FileRestores[ch.Path]; ok {
 		st := b.stateAt(ch.Path, b.position(h))
 		if st == nil {
-			return nil, fmt.Errorf("restored from %s, where it did not exist", short(h))
+			return nil, fmt.Errorf("restored from %s, where it did not exist", textcut.Hash(h))
 		}
 		return st, nil
 	}

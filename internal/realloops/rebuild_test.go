@@ -12,6 +12,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 var factsDir = flag.String("realloops.facts", filepath.Join("..", "..", "testdata", "realloops"), "the directory of the facts files the rebuild test reads")
@@ -138,12 +139,12 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 			}
 		}
 		if c.Restores != "" && got.Tree != treeAt(c.Restores) {
-			add("tree does not restore %s", short(c.Restores))
+			add("tree does not restore %s", textcut.Hash(c.Restores))
 		}
 		for p, from := range c.FileRestores {
 			old := fileAt(t, repo, synthAt(h, f, from, base), p)
 			if now := fileAt(t, repo, synth(i), p); !bytes.Equal(old, now) {
-				add("%s does not restore its content at %s", p, short(from))
+				add("%s does not restore its content at %s", p, textcut.Hash(from))
 			}
 		}
 		for _, ch := range c.Changes {
@@ -242,7 +243,7 @@ func TestRebuildCorpus(t *testing.T) {
 			}
 			diffs, restored := compareRebuilt(t, f)
 			for _, d := range diffs[:min(len(diffs), 20)] {
-				t.Errorf("commit #%d %s: %s", d.commit+1, short(f.Commits[d.commit].Hash), d.what)
+				t.Errorf("commit #%d %s: %s", d.commit+1, textcut.Hash(f.Commits[d.commit].Hash), d.what)
 			}
 			if len(diffs) > 20 {
 				t.Errorf("... %d differences in all", len(diffs))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -74,10 +75,7 @@ func LocalFailureContext(d *breaker.Decision, reset string) string {
 		fmt.Fprintf(&b, " Guidance from %s: %s", Clean(g.By), Clean(g.Text))
 	}
 	s := b.String()
-	if len(s) > maxFailureContext {
-		s = strings.ToValidUTF8(s[:maxFailureContext-len("…")], "") + "…"
-	}
-	return s
+	return textcut.Bytes(s, maxFailureContext, textcut.Ellipsis)
 }
 
 // agentBlockFor is the agent-facing block for an OPEN breaker, between
@@ -260,5 +258,5 @@ func agentText(s string, n int) string {
 	for strings.Contains(s, "---") {
 		s = strings.ReplaceAll(s, "---", "--")
 	}
-	return truncate(s, n)
+	return textcut.Runes(s, n, textcut.Ellipsis)
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // MaxField bounds one agent-supplied string in any rendering.
@@ -13,7 +15,7 @@ const MaxField = 300
 // sequences and control characters are removed, newlines become spaces,
 // invalid UTF-8 is replaced and the text is truncated to MaxField runes.
 func Clean(s string) string {
-	return truncate(cleanRunes(s), MaxField)
+	return textcut.Runes(cleanRunes(s), MaxField, textcut.Ellipsis)
 }
 
 func cleanRunes(s string) string {
@@ -67,14 +69,6 @@ func skipEscape(s string, i int) int {
 		return i
 	}
 	return i + 1
-}
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	runes := []rune(s)
-	return string(runes[:n-1]) + "…"
 }
 
 // Markdown escapes agent text for GitHub-flavoured markdown, inline: it is

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/note"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -175,13 +176,10 @@ func ts(t *time.Time) string {
 }
 
 func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
 	if h == "" {
 		return "-"
 	}
-	return h
+	return textcut.Hash(h)
 }
 
 // textIndent lines up continuation lines under a label's value.

@@ -16,6 +16,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/statefile"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 const (
@@ -202,7 +203,7 @@ func (r *Report) Markdown() string {
 			}
 			title := ""
 			if t := strings.TrimSpace(p.Title); t != "" {
-				title = " " + render.Markdown(clip(t, 60))
+				title = " " + render.Markdown(textcut.Runes(t, 60, textcut.Ellipsis))
 			}
 			fmt.Fprintf(&b, "| %d | [%s#%d](%s)%s | %s | %s | %d | %d | %s |\n", p.Waste, p.Repository, p.Number, p.URL, title,
 				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen, p.spent())
@@ -237,11 +238,4 @@ func (p *Pull) spent() string {
 		return breaker.Tokens(*p.WastedTokens) + " tokens"
 	}
 	return "-"
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // Admissions of no progress: what an idle or stuck agent writes about its
@@ -57,5 +58,5 @@ func blockerOf(lower string) string {
 	if rest == "" {
 		rest = "unnamed"
 	}
-	return "blocked: " + cutUTF8(rest, 120)
+	return "blocked: " + textcut.Bytes(rest, 120, "")
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // source says whose words a line of text is.
@@ -80,7 +81,7 @@ func (a *analyzer) addError(line string) {
 		return
 	}
 	line = strings.ToValidUTF8(line, "\uFFFD")
-	a.errors = append(a.errors, cutUTF8(line, MaxErrorLen))
+	a.errors = append(a.errors, textcut.Bytes(line, MaxErrorLen, ""))
 }
 
 // physical handles one line of the input, without its '\n'.
@@ -296,16 +297,4 @@ func (a *analyzer) finish(bytesRead int64) *Log {
 		}
 	}
 	return l
-}
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a rune.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

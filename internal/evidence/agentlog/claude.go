@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // event is one Claude CLI JSON object: a stream-json line, an element of
@@ -145,7 +147,7 @@ func (a *analyzer) result(ev *event) {
 		a.sawDenialList = true
 	}
 	if ev.IsError && strings.HasPrefix(ev.Subtype, "error") {
-		a.note("agent run on line %d ended with %q", a.lines, cutUTF8(ev.Subtype, maxNoteValue))
+		a.note("agent run on line %d ended with %q", a.lines, textcut.Bytes(ev.Subtype, maxNoteValue, ""))
 	}
 	if !a.sawAgentText && ev.Result.Text != nil {
 		a.unit(*ev.Result.Text, srcAgent)

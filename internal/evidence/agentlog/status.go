@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // Ralph's status block markers.
@@ -25,7 +27,7 @@ func (a *analyzer) statusField(b *StatusBlock, line string) {
 		return
 	}
 	key = strings.ToUpper(strings.Trim(key, "*_` \t"))
-	value = cutUTF8(strings.Trim(value, "*_` \t"), MaxErrorLen)
+	value = textcut.Bytes(strings.Trim(value, "*_` \t"), MaxErrorLen, "")
 	switch key {
 	case "STATUS":
 		b.Status = upper(value)
@@ -47,7 +49,7 @@ func (a *analyzer) statusField(b *StatusBlock, line string) {
 			b.ExitSignal = &f
 		default:
 			b.ExitSignal = nil
-			a.note("status block on line %d: EXIT_SIGNAL %q is not true or false; ignored", a.lines, cutUTF8(value, maxNoteValue))
+			a.note("status block on line %d: EXIT_SIGNAL %q is not true or false; ignored", a.lines, textcut.Bytes(value, maxNoteValue, ""))
 		}
 	case "PROGRESS", "PROGRESS_PERCENT":
 		b.ProgressPercent = a.percent(key, value)
@@ -64,14 +66,14 @@ func (a *analyzer) statusField(b *StatusBlock, line string) {
 // turns each invalid byte into a three-byte replacement character, so the
 // bound is applied again after it.
 func upper(value string) string {
-	return cutUTF8(strings.ToUpper(value), MaxErrorLen)
+	return textcut.Bytes(strings.ToUpper(value), MaxErrorLen, "")
 }
 
 // count parses a non-negative count, or notes why it cannot.
 func (a *analyzer) count(key, value string) *int {
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 0 {
-		a.note("status block on line %d: %s %q is not a count; ignored", a.lines, key, cutUTF8(value, maxNoteValue))
+		a.note("status block on line %d: %s %q is not a count; ignored", a.lines, key, textcut.Bytes(value, maxNoteValue, ""))
 		return nil
 	}
 	return &n
@@ -82,7 +84,7 @@ func (a *analyzer) percent(key, value string) *float64 {
 	v := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "%"))
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || f < 0 || f > 100 {
-		a.note("status block on line %d: %s %q is not a percentage from 0 to 100; ignored", a.lines, key, cutUTF8(value, maxNoteValue))
+		a.note("status block on line %d: %s %q is not a percentage from 0 to 100; ignored", a.lines, key, textcut.Bytes(value, maxNoteValue, ""))
 		return nil
 	}
 	return &f
@@ -96,7 +98,7 @@ func (b *StatusBlock) AdmitsNoProgress() (bool, string) {
 	if b.Status == "BLOCKED" {
 		blocker := "status blocked"
 		if t := strings.Join(strings.Fields(strings.ToLower(b.CurrentTask)), " "); t != "" {
-			blocker = "blocked: " + cutUTF8(t, 120)
+			blocker = "blocked: " + textcut.Bytes(t, 120, "")
 		}
 		return true, blocker
 	}

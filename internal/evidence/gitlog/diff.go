@@ -2,6 +2,7 @@ package gitlog
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -51,8 +52,7 @@ func (r *Repo) treeChanges(a, b *object.Tree, maxFileBytes int64) ([]rawChange, 
 	return r.pairRenames(out, maxFileBytes)
 }
 
-// treeEntries returns a tree's entries in git order (they normally are;
-// a malformed tree is sorted rather than misread).
+// treeEntries returns a tree's entries in git order (see Repo.tree).
 func (r *Repo) treeEntries(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if h.IsZero() {
 		return nil, nil
@@ -60,11 +60,6 @@ func (r *Repo) treeEntries(h plumbing.Hash) ([]object.TreeEntry, error) {
 	t, err := r.tree(h)
 	if err != nil {
 		return nil, err
-	}
-	if !sort.IsSorted(object.TreeEntrySorter(t.Entries)) {
-		sorted := append([]object.TreeEntry(nil), t.Entries...)
-		sort.Stable(object.TreeEntrySorter(sorted))
-		return sorted, nil
 	}
 	return t.Entries, nil
 }
@@ -98,22 +93,22 @@ func (r *Repo) diffTrees(a, b plumbing.Hash, prefix string, depth int, out *[]ra
 	}
 	i, j := 0, 0
 	for i < len(ea) || j < len(eb) {
-		var cmp int
+		var order int
 		switch {
 		case i == len(ea):
-			cmp = 1
+			order = 1
 		case j == len(eb):
-			cmp = -1
+			order = -1
 		default:
-			cmp = strings.Compare(sortKey(ea[i]), sortKey(eb[j]))
+			order = compareEntries(ea[i], eb[j])
 		}
 		switch {
-		case cmp < 0: // only in a
+		case order < 0: // only in a
 			if err := r.oneSide(ea[i], prefix, depth, true, out); err != nil {
 				return err
 			}
 			i++
-		case cmp > 0: // only in b
+		case order > 0: // only in b
 			if err := r.oneSide(eb[j], prefix, depth, false, out); err != nil {
 				return err
 			}
@@ -170,12 +165,26 @@ func (r *Repo) oneSide(e object.TreeEntry, prefix string, depth int, deleted boo
 	return nil
 }
 
-// sortKey is git's tree order: directories sort as if named "name/".
-func sortKey(e object.TreeEntry) string {
-	if e.Mode == filemode.Dir {
-		return e.Name + "/"
+// compareEntries is git's tree order: a directory sorts as if named
+// "name/". The name is not built: comparing two entries was a tenth of a
+// walk's allocations.
+func compareEntries(a, b object.TreeEntry) int {
+	n := min(len(a.Name), len(b.Name))
+	if c := strings.Compare(a.Name[:n], b.Name[:n]); c != 0 {
+		return c
 	}
-	return e.Name
+	return cmp.Compare(sortByte(a, n), sortByte(b, n))
+}
+
+// sortByte is the byte at i of an entry's sort name, -1 past its end.
+func sortByte(e object.TreeEntry, i int) int {
+	switch {
+	case i < len(e.Name):
+		return int(e.Name[i])
+	case i == len(e.Name) && e.Mode == filemode.Dir:
+		return '/'
+	}
+	return -1
 }
 
 // exactRenames pairs deleted and added files with the same content and
@@ -251,18 +260,6 @@ func (r *Repo) blob(h plumbing.Hash) (plumbing.EncodedObject, error) {
 		r.blobs.Put(obj)
 	}
 	return obj, nil
-}
-
-// blobSize returns a blob's size without reading a large blob's content.
-func (r *Repo) blobSize(h plumbing.Hash) (int64, error) {
-	if obj, ok := r.blobs.Get(h); ok {
-		return obj.Size(), nil
-	}
-	n, err := r.st.EncodedObjectSize(h)
-	if err != nil {
-		return 0, r.objectError("blob", h, err)
-	}
-	return n, nil
 }
 
 // readBlob reads at most limit bytes of a blob, streaming.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -347,6 +348,28 @@ func TestDiffManyRenames(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, f); diff != "" {
 			t.Errorf("file %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// TestCompareEntriesIsGitOrder: compareEntries sorts as go-git's
+// TreeEntrySorter (git's order: a directory as "name/").
+func TestCompareEntriesIsGitOrder(t *testing.T) {
+	t.Parallel()
+	var entries []object.TreeEntry
+	for _, name := range []string{"a", "a-", "a.b", "a0", "ab", "b", "a_", ""} {
+		for _, mode := range []filemode.FileMode{filemode.Regular, filemode.Dir} {
+			if name != "" {
+				entries = append(entries, object.TreeEntry{Name: name, Mode: mode})
+			}
+		}
+	}
+	for i := range entries {
+		for j := range entries {
+			want := object.TreeEntrySorter(entries).Less(i, j)
+			if got := compareEntries(entries[i], entries[j]) < 0; got != want {
+				t.Errorf("compareEntries(%q %v, %q %v) < 0 is %v, want %v", entries[i].Name, entries[i].Mode, entries[j].Name, entries[j].Mode, got, want)
+			}
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // defaultBranches are tried in order when Options.Base is empty.
@@ -168,9 +170,9 @@ func (r *Repo) endChain(h *History, w firstParentWalk, base baseChoice, max int)
 		h.Shallow = true
 		visible := len(chain)
 		if !base.hash.IsZero() && boundary.ParentHashes[0] == base.hash {
-			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of %d iterations visible (the parent of %s is not in the clone; fetch the full history, e.g. fetch-depth: 0)", visible, visible+1, short(boundary.Hash)))
+			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of %d iterations visible (the parent of %s is not in the clone; fetch the full history, e.g. fetch-depth: 0)", visible, visible+1, textcut.Hash(boundary.Hash.String())))
 		} else {
-			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of an unknown number of iterations visible (history is cut at %s; fetch the full history, e.g. fetch-depth: 0)", visible, short(boundary.Hash)))
+			h.Notes = append(h.Notes, fmt.Sprintf("shallow clone: %d of an unknown number of iterations visible (history is cut at %s; fetch the full history, e.g. fetch-depth: 0)", visible, textcut.Hash(boundary.Hash.String())))
 		}
 	case w.reachedRoot && !base.hash.IsZero():
 		cut, err := r.cutAtBase(chain, base)
@@ -275,7 +277,7 @@ func unreadableNote(commit plumbing.Hash, what []string) string {
 	if len(list) > 3 {
 		list, more = list[:3], fmt.Sprintf(" and %d more", len(what)-3)
 	}
-	return fmt.Sprintf("commit %s: counted as changed without reading %s%s", short(commit), strings.Join(list, ", "), more)
+	return fmt.Sprintf("commit %s: counted as changed without reading %s%s", textcut.Hash(commit.String()), strings.Join(list, ", "), more)
 }
 
 func cloneCurrent(c *CurrentTask) *CurrentTask {
@@ -325,16 +327,14 @@ func orEmpty(t *object.Tree) *object.Tree {
 	return t
 }
 
-func short(h plumbing.Hash) string { return h.String()[:12] }
-
 func describeBase(b baseChoice) string {
 	switch {
 	case b.given != "":
-		return fmt.Sprintf("%q (%s)", b.given, short(b.hash))
+		return fmt.Sprintf("%q (%s)", b.given, textcut.Hash(b.hash.String()))
 	case b.ref != "":
-		return fmt.Sprintf("%s (merge base with %s)", short(b.hash), b.ref)
+		return fmt.Sprintf("%s (merge base with %s)", textcut.Hash(b.hash.String()), b.ref)
 	}
-	return short(b.hash)
+	return textcut.Hash(b.hash.String())
 }
 
 // chooseBase resolves Options.Base, or finds the merge base with the default

@@ -10,7 +10,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -665,7 +667,7 @@ func TestHistoryMissingObject(t *testing.T) {
 		t.Errorf("commit two: got %d meaningful files, want the unreadable file counted", ch.MeaningfulFiles)
 	}
 	notes := strings.Join(h.Notes, "\n")
-	for _, part := range []string{short(c2), blob.String(), "a.txt", plan.String(), "fix_plan.md"} {
+	for _, part := range []string{textcut.Hash(c2.String()), blob.String(), "a.txt", plan.String(), "fix_plan.md"} {
 		if !strings.Contains(notes, part) {
 			t.Errorf("notes %q: want them to name %s", h.Notes, part)
 		}
@@ -692,8 +694,8 @@ func TestHistoryTooDeep(t *testing.T) {
 	if ch.MeaningfulFiles != 1 || len(ch.Files) != 1 || !ch.Files[0].Unreadable || !strings.HasPrefix(deep, ch.Files[0].Path) {
 		t.Errorf("got %+v, want one unreadable change for a directory on the path to %s", ch.Files, deep)
 	}
-	if notes := strings.Join(h.Notes, "\n"); !strings.Contains(notes, short(c2)) || !strings.Contains(notes, "deeper than") {
-		t.Errorf("notes %q: want one naming %s and the depth", h.Notes, short(c2))
+	if notes := strings.Join(h.Notes, "\n"); !strings.Contains(notes, textcut.Hash(c2.String())) || !strings.Contains(notes, "deeper than") {
+		t.Errorf("notes %q: want one naming %s and the depth", h.Notes, textcut.Hash(c2.String()))
 	}
 }
 

@@ -21,9 +21,9 @@ const diffCostBudget = 1 << 24
 // remains. When that exceeds diffCostBudget, the LCS is estimated by the
 // multiset intersection of the remaining lines, which under-counts edits
 // only for heavily reordered files. (go-git's utils/diff gives the same
-// counts on real loop histories, but took 4.4 times as long and bounds its
-// work by wall-clock time, which would make answers depend on the
-// machine's load: docs/performance.md.)
+// counts on the bench and two real loop histories, but took 6 to 13 times
+// as long and bounds its work by wall-clock time, which would make answers
+// depend on the machine's load: docs/performance.md.)
 func lineStat(a, b []byte) (added, deleted int) {
 	a, b = trimCommonLines(a, b)
 	if len(a) == 0 || len(b) == 0 {

@@ -22,13 +22,14 @@ import (
 // its alternate object stores. A clone has all of its history in packs,
 // and go-git reads a packed object through a byte-at-a-time scanner,
 // reopens the pack for every object over 16 KiB, and hashes every object
-// it decodes to key its cache: on real loop histories that made replay
-// and check about 1.5 to 1.8 times slower (docs/performance.md). This
-// reader keeps each index in memory, finds an object through its fan-out
-// table, inflates it with positional reads of the pack file, resolves
-// delta chains against a bounded cache of bases, and never hashes. Every
-// read is bounds-checked against the file's size: a pack that changes
-// under the reader is an error, never a fault. What it does not handle (an
+// it decodes to key its cache: replay took 1.3 to 1.9 times as long with
+// it alone (the 2,000-commit bench and two real loop histories,
+// docs/performance.md). This reader keeps each index in memory, finds an
+// object through its fan-out table, inflates it from the pack read whole
+// into memory (small packs, see heldPackBytes) or by positional reads of
+// the file, resolves delta chains against a bounded cache of bases, and
+// never hashes. Every read is bounds-checked against the pack's size: a
+// pack cut short under the reader is an error, never a fault. What it does not handle (an
 // index of version 1 or over maxIndexBytes, a pack stored as a symbolic
 // link, a delta base outside the packs, an object over the size limit) is
 // left to go-git. Damaged data is an error naming the pack, never a silent
@@ -38,8 +39,11 @@ type packObjects struct {
 	opened bool      // the packs were listed and opened
 	packs  []*pack   // in the order of their directories, then of their names
 	fault  error     // packs that could not be opened, each named
+	held   int64     // bytes of the packs read whole into memory
+	room   int64     // bytes they may take: heldPackBytes
 	zr     io.ReadCloser
-	src    *bufio.Reader
+	src    *bufio.Reader // over a pack read by offset
+	mem    bytes.Reader  // over a pack held in memory
 	cache  *baseCache
 }
 
@@ -55,6 +59,7 @@ type pack struct {
 	alternate bool   // an alternate store's pack: errors name its path, not only its file name
 	idx       []byte
 	file      io.ReaderAt // the pack file
+	data      []byte      // the whole pack, when it is held in memory
 	size      int64       // its size when it was opened
 	close     func() error
 	n         int // objects
@@ -77,9 +82,17 @@ const (
 // default (4,095 at most); a longer chain is a damaged or hostile pack.
 const maxDeltaChain = 10000
 
-// baseCacheBytes bounds the memory of the delta-base cache (git's own
-// default for core.deltaBaseCacheLimit is 96 MiB).
-const baseCacheBytes = 64 << 20
+// The delta-base cache holds half the size of the packs, between these
+// bounds. A walk needs a chain's bases once more for the next commit's
+// version of the same object: on a small history a small cache does (at
+// 64 MiB it held every object read, for a peak 69 MiB above git's), while
+// a history of large files in long chains needs a larger one (its replay
+// took 1.3 times the CPU time with 16 MiB); git's own memory grows with
+// its packs too.
+const (
+	minBaseCacheBytes = 16 << 20
+	maxBaseCacheBytes = 64 << 20
+)
 
 // maxIndexBytes bounds a pack index read into memory (28 bytes an object
 // and more: about 2.4 million objects); a larger pack is left to go-git.
@@ -93,7 +106,7 @@ var errPackFallback = errors.New("left to go-git")
 // path is skipped), reading nothing when none has an objects/pack
 // directory. The packs are opened on first use.
 func newPackObjects(objectDirs ...string) *packObjects {
-	p := &packObjects{cache: newBaseCache(baseCacheBytes)}
+	p := &packObjects{room: heldPackBytes, cache: newBaseCache(minBaseCacheBytes)}
 	for i, objects := range objectDirs {
 		if objects == "" {
 			continue
@@ -131,11 +144,40 @@ func (p *packObjects) open() {
 			case err != nil:
 				faults = append(faults, err)
 			default:
+				p.hold(pk)
 				p.packs = append(p.packs, pk)
 			}
 		}
 	}
 	p.fault = errors.Join(faults...)
+	var total int64
+	for _, pk := range p.packs {
+		total += pk.size
+	}
+	p.cache.max = int(min(max(total/2, minBaseCacheBytes), maxBaseCacheBytes))
+}
+
+// heldPackBytes bounds the packs read whole into memory, all together: a
+// pack read by offset costs two system calls an object, which were a
+// sixth of replay's time (docs/performance.md). Larger packs are read by
+// offset, as git reads its packs through windows.
+const heldPackBytes = 32 << 20
+
+// hold reads a checked pack whole into memory when it fits in what is left
+// of heldPackBytes. A pack that cannot be read whole stays read by offset,
+// where its fault is found and named.
+func (p *packObjects) hold(pk *pack) {
+	if pk.size > p.room-p.held {
+		return
+	}
+	data := make([]byte, pk.size)
+	if err := pk.readAt(data, 0); err != nil {
+		return
+	}
+	pk.data, pk.file = data, bytes.NewReader(data)
+	p.held += pk.size
+	_ = pk.close()
+	pk.close = func() error { return nil }
 }
 
 // Close closes the packs.
@@ -144,7 +186,7 @@ func (p *packObjects) Close() error {
 	for _, pk := range p.packs {
 		errs = append(errs, pk.close())
 	}
-	p.packs = nil
+	p.packs, p.held = nil, 0
 	p.cache.clear()
 	return errors.Join(errs...)
 }
@@ -395,18 +437,26 @@ const maxEntryHeader = 32
 // in 64 KiB, the header and checksum 6): most objects are small, and
 // reading the whole buffer for each would copy far more than it uses.
 func (p *packObjects) stream(pk *pack, off, limit int64) error {
-	sec := io.NewSectionReader(pk.file, off, min(pk.size-hashLen-off, limit))
-	if p.src == nil {
-		p.src = bufio.NewReaderSize(sec, 32<<10)
+	end := off + min(pk.size-hashLen-off, limit)
+	var src io.Reader
+	if pk.data != nil {
+		p.mem.Reset(pk.data[off:end]) // a byte reader: inflated without a copy
+		src = &p.mem
 	} else {
-		p.src.Reset(sec)
+		sec := io.NewSectionReader(pk.file, off, end-off)
+		if p.src == nil {
+			p.src = bufio.NewReaderSize(sec, 32<<10)
+		} else {
+			p.src.Reset(sec)
+		}
+		src = p.src
 	}
 	if p.zr == nil {
 		var err error
-		p.zr, err = zlib.NewReader(p.src)
+		p.zr, err = zlib.NewReader(src)
 		return err
 	}
-	return p.zr.(zlib.Resetter).Reset(p.src, nil)
+	return p.zr.(zlib.Resetter).Reset(src, nil)
 }
 
 // inflate decompresses exactly size bytes from the zlib stream at off,
@@ -623,70 +673,6 @@ func (p *packObjects) read(h plumbing.Hash, want plumbing.ObjectType, max int64)
 	// The content may be a cached delta base: callers only read it, and
 	// the full slice expression keeps an append from writing into it.
 	return &rawObject{hash: h, typ: objectTypes[typ], data: data[:len(data):len(data)]}, true, nil
-}
-
-// size returns the size of packed object h of type want without reading a
-// whole object: a whole object's header has it, a delta's first bytes
-// do. ok is false when go-git should be asked (as for read); damaged data
-// is an error naming the pack, as for read.
-func (p *packObjects) size(h plumbing.Hash, want plumbing.ObjectType) (int64, bool, error) {
-	pk, off, found, err := p.locate(h)
-	if err != nil || !found {
-		return 0, false, err
-	}
-	e, err := pk.header(off)
-	if err != nil {
-		return 0, false, pk.fault(err)
-	}
-	if e.typ != packOfsDelta && e.typ != packRefDelta {
-		return e.size, objectTypes[e.typ] == want, nil
-	}
-	// The type is the chain's base's; the size is in the delta's header.
-	base, bpk := e, pk
-	for steps := 0; base.typ == packOfsDelta || base.typ == packRefDelta; steps++ {
-		if steps == maxDeltaChain {
-			return 0, false, pk.fault(fmt.Errorf("object at %d: delta chain longer than %d", off, maxDeltaChain))
-		}
-		boff := base.baseOff
-		if base.typ == packRefDelta {
-			if bpk, boff, found, err = p.locate(plumbing.Hash(base.baseRef)); err != nil || !found {
-				return 0, false, err // not found: a base outside the packs
-			}
-		}
-		if base, err = bpk.header(boff); err != nil {
-			return 0, false, bpk.fault(err)
-		}
-	}
-	if objectTypes[base.typ] != want {
-		return 0, false, nil
-	}
-	head, err := p.inflatePrefix(pk, e.data, e.size, 20)
-	if err != nil {
-		return 0, false, pk.fault(fmt.Errorf("object at %d: %w", off, err))
-	}
-	_, n, ok := deltaVarint(head)
-	if !ok {
-		return 0, false, pk.fault(fmt.Errorf("object at %d: malformed delta size", off))
-	}
-	dst, _, ok := deltaVarint(head[n:])
-	if !ok || dst > 1<<62 {
-		return 0, false, pk.fault(fmt.Errorf("object at %d: malformed delta size", off))
-	}
-	return int64(dst), true, nil
-}
-
-// inflatePrefix decompresses at most n bytes from the stream at off, of
-// an object that inflates to size bytes.
-func (p *packObjects) inflatePrefix(pk *pack, off, size int64, n int) ([]byte, error) {
-	if err := p.stream(pk, off, size+size>>10+64); err != nil {
-		return nil, err
-	}
-	buf := make([]byte, n)
-	got, err := io.ReadFull(p.zr, buf)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, err
-	}
-	return buf[:got], nil
 }
 
 // baseCache keeps recently resolved delta bases, least recently used out

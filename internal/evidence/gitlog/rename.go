@@ -156,14 +156,19 @@ func (rn *renamer) pairs(changes []rawChange, dels, adds []int) ([]renamePair, e
 }
 
 // size is a blob's size; 0 for one that is missing (not paired: the
-// change counts as unreadable).
+// change counts as unreadable). The blob is read as compare reads it
+// (a large one is not: its size is in its header).
 func (rn *renamer) size(h plumbing.Hash) (int64, error) {
 	if n, ok := rn.sizes[h]; ok {
 		return n, nil
 	}
-	n, err := rn.r.blobSize(h)
-	if isMissing(err) {
-		n, err = 0, nil
+	var n int64
+	obj, err := rn.r.blob(h)
+	switch {
+	case err == nil:
+		n = obj.Size()
+	case isMissing(err):
+		err = nil
 	}
 	rn.sizes[h] = n
 	return n, err

@@ -190,22 +190,6 @@ func (s *objectStorer) HasEncodedObject(h plumbing.Hash) error {
 	return err
 }
 
-// EncodedObjectSize returns the size of object h without reading a large
-// object's content.
-func (s *objectStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if n, ok, err := s.packs.size(h, plumbing.BlobObject); err != nil || ok {
-		return n, err
-	}
-	n, err := s.Storage.EncodedObjectSize(h)
-	for _, alt := range s.alternates {
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
-			break
-		}
-		n, err = alt.EncodedObjectSize(h)
-	}
-	return n, err
-}
-
 // HashesWithPrefix returns the objects whose names start with prefix, in
 // the repository and its alternate stores: go-git resolves an abbreviated
 // hash with it.

@@ -17,7 +17,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // maxTaskLine is the longest prefix of a line looked at for a checkbox.
@@ -214,14 +216,7 @@ func normASCII(text, dst []byte) ([]byte, bool) {
 // maxTaskText bytes, cut on a rune boundary with "…".
 func displayText(text []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(text), "\uFFFD")), " ")
-	if len(s) <= maxTaskText {
-		return s
-	}
-	n := maxTaskText
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textcut.Bytes(s, maxTaskText+len(textcut.Ellipsis), textcut.Ellipsis)
 }
 
 // TaskID is a task's identity: its file and its normalised text, as 16 hex

@@ -3,10 +3,11 @@ package signature
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // Signature identifies an error independent of volatile details.
@@ -21,9 +22,6 @@ const MaxSample = 200
 // MaxInput is how many leading bytes of a line Normalize considers; the rest
 // is dropped before normalising, so the work per line is bounded.
 const MaxInput = 8 << 10
-
-// ellipsis marks a cut Sample.
-const ellipsis = "…"
 
 // Tokens that replace volatile parts of a line.
 const (
@@ -48,22 +46,7 @@ func Of(line string) Signature {
 // sample cuts s to MaxSample bytes on a rune boundary, ending with an
 // ellipsis when anything was cut.
 func sample(s string) string {
-	if len(s) <= MaxSample {
-		return s
-	}
-	return cutUTF8(s, MaxSample-len(ellipsis)) + ellipsis
-}
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a rune.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return textcut.Bytes(s, MaxSample, textcut.Ellipsis)
 }
 
 var (
@@ -129,7 +112,7 @@ var (
 // and error codes are kept. Only the first MaxInput bytes of line are
 // considered; invalid UTF-8 becomes U+FFFD.
 func Normalize(line string) string {
-	s := cutUTF8(line, MaxInput)
+	s := textcut.Bytes(line, MaxInput, "")
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if strings.IndexByte(s, 0x1b) >= 0 {
 		s = ansiRe().ReplaceAllString(s, "")

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
 // Limits on what a Report holds and on what is read.
@@ -236,16 +238,7 @@ func bound(s string) string {
 }
 
 // cutText cuts s to MaxText bytes at a rune boundary.
-func cutText(s string) string {
-	if len(s) <= MaxText {
-		return s
-	}
-	i := MaxText
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
-}
+func cutText(s string) string { return textcut.Bytes(s, MaxText, "") }
 
 // meaningful reports whether a line of test output says something about a
 // failure: not blank, and not one of the framing lines that go test (and
