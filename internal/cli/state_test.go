@@ -217,6 +217,8 @@ func TestBadUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"record", "--state", state, "--bogus"}, "bogus"},
+		{[]string{"check", "--bse", "HEAD~1"}, "flag provided but not defined: -bse; did you mean --base?"},
+		{[]string{"record", "--state", state, "--file-changed", "1"}, "did you mean --files-changed?"},
 		{[]string{"record", "--state", state, "--files-changed", "x"}, "not a whole number"},
 		{[]string{"record", "--state", state, "--files-changed", "-3"}, "negative"},
 		{[]string{"record", "--state", state, "--progress-percent", "NaN"}, "not a number"},
