@@ -38,8 +38,11 @@ type gitFlags struct {
 	// taking the run as an iteration.
 	controls   []loop.Control
 	statusOnly bool
-	// auto is the repository's own loop state, when check keeps it.
-	auto *localstate.Repo
+	// store is the shell loop's store while check keeps the loop (locked
+	// until closeStore), file its content and top the working tree.
+	store *localstate.Store
+	file  *localstate.File
+	top   string
 	// notes are said with the decision.
 	notes []note.Note
 }
@@ -75,6 +78,8 @@ type folded struct {
 	record    *recordFile     // nil without --record, or when it could not be locked
 	recordErr error           // why the --record file cannot be written
 	records   []ledger.Record // what to write to it
+	// save keeps the shell loop's store (nil: none to keep).
+	save func() error
 }
 
 // close releases the --record file's lock.
@@ -88,6 +93,9 @@ func (f *folded) close() {
 // after the decision was printed: a loop that cannot keep its record still
 // learns what was decided, then the error names the file.
 func (f *folded) writeRecord() error {
+	if f.save != nil {
+		return f.save()
+	}
 	if f.recordErr != nil {
 		return f.recordErr
 	}
@@ -122,7 +130,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	// A ledger directory that does not exist holds no records yet; look
 	// before the record file's directory (perhaps the same) is made.
 	ledgerMissing := false
-	if g.ledger != "" && g.auto == nil {
+	if g.ledger != "" && g.store == nil {
 		if _, err := os.Stat(g.ledger); errors.Is(err, fs.ErrNotExist) {
 			ledgerMissing = true
 			out.notes = append(out.notes, note.New(note.LedgerMissing, "ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
@@ -140,11 +148,18 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 			return nil, err
 		}
 	}
-	if g.auto != nil {
-		// check's own loop: every check is an iteration, the first one too.
-		cfg.Runs = true
-		if cfg.Ledger == nil {
-			cfg.Ledger = &ledger.Ledger{}
+	if g.store != nil {
+		// The shell loop: every check is an iteration, the first one too,
+		// measured in the working tree, committed or not.
+		cfg.Policy = forStart(p, startLoop)
+		cfg.Runs, cfg.Ledger = true, &ledger.Ledger{Records: g.file.Records}
+		if !g.statusOnly {
+			var more []note.Note
+			cfg.Work, more, err = g.measureWork(cfg.Policy)
+			out.notes = append(out.notes, more...)
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if g.progress && isTerminal(env.Stderr) {
@@ -163,6 +178,10 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	}
 	out.notes = append(out.notes, res.Notes...)
 	out.policy = res.Policy
+	if g.store != nil && !g.statusOnly {
+		g.file.Records, g.file.UpdatedAt = res.Records, cfg.Now
+		out.save = func() error { return internal(g.store.Save(g.file)) }
+	}
 	if out.record != nil && res.Records != nil {
 		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
@@ -349,7 +368,7 @@ func isLocal(env Env) bool { return env.Getenv("GITHUB_ACTIONS") != "true" }
 
 // resetHint says how a person resets the breaker of a local loop.
 func (g *gitFlags) resetHint() string {
-	if g.auto != nil {
+	if g.store != nil {
 		return fmt.Sprintf("fix the cause, then: loopbreaker reset --repo %s --reason \"...\"", g.repo)
 	}
 	if g.ledger != "" {
@@ -378,6 +397,7 @@ func runCheck(args []string, env Env) (int, error) {
 		if err := g.settleAuto(env, false); err != nil {
 			return 0, err
 		}
+		defer g.closeStore()
 	}
 	if err := g.ledgerResets(env); err != nil {
 		return 0, err
@@ -405,6 +425,11 @@ func (g *gitFlags) decide(env Env, local bool) (*folded, breaker.Decision, error
 		return nil, breaker.Decision{}, err
 	}
 	return f, d, nil
+}
+
+// write prints a local loop's decision with the fold's notes.
+func (g *gitFlags) write(env Env, f *folded, d *breaker.Decision) error {
+	return render.Write(env.Stdout, g.format, d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: true})
 }
 
 // writeDisabled says that the breaker is off (why names the setting), or

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 )
 
 // crashRuns is how many record (and check) calls each crash test makes:
@@ -40,14 +39,11 @@ func crashRuns(t *testing.T) int {
 // no file); any state that is not complete fails the test.
 func iterations(t *testing.T, path string) int {
 	t.Helper()
-	sf, err := statefile.Load(path)
-	if err != nil {
-		t.Fatalf("the state file is not a complete state: %v", err)
-	}
+	sf := loadState(t, path)
 	if sf == nil {
 		return 0
 	}
-	return sf.Breaker.Iteration
+	return len(sf.Records)
 }
 
 func recordCmd(state string, i int) *exec.Cmd {

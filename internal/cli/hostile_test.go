@@ -23,7 +23,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/cli"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 )
 
 // hostileNow is the clock of the in-process calls below: the --at times
@@ -122,9 +121,8 @@ func TestStateFileThroughASymlink(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v %v", st.Mode(), err)
 	}
-	sf, err := statefile.Load(target)
-	if err != nil || sf == nil || sf.Breaker.Iteration != 3 {
-		t.Fatalf("the linked file: got %+v, %v; want iteration 3", sf, err)
+	if sf := loadState(t, target); sf == nil || len(sf.Records) != 3 {
+		t.Fatalf("the linked file: got %+v; want 3 records", sf)
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "work"))
 	if len(entries) != 1 {
@@ -688,8 +686,8 @@ func TestClockGoingBackwards(t *testing.T) {
 			t.Errorf("%s with the clock an hour back: got exit %d %q %q, want 0 and a note", cmd[0], code, out, errs)
 		}
 	}
-	if sf, err := statefile.Load(state); err != nil || sf.Breaker.Iteration != 2 {
-		t.Errorf("got %+v %v, want iteration 2", sf, err)
+	if sf := loadState(t, state); len(sf.Records) != 2 {
+		t.Errorf("got %+v, want 2 records", sf)
 	}
 }
 
@@ -702,12 +700,8 @@ func TestControlCharactersInAReason(t *testing.T) {
 	if code, _, errs := call(hostileNow, nil, "reset", "--state", state, "--reason", "ok\x00\x1b[31m red\xff\nnext", "--at", minute(1)); code != 0 {
 		t.Fatalf("reset: exit %d %s", code, errs)
 	}
-	sf, err := statefile.Load(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := sf.Breaker.History
-	if r := h[len(h)-1].Reason; r != "ok  [31m red\uFFFD next" {
+	sf := loadState(t, state)
+	if r := sf.Resets[len(sf.Resets)-1].Reason; r != "ok  [31m red\uFFFD next" {
 		t.Errorf("got reason %q, want controls as spaces and valid UTF-8", r)
 	}
 	_, out, _ := call(hostileNow, nil, "status", "--state", state, "--at", minute(2))

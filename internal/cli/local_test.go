@@ -119,18 +119,19 @@ func headHash(t *testing.T, dir string) string {
 	return ref.Hash().String()
 }
 
+// ledgerFile is the shell loop's store.
 func ledgerFile(t *testing.T, env map[string]string) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(env["LOOPBREAKER_STATE_DIR"], "*", "check", "ledger", "records.json"))
+	files, _ := filepath.Glob(filepath.Join(env["LOOPBREAKER_STATE_DIR"], "*", "check.json"))
 	if len(files) != 1 {
-		t.Fatalf("ledger files %v, want one", files)
+		t.Fatalf("shell loop stores %v, want one", files)
 	}
 	return files[0]
 }
 
 func countRecords(t *testing.T, path string) int {
 	t.Helper()
-	return len(readLedger(t, path))
+	return len(loadState(t, path).Records)
 }
 
 // TestResetEveryLocalState: reset --reason works for a state file, a

@@ -304,8 +304,8 @@ func TestAtomicReplacementLeavesNoTemporaryFiles(t *testing.T) {
 	}
 	data, _ := os.ReadFile(state)
 	var v map[string]any
-	if err := json.Unmarshal(data, &v); err != nil || v["kind"] != "loopbreaker-state" || v["version"].(float64) != 1 {
-		t.Errorf("state file is not a complete version 1 state: %v", err)
+	if err := json.Unmarshal(data, &v); err != nil || v["kind"] != "loopbreaker-state" || v["version"].(float64) != 2 {
+		t.Errorf("state file is not a complete version 2 state: %v", err)
 	}
 }
 
