@@ -261,6 +261,7 @@ func loopStatus(env Env, sf *stateFlags, l *localFlags, repo *localstate.Repo, n
 	}
 	defer st.Close()
 	r, err := storeStatus(env, sf, st, beginOf(name), repoHint(l.repo, name))
+	r.name = name
 	return r, err == nil, err
 }
 
@@ -277,7 +278,7 @@ func autoReset(env Env, sf *stateFlags, l *localFlags, reason string) (int, erro
 			return 0, err
 		}
 		defer st.Close()
-		if _, err := resetStore(env, sf, st, startRun, "", reason); err != nil {
+		if _, err := resetStore(env, sf, st, startRun, "", reason, false); err != nil {
 			return 0, err
 		}
 		_, err = fmt.Fprintf(env.Stdout, "loopbreaker: reset the loop of ledger %s (kept in %s): the next check starts a new fold\n", l.ledger, path)
@@ -297,13 +298,14 @@ func autoReset(env Env, sf *stateFlags, l *localFlags, reason string) (int, erro
 			st.Close()
 			continue
 		}
-		r, err := resetStore(env, sf, st, beginOf(name), repoHint(l.repo, name), reason)
+		// The shell loop's decision is the fold of its commits too: below.
+		r, err := resetStore(env, sf, st, beginOf(name), repoHint(l.repo, name), reason, name != localstate.LoopCheck)
+		r.name = name
 		st.Close()
 		if err != nil {
 			return 0, err
 		}
 		if name == localstate.LoopCheck {
-			// The shell loop's decision is the fold of its commits too.
 			if r, _, err = loopStatus(env, sf, l, repo, name); err != nil {
 				return 0, err
 			}

@@ -448,10 +448,18 @@ func runReplay(args []string, env Env) (int, error) {
 	fs := newFlagSet("replay", "[--repo DIR] [flags]", env)
 	g := gitFlags{progress: true}
 	g.register(fs)
+	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
 	g.settle(fs, env)
+	if autoApplies(fs, env) {
+		// Where check keeps the shell loop, replay shows its iterations.
+		if err := g.settleAuto(env, true); err != nil {
+			return 0, err
+		}
+		defer g.closeStore()
+	}
 	f, err := g.fold(env)
 	if err != nil {
 		return 0, err

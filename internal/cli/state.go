@@ -422,15 +422,15 @@ func runReset(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	defer st.Close()
-	r, err := resetStore(env, &sf, st, startRun, stateHint(sf.state), *reason)
+	r, err := resetStore(env, &sf, st, startRun, stateHint(sf.state), *reason, true)
 	if err != nil {
 		return 0, err
 	}
 	return r.code, r.write()
 }
 
-// resetStore adds a person's reset to a store and folds it.
-func resetStore(env Env, sf *stateFlags, st *localstate.Store, begin start, hint, reason string) (loopResult, error) {
+// resetStore adds a person's reset to a store and, with fold, folds it.
+func resetStore(env Env, sf *stateFlags, st *localstate.Store, begin start, hint, reason string, fold bool) (loopResult, error) {
 	s, err := openSession(st, sf, env, begin, hint)
 	if err != nil {
 		return loopResult{}, err
@@ -447,7 +447,7 @@ func resetStore(env Env, sf *stateFlags, st *localstate.Store, begin start, hint
 		at = last.Add(time.Nanosecond)
 	}
 	s.file.AddReset(localstate.Reset{At: at, Reason: boundText(reason, MaxReason)})
-	if err := s.save(at); err != nil {
+	if err := s.save(at); err != nil || !fold {
 		return loopResult{}, err
 	}
 	d, _, err := s.fold(at, true)
