@@ -253,13 +253,15 @@ func loopStatus(env Env, sf *stateFlags, l *localFlags, repo *localstate.Repo, n
 		return loopResult{name: name, code: exitFor(&d), write: func() error { return g.write(env, f, &d) }}, true, nil
 	}
 	st, err := repo.Open(name, true)
-	if err != nil || st.File == nil {
-		if st != nil {
-			st.Close()
-		}
+	if err != nil {
 		return loopResult{}, false, err
 	}
 	defer st.Close()
+	if st.File == nil && l.loop == "" {
+		return loopResult{}, false, nil
+	}
+	// A loop named with --loop that has no store yet is a fresh breaker, as
+	// a state file that does not exist is.
 	r, err := storeStatus(env, sf, st, beginOf(name), repoHint(l.repo, name))
 	r.name = name
 	return r, err == nil, err
@@ -290,11 +292,13 @@ func autoReset(env Env, sf *stateFlags, l *localFlags, reason string) (int, erro
 	}
 	var results []loopResult
 	for _, name := range names {
-		st, err := repo.Open(name, true)
+		// A loop named with --loop is reset even before its first
+		// iteration, as a state file is.
+		st, err := repo.Open(name, l.loop == "")
 		if err != nil {
 			return 0, err
 		}
-		if st.File == nil {
+		if st.File == nil && l.loop == "" {
 			st.Close()
 			continue
 		}

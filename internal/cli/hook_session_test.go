@@ -127,3 +127,19 @@ func TestHookEmptyGitFileIsNoRepository(t *testing.T) {
 		t.Fatalf("a stop in sub/ with an empty .git file: got %s, want the session stopped naming the file", a.raw)
 	}
 }
+
+// TestHookSessionRunsOnWhileItProgresses: an interactive session is not
+// stopped at the default policy's 20 iterations (workflow runs) while it
+// makes progress: a session's own cap is far above it.
+func TestHookSessionRunsOnWhileItProgresses(t *testing.T) {
+	t.Parallel()
+	s := newSession(t)
+	s.runHook("long", "SessionStart", s.dir)
+	for i := 1; i <= 30; i++ {
+		write(t, filepath.Join(s.dir, "src", "step"+strings.Repeat("x", i)+".go"), "package src\n")
+		s.turn("turn_work.jsonl")
+		if a := s.runHook("long", "Stop", s.dir); a.stops() || a.Decision == "block" {
+			t.Fatalf("stop %d with progress: got %s, want the session to go on", i, a.raw)
+		}
+	}
+}
