@@ -28,8 +28,8 @@ func TestStartCapsAreDocumented(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"| the shell loop, `record --repo`": row(startCaps[startLoop]),
-		"| the hook (":                       row(startCaps[startSession]),
-		"| `record --state FILE`":            row(def.Rules.MaxIterations),
+		"| the hook (":                      row(startCaps[startSession]),
+		"| `record --state FILE`":           row(def.Rules.MaxIterations),
 	} {
 		found := false
 		for _, line := range strings.Split(string(data), "\n") {
