@@ -21,8 +21,8 @@ import (
 )
 
 // crashRuns is how many record (and check) calls each crash test makes:
-// 200 by default, LOOPBREAKER_CRASH_N to change it (the reliability report
-// quotes a run of 1000).
+// 25, 200 with LOOPBREAKER_LONG_TESTS (as CI runs them), or
+// LOOPBREAKER_CRASH_N (the reliability report quotes a run of 1000).
 func crashRuns(t *testing.T) int {
 	t.Helper()
 	if v := os.Getenv("LOOPBREAKER_CRASH_N"); v != "" {
@@ -32,7 +32,10 @@ func crashRuns(t *testing.T) int {
 		}
 		return n
 	}
-	return 200
+	if longTests() {
+		return 200
+	}
+	return 25
 }
 
 // iterations loads the state file and returns its iteration count (0 for
@@ -208,12 +211,12 @@ func TestKilledCheckKeepsTheLedger(t *testing.T) {
 
 	before := ledgerRuns(t, records)
 	var finished, killedOld, killedNew int
-	// Until n calls were killed (at most 4n calls), each at a random point
+	// Until n calls were killed (at most 8n calls), each at a random point
 	// within a call's usual time (span is one and a half of it), so that
 	// the kills fall in its reading, folding and writing alike; one call
 	// in four runs to its end.
 	i := 5
-	for ; killedOld+killedNew < n && i < 4*n; i++ {
+	for ; killedOld+killedNew < n && i < 8*n; i++ {
 		run := int64(i + 1)
 		killed := runKilled(t, checkCmd(repo, led, i+1), i, 0, span*2/3, rng)
 		after := ledgerRuns(t, records)
