@@ -235,11 +235,7 @@ func runRecord(args []string, env Env) (int, error) {
 // else the repository's loop; its start says which caps fit.
 func openRecordStore(w localstate.Where, state, repoDir, name string) (*localstate.Store, start, error) {
 	if state != "" {
-		var legacy []string
-		if repoDir != "" {
-			legacy = append(legacy, w.TreeFile(state))
-		}
-		st, err := localstate.Open(state, false, legacy...)
+		st, err := localstate.Open(state, false)
 		return st, startRun, err
 	}
 	if err := localstate.CheckLoopName(name); err != nil {

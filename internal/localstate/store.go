@@ -111,9 +111,8 @@ type Store struct {
 }
 
 // Open locks and reads the store at path, written through its symbolic
-// links; a missing store reads as none (File nil), filled from the files
-// of an earlier layout when there are any (legacy: the files to merge, in
-// order). With peek a store that does not exist is neither locked nor
+// links. A missing store reads as none (File nil), or as what the files
+// of an earlier layout (legacy) held; with peek it is neither locked nor
 // created. A store that is damaged, not a regular file or too large is an
 // error naming it, and is left as it is.
 func Open(path string, peek bool, legacy ...string) (*Store, error) {
@@ -122,47 +121,36 @@ func Open(path string, peek bool, legacy ...string) (*Store, error) {
 		return nil, fmt.Errorf("state file %w", err)
 	}
 	s := &Store{Name: path, Path: target, unlock: func() {}}
-	var old []string
 	for _, l := range legacy {
 		if _, err := os.Lstat(l); err == nil {
-			old = append(old, l)
+			s.legacy = append(s.legacy, l)
 		}
 	}
-	if _, err := os.Lstat(target); peek && errors.Is(err, fs.ErrNotExist) && len(old) == 0 {
+	if _, err := os.Lstat(target); peek && errors.Is(err, fs.ErrNotExist) && len(s.legacy) == 0 {
 		return s, nil
 	}
 	if s.unlock, err = regularfile.Lock(target); err != nil {
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			s.unlock()
-		}
-	}()
 	// Read under the lock: a call that waited for it sees what the one
 	// before it wrote.
 	data, err := regularfile.Read(target, MaxBytes, "state file")
-	missing := errors.Is(err, fs.ErrNotExist)
 	switch {
-	case missing:
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
+		err = nil
+		for _, l := range s.legacy {
+			if s.File, err = merge(s.File, l); err != nil {
+				break
+			}
+		}
+	case err == nil:
+		s.File, err = Decode(data, path)
+		s.legacy = nil
+	}
+	if err != nil {
+		s.unlock()
 		return nil, err
-	default:
-		if s.File, err = Decode(data, path); err != nil {
-			return nil, err
-		}
 	}
-	for _, l := range old {
-		used := false
-		if s.File, used, err = merge(s.File, l, missing); err != nil {
-			return nil, err
-		}
-		if used {
-			s.legacy = append(s.legacy, l)
-		}
-	}
-	ok = true
 	return s, nil
 }
 
@@ -343,65 +331,40 @@ func decodeLoop(data []byte, name string) (*File, error) {
 }
 
 // merge adds a file of an earlier layout to the store f (nil: none yet):
-// a state or loop file when the store is missing, the shell loop's ledger
-// (records), the hook's marks (transcript and tree) or a working tree's
-// snapshot. It reports whether the file was used.
-func merge(f *File, path string, missing bool) (*File, bool, error) {
+// a state or loop file, the shell loop's ledger, or the hook's marks (its
+// session, transcript and working tree).
+func merge(f *File, path string) (*File, error) {
 	data, err := regularfile.Read(path, MaxBytes, "state file")
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if f == nil {
 		f = &File{Version: Version, Kind: Kind}
 	}
-	var keys map[string]json.RawMessage
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
 		l := ledger.Decode(trimmed, path)
 		if len(l.Problems) > 0 {
-			return nil, false, fmt.Errorf("ledger %s: %s; it was left as it is", path, l.Problems[0].Err)
+			return nil, fmt.Errorf("ledger %s: %s; it was left as it is", path, l.Problems[0].Err)
 		}
 		f.Records = l.Records
-		return f, true, nil
+		return f, nil
 	}
-	if err := json.Unmarshal(trimmed, &keys); err != nil {
-		return nil, false, fmt.Errorf("state file %s: %s", path, jsonFault(trimmed, err))
+	var m struct {
+		Offset     *int64             `json:"offset"`
+		Session    string             `json:"session"`
+		Transcript string             `json:"transcript"`
+		Tree       *worktree.Snapshot `json:"tree"`
 	}
-	switch {
-	case keys["kind"] != nil || keys["base"] != nil:
-		if !missing {
-			return f, false, nil
-		}
-		g, err := Decode(trimmed, path)
-		if err != nil {
-			return nil, false, err
-		}
-		g.Records, g.Tree, g.Session, g.Transcript, g.Offset = f.Records, f.Tree, f.Session, f.Transcript, f.Offset
-		return g, true, nil
-	case keys["offset"] != nil || keys["transcript"] != nil:
-		var m struct {
-			Session    string             `json:"session"`
-			Transcript string             `json:"transcript"`
-			Offset     int64              `json:"offset"`
-			Tree       *worktree.Snapshot `json:"tree"`
-		}
-		if err := json.Unmarshal(trimmed, &m); err != nil {
-			return nil, false, fmt.Errorf("state file %s: %s", path, jsonFault(trimmed, err))
-		}
-		f.Session, f.Transcript, f.Offset, f.Tree = m.Session, m.Transcript, max(m.Offset, 0), m.Tree
-	case keys["files"] != nil:
-		if f.Tree != nil {
-			return f, false, nil
-		}
-		var t worktree.Snapshot
-		if err := json.Unmarshal(trimmed, &t); err != nil {
-			return nil, false, fmt.Errorf("state file %s: %s", path, jsonFault(trimmed, err))
-		}
-		f.Tree = &t
-	default:
-		return f, false, nil
+	if err := json.Unmarshal(data, &m); err == nil && m.Offset != nil {
+		f.Session, f.Transcript, f.Offset, f.Tree = m.Session, m.Transcript, max(*m.Offset, 0), m.Tree
+		return f, nil
 	}
-	return f, true, nil
+	g, err := Decode(data, path)
+	if err != nil {
+		return nil, err
+	}
+	g.Records, g.Tree, g.Session, g.Transcript, g.Offset = f.Records, f.Tree, f.Session, f.Transcript, f.Offset
+	return g, nil
 }
 
 func describe(b []byte) string {

@@ -271,14 +271,3 @@ func (w Where) ResetsFile(ledgerDir string) (string, error) {
 	}
 	return filepath.Join(root, "ledgers", Key(abs)+".json"), nil
 }
-
-// TreeFile is where the earlier layout kept the working tree's snapshot
-// of a state file that record --repo measured; the store holds it now.
-func (w Where) TreeFile(stateFile string) string {
-	root, err1 := w.Root()
-	abs, err2 := filepath.Abs(stateFile)
-	if err1 != nil || err2 != nil {
-		return ""
-	}
-	return filepath.Join(root, "trees", Key(abs)+".json")
-}
