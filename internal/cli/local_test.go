@@ -255,3 +255,23 @@ func TestAMissingReportIsABuildFailureInTheLoop(t *testing.T) {
 		t.Fatalf("want a report_missing note and the build failure's error:\n%s", out)
 	}
 }
+
+// TestStateFileInTheWorkingTreeIsNoWork: record --repo with its state file
+// inside the working tree (as docs/cli.md's example keeps it) does not
+// count the state file's own changes as work.
+func TestStateFileInTheWorkingTreeIsNoWork(t *testing.T) {
+	t.Parallel()
+	dir := commitLoop(t, []map[string]string{{"main.go": "package main\n"}})
+	env := hookEnv(t)
+	state := filepath.Join(dir, ".loop", "breaker.json")
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	var code int
+	var out string
+	for i := 0; i < 4; i++ {
+		now = now.Add(time.Minute)
+		code, out, _ = call(now, env, "record", "--state", state, "--repo", dir)
+	}
+	if code != cli.ExitOpen {
+		t.Fatalf("four records that changed nothing but the state file: exit %d, want OPEN\n%s", code, out)
+	}
+}

@@ -37,6 +37,14 @@ func (s *session) treeChange(top string) (changed []string, baseline bool, err e
 	for _, n := range notes {
 		s.notes = append(s.notes, note.New(note.Unreadable, "%s", n))
 	}
+	if s.store != nil {
+		// A state file kept in the working tree changes at every record: it
+		// is the loop's state, not its work.
+		if rel, ok := within(top, s.store.Path); ok {
+			delete(cur.Files, rel)
+			delete(cur.Files, rel+".lock")
+		}
+	}
 	prev := s.file.Tree
 	s.file.Tree = cur
 	if prev == nil {
