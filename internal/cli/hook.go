@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,11 +82,12 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 	if dir == "" {
 		dir = "."
 	}
-	if _, err := localstate.TopLevel(dir); err != nil && strings.Contains(err.Error(), "not inside a git repository") {
-		// Nothing to watch, and the session is not ours to stop.
-		return hook.Output{SystemMessage: "loopbreaker: not watching this session: " + oneLine(err.Error())}, nil
-	}
 	repo, err := w.ForRepo(dir)
+	if _, noRoot := w.Root(); noRoot != nil || errors.Is(err, localstate.ErrNoRepository) {
+		// Nothing to watch, or nowhere to keep it: the session is not ours
+		// to stop.
+		return hook.Output{SystemMessage: "loopbreaker: not watching this session: " + oneLine(cmp.Or(noRoot, err).Error())}, nil
+	}
 	if err != nil {
 		return hook.Output{}, err
 	}

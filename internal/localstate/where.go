@@ -83,6 +83,10 @@ func clean(s string, n int) string {
 	return s[:min(len(s), n)]
 }
 
+// ErrNoRepository is wrapped by TopLevel's error for a directory that no
+// git repository holds.
+var ErrNoRepository = errors.New("not inside a git repository")
+
 // TopLevel is the absolute, symlink-free top of the git working tree that
 // holds dir, found by git's own rules: walking up, the first directory
 // whose .git is a git directory, or a file that points to one
@@ -112,7 +116,7 @@ func TopLevel(dir string) (string, error) {
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return "", fmt.Errorf("%s is not inside a git repository (no .git found above it)", dir)
+			return "", fmt.Errorf("%s is %w (no .git found above it)", dir, ErrNoRepository)
 		}
 		d = up
 	}
