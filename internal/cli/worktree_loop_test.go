@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/cli"
+	"github.com/loopbreaker/loopbreaker/internal/localstate"
 )
 
 // shellLoop is the README's shell loop in a repository: each check is one
@@ -168,5 +169,55 @@ func TestDamagedLocalStateReadsTheSame(t *testing.T) {
 				t.Errorf("hook: exit %d %s, want the session stopped", code, out)
 			}
 		})
+	}
+}
+
+// TestOldStateLoads: a state file of version 1 (a breaker snapshot, here
+// OPEN) loads: status says OPEN and why, a record keeps it OPEN, a reset
+// closes it; the file is version 2 from its first write. The shell loop's
+// files of the earlier layout (loop.json and its ledger) load as its store:
+// the loop goes on from its start, and its resets are kept.
+func TestOldStateLoads(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "localstate", "testdata", "v1", "state-open.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := write(t, filepath.Join(t.TempDir(), "s.json"), string(data))
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	if code, out, _ := call(now, nil, "status", "--state", state); code != cli.ExitOpen || !strings.Contains(out, "no progress in 3 consecutive iterations") || !strings.Contains(out, "earlier version") {
+		t.Fatalf("status of a version 1 OPEN state file: exit %d\n%s", code, out)
+	}
+	if code, out, _ := call(now, nil, "record", "--state", state, "--files-changed", "3"); code != cli.ExitOpen {
+		t.Fatalf("record on it: exit %d, want it still OPEN\n%s", code, out)
+	}
+	if f := loadState(t, state); f.Version != 2 || len(f.Records) != 1 || f.Carried == nil {
+		t.Fatalf("after the first write: %+v", f)
+	}
+	if code, out, _ := call(now.Add(time.Minute), nil, "reset", "--state", state, "--reason", "fixed"); code != 0 || !strings.Contains(out, "CLOSED") {
+		t.Fatalf("reset: exit %d\n%s", code, out)
+	}
+
+	l := newShellLoop(t)
+	head := headHash(t, l.dir)
+	top, err := filepath.EvalSymlinks(l.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(l.env["LOOPBREAKER_STATE_DIR"], localstate.Key(top), "check")
+	write(t, filepath.Join(old, "loop.json"), `{"version": 1, "base": "`+head+`", "started": "2026-11-01T08:00:00Z", "resets": [{"at": "2026-11-01T08:05:00Z", "reason": "earlier"}]}`)
+	rec := func(min int) string {
+		return fmt.Sprintf(`{"version": 1, "run_id": 0, "run_attempt": 0, "commit": "%s", "at": "2026-11-01T08:%02d:00Z", "phase": "", "tests": null, "errors": [], "output": null, "permission_denials": 0, "completion_claimed": false, "questions_asked": false, "progress_percent": null, "tasks": null}`, head, min)
+	}
+	write(t, filepath.Join(old, "ledger", "records.json"), "["+rec(10)+","+rec(20)+"]")
+	if code, state, _ := l.check(); code != cli.ExitOpen || state != "OPEN" {
+		t.Fatalf("the third iteration of a loop of the earlier layout that changed nothing: exit %d %s, want OPEN", code, state)
+	}
+	f := loadState(t, ledgerFile(t, l.env))
+	if f.Base != head || len(f.Records) != 3 || len(f.Resets) != 1 {
+		t.Fatalf("the shell loop's store: base %s, %d records, %d resets; want its start, 3 records, 1 reset", f.Base, len(f.Records), len(f.Resets))
+	}
+	if _, err := os.Stat(filepath.Join(old, "loop.json")); err == nil {
+		t.Errorf("the earlier layout's loop.json is still there")
 	}
 }
