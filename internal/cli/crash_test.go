@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/cli"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
@@ -32,7 +33,7 @@ func crashRuns(t *testing.T) int {
 		}
 		return n
 	}
-	if longTests() {
+	if cli.LongTests() {
 		return 200
 	}
 	return 25

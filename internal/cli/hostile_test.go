@@ -248,6 +248,9 @@ func TestLedgerOverMaxRecordsSaysSo(t *testing.T) {
 	if len(recs) != ledger.MaxRecords || recs[len(recs)-1].At.Format(time.RFC3339) != minute(0) {
 		t.Errorf("got %d records, newest at %s; want %d, the newest this call's", len(recs), recs[len(recs)-1].At, ledger.MaxRecords)
 	}
+	if !cli.LongTests() {
+		return // folding 10,000 iterations takes minutes under -race: LOOPBREAKER_LONG_TESTS=1 runs it
+	}
 	// A second file puts the directory over the bound.
 	buf.Reset()
 	ledger.Encode(&buf, manyRecords(3)[1:])
@@ -530,7 +533,7 @@ func TestUncommittedPolicyEditIsNoticed(t *testing.T) {
 // counted whole, and the decision says so.
 func TestLargeLogReadsItsTail(t *testing.T) {
 	t.Parallel()
-	if !longTests() {
+	if !cli.LongTests() {
 		t.Skip("a 40 MiB log takes minutes under -race: LOOPBREAKER_LONG_TESTS=1 runs it, as .ci/run does")
 	}
 	dir := t.TempDir()

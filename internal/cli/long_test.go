@@ -1,9 +1,11 @@
-package cli_test
+package cli
 
 import "os"
 
-// longTests reports whether the long cases run in full
+// LongTests reports whether the long cases run in full
 // (LOOPBREAKER_LONG_TESTS set, as .ci/run sets it): the crash tests' 200
-// killed calls and the bounds that take thousands of files. The README's
-// test command runs each of them on a smaller scale.
-func longTests() bool { return os.Getenv("LOOPBREAKER_LONG_TESTS") != "" }
+// killed calls, the organisation of 1,000 pull requests, the bounds that
+// take thousands of files or a 40 MiB log. The README's test command runs
+// each on a smaller scale, or skips it. Exported for the tests of
+// package cli_test.
+func LongTests() bool { return os.Getenv("LOOPBREAKER_LONG_TESTS") != "" }
