@@ -52,4 +52,3 @@ func TestReportGlobIsBounded(t *testing.T) {
 		}
 	}
 }
-
