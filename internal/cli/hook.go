@@ -146,8 +146,11 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 // so; a resumed session's breaker says where it stands unless CLOSED.
 func hookGreeting(s *session, fresh bool, at time.Time) (hook.Output, error) {
 	if fresh {
-		return hook.Output{SystemMessage: fmt.Sprintf("loopbreaker: a fresh breaker watches this session (policy %s, at most %d iterations); state in %s",
-			s.policy.Name, s.policy.Rules.MaxIterations.MaxIterations, s.store.Name)}, nil
+		caps := ""
+		if mi := s.policy.Rules.MaxIterations; mi.Enabled {
+			caps = fmt.Sprintf(", at most %d iterations", mi.MaxIterations)
+		}
+		return hook.Output{SystemMessage: fmt.Sprintf("loopbreaker: a fresh breaker watches this session (policy %s%s); state in %s", s.policy.Name, caps, s.store.Name)}, nil
 	}
 	d, _, err := s.fold(at, true)
 	if err != nil || d.State == breaker.Closed {
