@@ -186,12 +186,12 @@ func runRecord(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	w := where(env, *stateDir)
-	st, begin, err := openRecordStore(w, sf.state, *repoDir, *loopName)
+	st, begin, hint, err := openRecordStore(w, sf.state, *repoDir, *loopName)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
-	s, err := openSession(st, &sf, env, begin, cmp.Or(stateHintIf(sf.state), repoHint(*repoDir, *loopName)))
+	s, err := openSession(st, &sf, env, begin, hint)
 	if err != nil {
 		return 0, err
 	}
@@ -232,29 +232,22 @@ func runRecord(args []string, env Env) (int, error) {
 }
 
 // openRecordStore opens the store record writes: the state file named,
-// else the repository's loop; its start says which caps fit.
-func openRecordStore(w localstate.Where, state, repoDir, name string) (*localstate.Store, start, error) {
+// else the repository's loop; its start says which caps fit, the hint how
+// a person resets it.
+func openRecordStore(w localstate.Where, state, repoDir, name string) (*localstate.Store, start, string, error) {
 	if state != "" {
 		st, err := localstate.Open(state, false)
-		return st, startRun, err
+		return st, startRun, stateHint(state), err
 	}
 	if err := localstate.CheckLoopName(name); err != nil {
-		return nil, 0, usagef("--loop: %v", err)
+		return nil, 0, "", usagef("--loop: %v", err)
 	}
 	repo, err := w.ForRepo(repoDir)
 	if err != nil {
-		return nil, 0, usagef("--repo %s: %v", repoDir, err)
+		return nil, 0, "", usagef("--repo %s: %v", repoDir, err)
 	}
 	st, err := repo.Open(name, false)
-	return st, startLoop, err
-}
-
-// stateHintIf is stateHint for a state file named ("" for none).
-func stateHintIf(path string) string {
-	if path == "" {
-		return ""
-	}
-	return stateHint(path)
+	return st, startLoop, repoHint(repoDir, name), err
 }
 
 // repoHint is how a person resets a loop of a repository.
