@@ -255,11 +255,6 @@ func TestKilledCheckKeepsTheLedger(t *testing.T) {
 	noTemporaryFiles(t, led)
 }
 
-func isExit1(err error) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee) && ee.ExitCode() == 1
-}
-
 // TestConcurrentRecordsAreSerialised starts record calls on one state file
 // from several goroutines at once: the file lock serialises them, so the
 // final iteration count is the number of calls that succeeded and the

@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -59,4 +61,10 @@ func loadState(t *testing.T, path string) *localstate.File {
 	}
 	st.Close()
 	return st.File
+}
+
+// isExit1 reports whether a command exited with 1 (OPEN).
+func isExit1(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == 1
 }
