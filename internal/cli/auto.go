@@ -35,7 +35,9 @@ func autoApplies(fs *flag.FlagSet, env Env) bool {
 func (g *gitFlags) settleAuto(env Env, statusOnly bool) error {
 	w := where(env, g.stateDir)
 	if _, err := w.Root(); err != nil {
-		g.notes = append(g.notes, note.New(note.NoLocalState, "no local state (%v): the iterations are the commits since the base, and an iteration that made no commit is not seen", err))
+		if !statusOnly {
+			g.notes = append(g.notes, note.New(note.NoLocalState, "no local state (%v): the iterations are the commits since the base, and an iteration that made no commit is not seen", err))
+		}
 		return nil
 	}
 	repo, err := w.ForRepo(g.repo)
