@@ -92,7 +92,11 @@ func (g *gitFlags) measureWork(p *policy.Policy) (*ledger.Work, []note.Note, err
 	}
 	committed, err := committedPaths(g.repo, prev, p, g.base)
 	if err != nil {
-		return nil, s.notes, err
+		// History rewritten under the loop: what was committed since is not
+		// known, so no change counts as uncommitted work (git's own diff of
+		// the records still counts what it can).
+		s.notes = append(s.notes, note.New(note.Unreadable, "the commits since the previous check could not be compared (%v): the working tree's changes were taken as committed", err))
+		return workOf(changed, []string{}), s.notes, nil
 	}
 	uncommitted := []string{}
 	for _, path := range changed {

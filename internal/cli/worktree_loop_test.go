@@ -221,3 +221,24 @@ func TestOldStateLoads(t *testing.T) {
 		t.Errorf("the earlier layout's loop.json is still there")
 	}
 }
+
+// TestShellLoopAfterHistoryIsRewritten: the previous check's commit is no
+// longer in the repository (history rewritten and collected): check still
+// decides, says so, and takes the working tree's changes as committed.
+func TestShellLoopAfterHistoryIsRewritten(t *testing.T) {
+	t.Parallel()
+	l := newShellLoop(t)
+	l.check()
+	store := ledgerFile(t, l.env)
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, store, strings.ReplaceAll(string(data), `"commit": "`+headHash(t, l.dir), `"commit": "`+strings.Repeat("ab", 20)))
+	write(t, filepath.Join(l.dir, "x.go"), "package main\n")
+	l.now = l.now.Add(10 * time.Minute)
+	code, out, errOut := call(l.now, l.env, "check", "--repo", l.dir)
+	if code != cli.ExitContinue || !strings.Contains(out, "could not be compared") {
+		t.Fatalf("check after the previous commit vanished: exit %d\n%s%s", code, out, errOut)
+	}
+}
