@@ -115,6 +115,41 @@ run_loop() {
     [ "$output" = "halted before 1" ]
 }
 
+@test "an agent that only claims FILES_MODIFIED makes no progress" {
+    agent_claims() {
+        printf -- '---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nFILES_MODIFIED: 3\nTESTS_STATUS: NOT_RUN\nWORK_TYPE: IMPLEMENTATION\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---\n' > ".ralph/logs/claude_output_$1.log"
+        echo '{"analysis": {"files_modified": 3}}' > .ralph/.response_analysis
+    }
+    run_claims() {
+        source "$DROPIN"
+        init_circuit_breaker >/dev/null || return 1
+        local loop
+        for ((loop = 1; loop <= 8; loop++)); do
+            agent_claims "$loop"
+            if ! record_loop_result "$loop" 3 false 100 >/dev/null; then
+                echo "opened at $loop"
+                return 0
+            fi
+        done
+        echo "never"
+    }
+    run run_claims
+    [ "$output" = "opened at 3" ]
+}
+
+@test "loopbreaker status and reset in the project find the drop-in's breaker" {
+    run run_loop agent_notes 10
+    [ "$output" = "opened at 3" ]
+    run "${LOOPBREAKER_BIN:-loopbreaker}" status
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"OPEN"* ]]
+    [[ "$output" == *"--loop ralph"* ]]
+    run "${LOOPBREAKER_BIN:-loopbreaker}" reset --reason "fixed the prompt"
+    [ "$status" -eq 0 ]
+    source "$DROPIN"
+    [ "$(get_circuit_state)" = "CLOSED" ]
+}
+
 @test "a breaker that cannot decide halts the loop" {
     source "$DROPIN"
     init_circuit_breaker

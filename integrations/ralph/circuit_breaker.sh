@@ -10,9 +10,11 @@
 # What differs from ralph's own breaker: progress is the meaningful change
 # of the working tree since the previous loop (lock files, ralph's own
 # files, notes and whitespace are not progress), not a count of changed
-# files; the breaker's state lives outside the working tree, where the
-# agent cannot reset it by deleting a file; a breaker that cannot decide
-# halts the loop.
+# files, and the agent's claims (a completion signal, its FILES_MODIFIED)
+# are never progress; the breaker's state lives outside the working tree,
+# where the agent cannot reset it by deleting a file, as the project's
+# "ralph" loop (`loopbreaker status` and `loopbreaker reset` in the project
+# find it); a breaker that cannot decide halts the loop.
 
 CB_STATE_CLOSED="CLOSED"
 CB_STATE_HALF_OPEN="HALF_OPEN"
@@ -31,7 +33,7 @@ CB_AUTO_RESET=${CB_AUTO_RESET:-false}
 
 LOOPBREAKER_BIN="${LOOPBREAKER_BIN:-loopbreaker}"
 
-# _lb_dir: this project's breaker directory, outside the working tree.
+# _lb_dir: where this project's policy is written, outside the working tree.
 _lb_dir() {
     local root="${LOOPBREAKER_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/loopbreaker}"
     local key
@@ -55,9 +57,15 @@ _lb_policy() {
             return 1
         fi
     done
+    # The loop's own evidence decides: the ralph policy's progress signals
+    # without its "claims" (an agent that only reports FILES_MODIFIED, or
+    # says it is done, makes no progress by saying so).
     cat > "$dir/policy.toml.tmp" <<POLICY
 extends = "ralph"
 name = "ralph-cb"
+
+[progress]
+  signals = ["files"]
 
 [breaker]
   cooldown = "$cooldown"
@@ -77,13 +85,13 @@ POLICY
     mv "$dir/policy.toml.tmp" "$dir/policy.toml" && printf '%s/policy.toml' "$dir"
 }
 
-# _lb: runs loopbreaker on this project's state file with the policy.
+# _lb: runs loopbreaker on this project's "ralph" loop with the policy.
 _lb() {
     local cmd=$1
     shift
     local policy
     policy=$(_lb_policy) || return 2
-    "$LOOPBREAKER_BIN" "$cmd" --state "$(_lb_dir)/state.json" --policy "$policy" "$@"
+    "$LOOPBREAKER_BIN" "$cmd" --repo "$PWD" --loop ralph --policy "$policy" "$@"
 }
 
 # _lb_mirror: writes ralph's state file from a loopbreaker decision (JSON on
@@ -146,7 +154,7 @@ can_execute() {
 # breaker could not decide), 0 when it may go on.
 record_loop_result() {
     local loop_number=$1 files_changed=$2 has_errors=$3 output_length=$4
-    local args=(--repo "$PWD" --format json)
+    local args=(--format json)
     [[ "$output_length" =~ ^[0-9]+$ ]] && args+=(--output-length "$output_length")
     [[ "$has_errors" == "true" ]] && args+=(--error "errors detected in the agent's output")
     local log

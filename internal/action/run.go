@@ -28,8 +28,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/present"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -585,7 +585,7 @@ func (r *run) jobRecords(cfg *loop.Config) bool {
 	if r.runID <= 0 {
 		return false
 	}
-	data, err := statefile.ReadRegular(r.record, ledger.MaxFileBytes, "record file")
+	data, err := regularfile.Read(r.record, ledger.MaxFileBytes, "record file")
 	if err != nil {
 		return false // none yet (a fault in it is the write's to report)
 	}
@@ -804,7 +804,7 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 		if err := os.MkdirAll(filepath.Dir(recordPath), 0o755); err != nil {
 			return 0, fmt.Errorf("record %s: %w", recordPath, err)
 		}
-		if err := statefile.WriteAtomic(recordPath, buf.Bytes(), 0o644); err != nil {
+		if err := regularfile.WriteAtomic(recordPath, buf.Bytes(), 0o644); err != nil {
 			return 0, err
 		}
 		if err := checkout.Own(r.ws, recordTop(r.ws, recordPath)); err != nil {

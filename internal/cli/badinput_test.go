@@ -227,9 +227,11 @@ func badCases() []badCase {
 	laughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
 		`<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">]><testsuite><testcase name="&lol2;"/></testsuite>`
 	validState := stateHead + `"breaker":{"state":"CLOSED","iteration":1,"last_at":"2026-01-01T00:00:00Z","since_reset":1,"consecutive_no_progress":0,"held":0,"ignored_open":0,"last_transition_at":"0001-01-01T00:00:00Z","opens":0,"output_base":{},"primary_streak":0,"error_streak":0,"denial_streak":0,"last_score":0,"last_progress_flag":false}}`
-	var events strings.Builder
+	// The state file as this version writes it: records and resets.
+	const v2Head = `{"version":2,"kind":"loopbreaker-state","policy":"default","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z",`
+	var resets strings.Builder
 	for i := 0; i < 101; i++ {
-		fmt.Fprintf(&events, `{"at":"2026-01-01T00:00:00Z","iteration":1,"from":"CLOSED","to":"OPEN","trigger":"x","reason":"y"},`)
+		fmt.Fprintf(&resets, `{"at":"2026-01-01T00:00:00Z","reason":"y"},`)
 	}
 	return []badCase{
 		// The state file of record/status/reset.
@@ -237,14 +239,15 @@ func badCases() []badCase {
 		stateCase("state wrong JSON type", stateHead+`"breaker":{"iteration":"three"}}`, 2, "state.json", "iteration"),
 		stateCase("state huge number", stateHead+`"breaker":{"iteration":1e400}}`, 2, "state.json", "iteration"),
 		stateCase("state int overflow", stateHead+`"breaker":{"iteration":9223372036854775808}}`, 2, "state.json", "iteration"),
-		stateCase("state negative count", stateHead+`"breaker":{"consecutive_no_progress":-4}}`, 2, "state.json", "negative"),
+		stateCase("state negative count", stateHead+`"breaker":{"iteration":-4}}`, 2, "state.json", "negative"),
+		stateCase("state negative count in a record", v2Head+`"records":[{"version":1,"at":"2026-01-01T00:00:00Z","permission_denials":-4}]}`, 2, "state.json", "negative"),
 		stateCase("state NaN", stateHead+`"breaker":{"iteration":NaN}}`, 2, "state.json", "invalid character"),
-		stateCase("state future version", `{"version":2,"kind":"loopbreaker-state"}`, 2, "state.json", "newer loopbreaker"),
+		stateCase("state future version", `{"version":3,"kind":"loopbreaker-state"}`, 2, "state.json", "newer loopbreaker"),
 		stateCase("state BOM", "\xef\xbb\xbf"+validState, 0),
 		stateCase("state CRLF", strings.ReplaceAll(strings.ReplaceAll(validState, ",", ",\r\n"), "{", "{\r\n"), 0),
 		stateCase("state NUL byte", stateHead+"\x00}", 2, "state.json", "invalid character"),
 		stateCase("state nested 100000 deep", stateHead+`"breaker":{"recent":`+strings.Repeat("[", 100000), 2, "state.json"),
-		stateCase("state list over its bound", stateHead+`"breaker":{"history":[`+strings.TrimSuffix(events.String(), ",")+`]}}`, 2, "state.json", "bound"),
+		stateCase("state list over its bound", v2Head+`"resets":[`+strings.TrimSuffix(resets.String(), ",")+`],"records":[]}`, 2, "state.json", "bound"),
 		{name: "state is a directory", code: 2, want: []string{"state.json", "not a regular file"}, setup: func(t *testing.T, dir string) ([]string, []string) {
 			p := filepath.Join(dir, "state.json")
 			os.Mkdir(p, 0o755)

@@ -39,8 +39,11 @@ type gitFlags struct {
 	// taking the run as an iteration.
 	controls   []loop.Control
 	statusOnly bool
-	// auto is the repository's own loop state, when check keeps it.
-	auto *localstate.Repo
+	// store is the shell loop's store while check keeps the loop (locked
+	// until closeStore), file its content and top the working tree.
+	store *localstate.Store
+	file  *localstate.File
+	top   string
 	// notes are said with the decision.
 	notes []note.Note
 }
@@ -76,6 +79,8 @@ type folded struct {
 	record    *recordFile     // nil without --record, or when it could not be locked
 	recordErr error           // why the --record file cannot be written
 	records   []ledger.Record // what to write to it
+	// save keeps the shell loop's store (nil: none to keep).
+	save func() error
 }
 
 // close releases the --record file's lock.
@@ -89,6 +94,9 @@ func (f *folded) close() {
 // after the decision was printed: a loop that cannot keep its record still
 // learns what was decided, then the error names the file.
 func (f *folded) writeRecord() error {
+	if f.save != nil {
+		return f.save()
+	}
 	if f.recordErr != nil {
 		return f.recordErr
 	}
@@ -123,7 +131,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	// A ledger directory that does not exist holds no records yet; look
 	// before the record file's directory (perhaps the same) is made.
 	ledgerMissing := false
-	if g.ledger != "" && g.auto == nil {
+	if g.ledger != "" && g.store == nil {
 		if _, err := os.Stat(g.ledger); errors.Is(err, fs.ErrNotExist) {
 			ledgerMissing = true
 			out.notes = append(out.notes, note.New(note.LedgerMissing, "ledger %s does not exist: no earlier records, the iterations are the commits", g.ledger))
@@ -141,11 +149,18 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 			return nil, err
 		}
 	}
-	if g.auto != nil {
-		// check's own loop: every check is an iteration, the first one too.
-		cfg.Runs = true
-		if cfg.Ledger == nil {
-			cfg.Ledger = &ledger.Ledger{}
+	if g.store != nil {
+		// The shell loop: every check is an iteration, the first one too,
+		// measured in the working tree, committed or not.
+		cfg.Policy = forStart(p, startLoop)
+		cfg.Runs, cfg.Ledger = true, &ledger.Ledger{Records: g.file.Records}
+		if !g.statusOnly {
+			var more []note.Note
+			cfg.Work, more, err = g.measureWork(cfg.Policy)
+			out.notes = append(out.notes, more...)
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if g.progress && isTerminal(env.Stderr) {
@@ -164,6 +179,10 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	}
 	out.notes = append(out.notes, res.Notes...)
 	out.policy = res.Policy
+	if g.store != nil && !g.statusOnly {
+		g.file.Records, g.file.UpdatedAt = res.Records, cfg.Now
+		out.save = func() error { return internal(g.store.Save(g.file)) }
+	}
 	if out.record != nil && res.Records != nil {
 		var more []note.Note
 		out.records, more = out.record.keep(res.Records)
@@ -350,7 +369,7 @@ func isLocal(env Env) bool { return env.Getenv("GITHUB_ACTIONS") != "true" }
 
 // resetHint says how a person resets the breaker of a local loop.
 func (g *gitFlags) resetHint() string {
-	if g.auto != nil {
+	if g.store != nil {
 		return fmt.Sprintf("fix the cause, then: loopbreaker reset --repo %s --reason \"...\"", g.repo)
 	}
 	if g.ledger != "" {
@@ -379,6 +398,7 @@ func runCheck(args []string, env Env) (int, error) {
 		if err := g.settleAuto(env, false); err != nil {
 			return 0, err
 		}
+		defer g.closeStore()
 	}
 	if err := g.ledgerResets(env); err != nil {
 		return 0, err
@@ -408,6 +428,11 @@ func (g *gitFlags) decide(env Env, local bool) (*folded, breaker.Decision, error
 	return f, d, nil
 }
 
+// write prints a local loop's decision with the fold's notes.
+func (g *gitFlags) write(env Env, f *folded, d *breaker.Decision) error {
+	return render.Write(env.Stdout, g.format, d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: true})
+}
+
 // writeDisabled says that the breaker is off (why names the setting), or
 // returns err; the format is checked first.
 func writeDisabled(env Env, format, why string, err error) (int, error) {
@@ -424,10 +449,18 @@ func runReplay(args []string, env Env) (int, error) {
 	fs := newFlagSet("replay", "[--repo DIR] [flags]", env)
 	g := gitFlags{progress: true}
 	g.register(fs)
+	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
 	g.settle(fs, env)
+	if autoApplies(fs, env) {
+		// Where check keeps the shell loop, replay shows its iterations.
+		if err := g.settleAuto(env, true); err != nil {
+			return 0, err
+		}
+		defer g.closeStore()
+	}
 	f, err := g.fold(env)
 	if err != nil {
 		return 0, err

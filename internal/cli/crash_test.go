@@ -17,13 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/cli"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 )
 
 // crashRuns is how many record (and check) calls each crash test makes:
-// 200 by default, LOOPBREAKER_CRASH_N to change it (the reliability report
-// quotes a run of 1000).
+// 25, 200 with LOOPBREAKER_LONG_TESTS (as CI runs them), or
+// LOOPBREAKER_CRASH_N (the reliability report quotes a run of 1000).
 func crashRuns(t *testing.T) int {
 	t.Helper()
 	if v := os.Getenv("LOOPBREAKER_CRASH_N"); v != "" {
@@ -33,21 +33,21 @@ func crashRuns(t *testing.T) int {
 		}
 		return n
 	}
-	return 200
+	if cli.LongTests() {
+		return 200
+	}
+	return 25
 }
 
 // iterations loads the state file and returns its iteration count (0 for
 // no file); any state that is not complete fails the test.
 func iterations(t *testing.T, path string) int {
 	t.Helper()
-	sf, err := statefile.Load(path)
-	if err != nil {
-		t.Fatalf("the state file is not a complete state: %v", err)
-	}
+	sf := loadState(t, path)
 	if sf == nil {
 		return 0
 	}
-	return sf.Breaker.Iteration
+	return len(sf.Records)
 }
 
 func recordCmd(state string, i int) *exec.Cmd {
@@ -212,12 +212,12 @@ func TestKilledCheckKeepsTheLedger(t *testing.T) {
 
 	before := ledgerRuns(t, records)
 	var finished, killedOld, killedNew int
-	// Until n calls were killed (at most 4n calls), each at a random point
+	// Until n calls were killed (at most 8n calls), each at a random point
 	// within a call's usual time (span is one and a half of it), so that
 	// the kills fall in its reading, folding and writing alike; one call
 	// in four runs to its end.
 	i := 5
-	for ; killedOld+killedNew < n && i < 4*n; i++ {
+	for ; killedOld+killedNew < n && i < 8*n; i++ {
 		run := int64(i + 1)
 		killed := runKilled(t, checkCmd(repo, led, i+1), i, 0, span*2/3, rng)
 		after := ledgerRuns(t, records)
@@ -253,11 +253,6 @@ func TestKilledCheckKeepsTheLedger(t *testing.T) {
 		t.Fatalf("check: %v\n%s", err, out)
 	}
 	noTemporaryFiles(t, led)
-}
-
-func isExit1(err error) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee) && ee.ExitCode() == 1
 }
 
 // TestConcurrentRecordsAreSerialised starts record calls on one state file

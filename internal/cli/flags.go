@@ -133,7 +133,7 @@ func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error)
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usagef("%s %v", fs.Name(), err)
+			return nil, usagef("%s %v%s", fs.Name(), err, suggestFlag(fs, err))
 		}
 		if fs.NArg() == 0 {
 			break
@@ -151,4 +151,45 @@ func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error)
 func flagUsage(w io.Writer, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+}
+
+// suggestFlag names the known flag closest to an unknown one ("" when
+// none is close): a typo such as --bse gets "did you mean --base?".
+func suggestFlag(fs *flag.FlagSet, err error) string {
+	_, name, ok := strings.Cut(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	best, dist := "", 3 // at most two edits away
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < dist { // VisitAll goes in name order: the first of equals wins
+			best, dist = f.Name, d
+		}
+	})
+	if best == "" || dist >= len(name) {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean --%s?", best)
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

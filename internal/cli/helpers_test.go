@@ -2,13 +2,16 @@ package cli_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/cli"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/localstate"
 )
 
 func write(t *testing.T, path, content string) string {
@@ -46,4 +49,22 @@ func readLedger(t *testing.T, path string) []ledger.Record {
 		t.Fatalf("%s is not a valid ledger: %v", path, l.Problems)
 	}
 	return l.Records
+}
+
+// loadState reads a state file as every command reads it (nil: none yet);
+// a state that is not complete fails the test.
+func loadState(t *testing.T, path string) *localstate.File {
+	t.Helper()
+	st, err := localstate.Open(path, true)
+	if err != nil {
+		t.Fatalf("the state file is not a complete state: %v", err)
+	}
+	st.Close()
+	return st.File
+}
+
+// isExit1 reports whether a command exited with 1 (OPEN).
+func isExit1(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == 1
 }

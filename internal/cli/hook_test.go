@@ -118,8 +118,8 @@ func (a hookAnswer) stops() bool { return a.Continue != nil && !*a.Continue }
 func TestHookStopsASessionThatMakesNoProgress(t *testing.T) {
 	t.Parallel()
 	s := newSession(t)
-	if a := s.hook("SessionStart", false); a.raw != "" {
-		t.Fatalf("SessionStart: got %q, want no answer", a.raw)
+	if a := s.hook("SessionStart", false); !strings.Contains(a.SystemMessage, "a fresh breaker watches this session") {
+		t.Fatalf("SessionStart: got %q, want the person told of a fresh breaker", a.raw)
 	}
 	s.turn("turn_error.jsonl")
 	if a := s.hook("Stop", false); a.raw != "" {
@@ -289,18 +289,34 @@ func TestHookWithRalphWiggum(t *testing.T) {
 	})
 }
 
-// TestHookInstall: install writes the hook into .claude/settings.json,
-// keeps every other setting and hook, changes nothing the second time, and
-// leaves a malformed file untouched with an error that names it.
+// TestHookInstall: install refuses when loopbreaker is not on PATH (the
+// hook would never run); else it writes the binary's absolute path into
+// the project's personal settings (.claude/settings.local.json, never the
+// committed settings.json), keeps every other setting and hook, changes
+// nothing the second time, takes --policy, installs for Codex into
+// .codex/hooks.json, and leaves a malformed file untouched with an error
+// that names it.
 func TestHookInstall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	env := hookEnv(t)
+	settings := filepath.Join(dir, ".claude", "settings.local.json")
+	env["PATH"] = t.TempDir()
+	if code, _, errOut := callIn(time.Now(), env, "", "hook", "install", "claude-code", "--dir", dir); code != cli.ExitUsage || !strings.Contains(errOut, "loopbreaker is not on PATH") {
+		t.Fatalf("loopbreaker not on PATH: exit %d %s", code, errOut)
+	}
+	if _, err := os.Stat(settings); err == nil {
+		t.Fatalf("a refused install wrote %s", settings)
+	}
+	env["PATH"] = env["PATH"] + string(os.PathListSeparator) + filepath.Dir(binary)
+	command := binary + " hook claude-code"
 	code, out, errOut := callIn(time.Now(), env, "", "hook", "install", "claude-code", "--dir", dir)
-	settings := filepath.Join(dir, ".claude", "settings.json")
 	data, _ := os.ReadFile(settings)
-	if code != 0 || !strings.Contains(string(data), `"command": "loopbreaker hook claude-code"`) || !strings.Contains(out, settings) {
+	if code != 0 || !strings.Contains(string(data), `"command": "`+command+`"`) || !strings.Contains(out, settings) {
 		t.Fatalf("new file: exit %d\n%s%s\n%s", code, out, errOut, data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude", "settings.json")); err == nil {
+		t.Errorf("the committed settings.json was written")
 	}
 
 	other := `{
@@ -308,7 +324,8 @@ func TestHookInstall(t *testing.T) {
   "hooks": {
     "Stop": [{"hooks": [{"type": "command", "command": "./notify.sh", "timeout": 30}]}],
     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]
-  }
+  },
+  "unknownToThisProgram": {"z": 1, "a": 2}
 }
 `
 	write(t, settings, other)
@@ -331,8 +348,11 @@ func TestHookInstall(t *testing.T) {
 	}
 	stop := got.Hooks["Stop"]
 	if len(got.Permissions["allow"]) != 1 || len(stop) != 2 || stop[0].Hooks[0].Command != "./notify.sh" || stop[0].Hooks[0].Timeout != 30 ||
-		stop[1].Hooks[0].Command != "loopbreaker hook claude-code" || len(got.Hooks["PreToolUse"]) != 1 || got.Hooks["PreToolUse"][0].Matcher != "Bash" ||
-		len(got.Hooks["SessionStart"]) != 1 {
+		stop[1].Hooks[0].Command != command || len(got.Hooks["PreToolUse"]) != 1 || got.Hooks["PreToolUse"][0].Matcher != "Bash" ||
+		len(got.Hooks["SessionStart"]) != 1 || !strings.Contains(string(first), `"unknownToThisProgram": {
+    "z": 1,
+    "a": 2
+  }`) || strings.Index(string(first), `"permissions"`) > strings.Index(string(first), `"hooks"`) {
 		t.Fatalf("existing file: got\n%s", first)
 	}
 	if code, out, _ = callIn(time.Now(), env, "", "hook", "install", "claude-code", "--dir", dir); code != 0 || !strings.Contains(out, "already") {
@@ -340,6 +360,21 @@ func TestHookInstall(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(settings); !bytes.Equal(again, first) {
 		t.Fatalf("second install changed the file:\n%s", again)
+	}
+	if code, _, errOut = callIn(time.Now(), env, "", "hook", "install", "claude-code", "--dir", dir, "--policy", "ralph"); code != 0 {
+		t.Fatalf("--policy: exit %d %s", code, errOut)
+	}
+	if withPolicy, _ := os.ReadFile(settings); strings.Count(string(withPolicy), command+" --policy ralph") != 2 || strings.Count(string(withPolicy), "hook claude-code") != 2 {
+		t.Fatalf("--policy ralph: got\n%s", withPolicy)
+	}
+	if code, _, errOut = callIn(time.Now(), env, "", "hook", "install", "claude-code", "--dir", dir, "--policy", "nonesuch"); code != cli.ExitUsage || !strings.Contains(errOut, "nonesuch") {
+		t.Errorf("--policy nonesuch: exit %d %s", code, errOut)
+	}
+	if code, _, errOut = callIn(time.Now(), env, "", "hook", "install", "codex", "--dir", dir); code != 0 {
+		t.Fatalf("codex: exit %d %s", code, errOut)
+	}
+	if codex, _ := os.ReadFile(filepath.Join(dir, ".codex", "hooks.json")); strings.Count(string(codex), binary+" hook codex") != 2 {
+		t.Fatalf("codex: got\n%s", codex)
 	}
 
 	for _, bad := range []string{"{\"hooks\": [", `{"hooks": {"Stop": {"command": "x"}}}`, `{"hooks": []}`} {
@@ -362,7 +397,6 @@ func TestHookFailsClosed(t *testing.T) {
 	for _, tc := range []struct{ name, input string }{
 		{"not JSON", "Stop"},
 		{"empty", ""},
-		{"other event", `{"hook_event_name":"PreToolUse","cwd":"."}`},
 	} {
 		code, out, _ := callIn(s.now, s.env, tc.input, "hook", "claude-code")
 		if code != 0 || !strings.Contains(out, `"continue":false`) || !strings.Contains(out, "could not decide") {
@@ -370,7 +404,7 @@ func TestHookFailsClosed(t *testing.T) {
 		}
 	}
 	// The agent corrupts the breaker's state: the session stops.
-	states, _ := filepath.Glob(filepath.Join(s.env["LOOPBREAKER_STATE_DIR"], "*", "hook", "state.json"))
+	states, _ := filepath.Glob(filepath.Join(s.env["LOOPBREAKER_STATE_DIR"], "*", "session-*.json"))
 	if len(states) != 1 {
 		t.Fatalf("state files %v, want one", states)
 	}
@@ -408,8 +442,8 @@ func TestHookCodex(t *testing.T) {
 		if code, out, errOut = callIn(now, env, input, "hook", "codex"); code != 0 {
 			t.Fatalf("stop %d: exit %d %s", i+1, code, errOut)
 		}
-		if i == 0 && out != "" {
-			t.Fatalf("the first stop takes the baseline and answers nothing, got %s", out)
+		if i == 0 && !strings.Contains(out, "a fresh breaker watches this session") {
+			t.Fatalf("the first stop takes the baseline and says so, got %s", out)
 		}
 	}
 	if !strings.Contains(out, `"continue":false`) || !strings.Contains(out, "OPEN: stop the loop (no_progress)") {

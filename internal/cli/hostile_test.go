@@ -23,7 +23,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/cli"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 )
 
 // hostileNow is the clock of the in-process calls below: the --at times
@@ -122,9 +121,8 @@ func TestStateFileThroughASymlink(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v %v", st.Mode(), err)
 	}
-	sf, err := statefile.Load(target)
-	if err != nil || sf == nil || sf.Breaker.Iteration != 3 {
-		t.Fatalf("the linked file: got %+v, %v; want iteration 3", sf, err)
+	if sf := loadState(t, target); sf == nil || len(sf.Records) != 3 {
+		t.Fatalf("the linked file: got %+v; want 3 records", sf)
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "work"))
 	if len(entries) != 1 {
@@ -249,6 +247,9 @@ func TestLedgerOverMaxRecordsSaysSo(t *testing.T) {
 	recs := readLedger(t, records)
 	if len(recs) != ledger.MaxRecords || recs[len(recs)-1].At.Format(time.RFC3339) != minute(0) {
 		t.Errorf("got %d records, newest at %s; want %d, the newest this call's", len(recs), recs[len(recs)-1].At, ledger.MaxRecords)
+	}
+	if !cli.LongTests() {
+		return // folding 10,000 iterations takes minutes under -race: LOOPBREAKER_LONG_TESTS=1 runs it
 	}
 	// A second file puts the directory over the bound.
 	buf.Reset()
@@ -532,25 +533,19 @@ func TestUncommittedPolicyEditIsNoticed(t *testing.T) {
 // counted whole, and the decision says so.
 func TestLargeLogReadsItsTail(t *testing.T) {
 	t.Parallel()
+	if !cli.LongTests() {
+		t.Skip("a 40 MiB log takes minutes under -race: LOOPBREAKER_LONG_TESTS=1 runs it, as .ci/run does")
+	}
 	dir := t.TempDir()
-	log := filepath.Join(dir, "agent.log")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("Error: an early failure the loop got past\n")
 	line := strings.Repeat("working on the parser, step by step ", 3) + "\n"
-	lines := 1
-	for n := 0; n < 40<<20; n += len(line) {
-		f.WriteString(line)
-		lines++
-	}
-	f.WriteString("Error: the failure it stopped on\n")
-	f.Close()
+	n := (40<<20)/len(line) + 1
+	log := write(t, filepath.Join(dir, "agent.log"), "Error: an early failure the loop got past\n"+strings.Repeat(line, n)+"Error: the failure it stopped on\n")
+	lines := n + 1
 	code, out, errs := call(hostileNow, nil, "record", "--state", filepath.Join(dir, "s.json"), "--log", log, "--at", minute(0), "--format", "json")
 	var d struct {
 		ErrorCounts map[string]int `json:"error_counts"`
 		OutputTrend []int          `json:"output_trend"`
+		Notes       []struct{ Text string }
 	}
 	if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil {
 		t.Fatalf("record --log: exit %d %v %s", code, err, errs)
@@ -561,9 +556,8 @@ func TestLargeLogReadsItsTail(t *testing.T) {
 	if len(d.OutputTrend) != 1 || d.OutputTrend[0] != lines+1 {
 		t.Errorf("got output %v, want %d lines counted over the whole file", d.OutputTrend, lines+1)
 	}
-	_, text, _ := call(hostileNow, nil, "record", "--state", filepath.Join(dir, "t.json"), "--log", log, "--at", minute(0))
-	if !strings.Contains(text, "were analysed") {
-		t.Errorf("no note that only the tail was analysed:\n%s", text)
+	if !strings.Contains(out, "were analysed") {
+		t.Errorf("no note that only the tail was analysed:\n%s", out)
 	}
 }
 
@@ -688,8 +682,8 @@ func TestClockGoingBackwards(t *testing.T) {
 			t.Errorf("%s with the clock an hour back: got exit %d %q %q, want 0 and a note", cmd[0], code, out, errs)
 		}
 	}
-	if sf, err := statefile.Load(state); err != nil || sf.Breaker.Iteration != 2 {
-		t.Errorf("got %+v %v, want iteration 2", sf, err)
+	if sf := loadState(t, state); len(sf.Records) != 2 {
+		t.Errorf("got %+v, want 2 records", sf)
 	}
 }
 
@@ -702,12 +696,8 @@ func TestControlCharactersInAReason(t *testing.T) {
 	if code, _, errs := call(hostileNow, nil, "reset", "--state", state, "--reason", "ok\x00\x1b[31m red\xff\nnext", "--at", minute(1)); code != 0 {
 		t.Fatalf("reset: exit %d %s", code, errs)
 	}
-	sf, err := statefile.Load(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := sf.Breaker.History
-	if r := h[len(h)-1].Reason; r != "ok  [31m red\uFFFD next" {
+	sf := loadState(t, state)
+	if r := sf.Resets[len(sf.Resets)-1].Reason; r != "ok  [31m red\uFFFD next" {
 		t.Errorf("got reason %q, want controls as spaces and valid UTF-8", r)
 	}
 	_, out, _ := call(hostileNow, nil, "status", "--state", state, "--at", minute(2))

@@ -119,18 +119,19 @@ func headHash(t *testing.T, dir string) string {
 	return ref.Hash().String()
 }
 
+// ledgerFile is the shell loop's store.
 func ledgerFile(t *testing.T, env map[string]string) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(env["LOOPBREAKER_STATE_DIR"], "*", "check", "ledger", "records.json"))
+	files, _ := filepath.Glob(filepath.Join(env["LOOPBREAKER_STATE_DIR"], "*", "check.json"))
 	if len(files) != 1 {
-		t.Fatalf("ledger files %v, want one", files)
+		t.Fatalf("shell loop stores %v, want one", files)
 	}
 	return files[0]
 }
 
 func countRecords(t *testing.T, path string) int {
 	t.Helper()
-	return len(readLedger(t, path))
+	return len(loadState(t, path).Records)
 }
 
 // TestResetEveryLocalState: reset --reason works for a state file, a
@@ -252,5 +253,25 @@ func TestAMissingReportIsABuildFailureInTheLoop(t *testing.T) {
 	}
 	if !found || len(d.Recent) != 1 || len(d.Recent[0].Errors) == 0 || !strings.Contains(d.Recent[0].Errors[0], "no test report") {
 		t.Fatalf("want a report_missing note and the build failure's error:\n%s", out)
+	}
+}
+
+// TestStateFileInTheWorkingTreeIsNoWork: record --repo with its state file
+// inside the working tree (as docs/cli.md's example keeps it) does not
+// count the state file's own changes as work.
+func TestStateFileInTheWorkingTreeIsNoWork(t *testing.T) {
+	t.Parallel()
+	dir := commitLoop(t, []map[string]string{{"main.go": "package main\n"}})
+	env := hookEnv(t)
+	state := filepath.Join(dir, ".loop", "breaker.json")
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	var code int
+	var out string
+	for i := 0; i < 4; i++ {
+		now = now.Add(time.Minute)
+		code, out, _ = call(now, env, "record", "--state", state, "--repo", dir)
+	}
+	if code != cli.ExitOpen {
+		t.Fatalf("four records that changed nothing but the state file: exit %d, want OPEN\n%s", code, out)
 	}
 }

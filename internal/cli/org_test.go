@@ -131,13 +131,19 @@ func auditJobAs(t *testing.T, fake *fakegithub.Server, tok, dir string, e org.En
 }
 
 // TestOrganisationAudit: an organisation of 100 repositories and 1,000 open
-// agent pull requests, through the commands a workflow runs: discovery
+// agent pull requests (30 and 300 without LOOPBREAKER_LONG_TESTS), through
+// the commands a workflow runs: discovery
 // covers every agent pull request exactly once, the audit jobs' report
 // lists every OPEN one once (escaped, sorted by waste), and a second audit
 // of the unchanged organisation is charged at most a tenth of the first.
 func TestOrganisationAudit(t *testing.T) {
 	t.Parallel()
-	fake, pulls, stuck := orgFake(t, 100, 10)
+	repos := 30
+	if LongTests() {
+		repos = 100
+	}
+	want := repos * 10
+	fake, pulls, stuck := orgFake(t, repos, 10)
 	tickingClock(fake)
 	m := discover(t, fake, "--org", "acme")
 
@@ -161,8 +167,8 @@ func TestOrganisationAudit(t *testing.T) {
 			}
 		}
 	}
-	if total != 1000 || len(m.Include) != 100 {
-		t.Fatalf("got %d agent pull requests in %d matrix entries, want 1000 in 100", total, len(m.Include))
+	if total != want || len(m.Include) != repos {
+		t.Fatalf("got %d agent pull requests in %d matrix entries, want %d in %d", total, len(m.Include), want, repos)
 	}
 
 	dir := t.TempDir()
@@ -196,8 +202,8 @@ func TestOrganisationAudit(t *testing.T) {
 			t.Errorf("OPEN pull request %s is listed %d times, want once", key, listed[key])
 		}
 	}
-	if r.Evaluated != 1000 || r.Jobs != 100 || len(r.Stopped) != 0 {
-		t.Errorf("got %d evaluated by %d jobs, %d stopped; want 1000 by 100, none", r.Evaluated, r.Jobs, len(r.Stopped))
+	if r.Evaluated != want || r.Jobs != repos || len(r.Stopped) != 0 {
+		t.Errorf("got %d evaluated by %d jobs, %d stopped; want %d by %d, none", r.Evaluated, r.Jobs, len(r.Stopped), want, repos)
 	}
 	if strings.Contains(md, "<b>") || regexp.MustCompile(`@acme/`).MatchString(md) {
 		t.Errorf("the summary carries the agent's markup or a live mention:\n%.600s", md)
@@ -215,9 +221,9 @@ func TestOrganisationAudit(t *testing.T) {
 	for _, e := range m.Include {
 		third += auditJob(t, fake, dir, e)
 	}
-	t.Logf("requests per pull request: first run %.2f, repeat run %.2f, third run %.2f", float64(callsBefore)/1000, float64(repeatCalls)/1000, float64(fake.Calls()-callsBefore-repeatCalls)/1000)
+	t.Logf("requests per pull request: first run %.2f, repeat run %.2f, third run %.2f", float64(callsBefore)/float64(want), float64(repeatCalls)/float64(want), float64(fake.Calls()-callsBefore-repeatCalls)/float64(want))
 	t.Logf("calls charged per pull request: first run %.2f (%d), repeat run %.2f (%d), third run %.2f (%d)",
-		float64(first)/1000, first, float64(second)/1000, second, float64(third)/1000, third)
+		float64(first)/float64(want), first, float64(second)/float64(want), second, float64(third)/float64(want), third)
 	if third > second {
 		t.Errorf("the third run was charged %d calls, more than the second's %d", third, second)
 	}

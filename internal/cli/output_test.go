@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -205,9 +207,10 @@ func TestFilesInMissingDirectories(t *testing.T) {
 	}
 }
 
-// TestREADMEStuckLoopExample: the README's first screen shows what a
-// stuck loop prints, in at most 11 lines, with the money its last run
-// spent; it is the binary's output on such a loop, byte for byte.
+// TestREADMEStuckLoopExample: the README's first screen shows what the
+// shell loop prints when it is stuck, in at most 10 lines, with the reset a
+// person runs: the binary's output at the third check of a repository
+// where the agent changed nothing, byte for byte (its times aside).
 func TestREADMEStuckLoopExample(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -222,20 +225,25 @@ func TestREADMEStuckLoopExample(t *testing.T) {
 	if n := strings.Count(block, "\n") + 1; n > 11 {
 		t.Errorf("the README's example is %d lines, want at most 11", n)
 	}
-	dir := stuckLoop(t)
-	// The last run's `claude -p --output-format json > claude.json`, kept
-	// outside the repository.
-	log := filepath.Join(t.TempDir(), "claude.json")
-	result := `{"type":"result","subtype":"success","is_error":false,"num_turns":9,"result":"Still failing.","total_cost_usd":1.85,"usage":{"input_tokens":2000,"cache_creation_input_tokens":30000,"cache_read_input_tokens":376000,"output_tokens":4000}}`
-	if err := os.WriteFile(log, []byte(result+"\n"), 0o644); err != nil {
-		t.Fatal(err)
+	dir := commitLoop(t, []map[string]string{{"main.go": "package main\n"}})
+	state := t.TempDir()
+	var out string
+	for i := 0; i < 3; i++ {
+		cmd := exec.Command(binary, "check")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "LOOPBREAKER_PROFILE=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS=", "LOOPBREAKER_STATE_DIR="+state)
+		b, err := cmd.Output()
+		if want := i == 2; want != isExit1(err) || (!want && err != nil) {
+			t.Fatalf("check %d: %v\n%s", i+1, err, b)
+		}
+		out = string(b)
 	}
-	code, out, errs := exeIn(t, dir, "check", "--base", "HEAD~4", "--log", log)
-	if code != 1 {
-		t.Fatalf("got exit %d (%s), want 1", code, errs)
+	times := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+	if times.ReplaceAllString(block+"\n", "TIME") != times.ReplaceAllString(out, "TIME") {
+		t.Errorf("the README's example is not what the stuck shell loop prints; the output is:\n%s", out)
 	}
-	if block+"\n" != out {
-		t.Errorf("the README's example is not what the stuck loop prints; the output is:\n%s", out)
+	if !strings.Contains(string(readme), "loopbreaker reset --reason") {
+		t.Errorf("README.md does not show the reset a person runs")
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -15,11 +14,11 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/loop"
+	"github.com/loopbreaker/loopbreaker/internal/localstate"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -38,18 +37,11 @@ type stateFlags struct {
 }
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.state, "state", "", "the breaker's JSON state file (a missing file is a fresh CLOSED breaker; status and reset without it use the repository's local loop state)")
+	fs.StringVar(&f.state, "state", "", "the loop's JSON state file (a missing file is a fresh CLOSED breaker; status and reset without it use the repository's local loops)")
 	fs.StringVar(&f.policy, "policy", "", "built-in policy name or TOML file (default: the one the state file was created with, else $"+policy.EnvConfig+", else default)")
 	fs.StringVar(&f.profile, "profile", "", "policy profile (default: the state file's, else $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json, markdown or agent (the block for the agent's next prompt)")
 	fs.Var(&f.at, "at", "the time of this call, RFC 3339 (default: now; at most 5 minutes ahead of this machine's clock)")
-}
-
-func (f *stateFlags) check(env Env) error {
-	if f.state == "" {
-		return usagef("--state FILE is required")
-	}
-	return f.checkLocal(env)
 }
 
 // checkLocal checks the flags but the state file, which status and reset
@@ -61,166 +53,167 @@ func (f *stateFlags) checkLocal(env Env) error {
 	return f.at.notAfter("at", env.Now())
 }
 
-// session is an open state file with its breaker, under the file lock.
+// session is an open store, under its lock, with the policy it is folded
+// under.
 type session struct {
-	path   string // as given
-	target string // the file written: path, or the file its links name
-	file   *statefile.File
-	b      *breaker.Breaker
-	unlock func()
-	notes  []note.Note
-	// readOnly is set for a status of a state file that does not exist:
-	// nothing is locked, created or written.
-	readOnly bool
+	store   *localstate.Store
+	file    *localstate.File // never nil
+	policy  *policy.Policy
+	profile string
+	// hint is how a person resets it.
+	hint  string
+	notes []note.Note
 }
 
-// openState locks and loads the state file and restores its breaker. A
-// state file given through symbolic links is the file they name: it is
-// locked and written there, and the links stay. With readOnly, a missing
-// state file is a fresh breaker that is neither locked nor created.
-func openState(f *stateFlags, env Env, readOnly bool) (*session, error) {
-	target, err := statefile.Target(f.state)
-	if err != nil {
-		return nil, fmt.Errorf("state file %w", err)
+// openSession reads the policy and profile of an open store (the flags',
+// else those it was created with, else the environment's) and the caps of
+// its start; the caller closes the store.
+func openSession(st *localstate.Store, f *stateFlags, env Env, s start, hint string) (*session, error) {
+	file := st.File
+	if file == nil {
+		file = &localstate.File{}
 	}
-	s := &session{path: f.state, target: target, unlock: func() {}}
-	if _, err := os.Lstat(target); readOnly && errors.Is(err, fs.ErrNotExist) {
-		s.readOnly = true
-	} else {
-		if s.unlock, err = statefile.Lock(target); err != nil {
-			return nil, fmt.Errorf("state file %s: %w", f.state, err)
-		}
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			s.unlock()
-		}
-	}()
-	sf, err := statefile.Load(target)
-	if err != nil {
-		return nil, err
-	}
-	if sf == nil {
-		sf = &statefile.File{}
-	}
-	polName := cmp.Or(f.policy, sf.Policy)
+	polName := cmp.Or(f.policy, file.Policy)
 	polName = cmp.Or(policyFrom(polName, polName != "", env, ""), "default")
 	p, err := loadNamedPolicy(polName)
 	if err != nil {
 		return nil, err
 	}
-	if sf.Policy != "" && f.policy != "" && sf.Policy != f.policy {
-		s.notes = append(s.notes, note.New(note.PolicyChanged, "policy changed from %s to %s for this state file", sf.Policy, f.policy))
+	out := &session{store: st, file: file, hint: hint, notes: carriedNote(file)}
+	if file.Policy != "" && f.policy != "" && file.Policy != f.policy {
+		out.notes = append(out.notes, note.New(note.PolicyChanged, "policy changed from %s to %s for this state file", file.Policy, f.policy))
 	}
-	profile := profileFrom(cmp.Or(f.profile, sf.Profile), env)
-	b, err := breaker.Restore(p, breaker.Options{Profile: profile}, sf.Breaker)
-	if err != nil {
-		return nil, fmt.Errorf("state file %s: %w", f.state, err)
+	out.profile = profileFrom(cmp.Or(f.profile, file.Profile), env)
+	if _, err := p.WithProfile(out.profile); err != nil {
+		return nil, err
 	}
-	sf.Policy = polName
-	sf.Profile = profile
-	s.file, s.b = sf, b
-	ok = true
-	return s, nil
+	file.Policy, file.Profile = polName, out.profile
+	out.policy = forStart(p, s)
+	return out, nil
 }
 
-// lastEvent is the time of the newest thing the state recorded.
-func (s *session) lastEvent() time.Time {
-	snap := s.b.Snapshot()
-	if snap.LastTransitionAt.After(snap.LastAt) {
-		return snap.LastTransitionAt
-	}
-	return snap.LastAt
-}
-
-// now is the time of this call, read once the state file is locked, so
-// that calls the lock serialises see increasing times (a call that read
-// the clock before waiting for the lock would otherwise be refused as
-// earlier than the one it waited for). An --at time stays as given. A
-// clock that went back behind the newest recorded event (a stepped clock,
-// another machine's state file) takes that event's time, with a note,
-// rather than refusing every call until it catches up.
+// now is the time of this call, read once the store is locked, so that
+// calls the lock serialises see increasing times (a call that read the
+// clock before waiting for the lock would otherwise be refused as earlier
+// than the one it waited for). An --at time stays as given. A clock that
+// went back behind the newest recorded event (a stepped clock, another
+// machine's state file) takes that event's time, with a note, rather than
+// refusing every call until it catches up.
 func (s *session) now(f *stateFlags, env Env) time.Time {
 	if f.at.set {
 		return f.at.t
 	}
 	at := env.Now().UTC()
-	if last := s.lastEvent(); at.Before(last) {
+	if last := s.file.Last(); at.Before(last) {
 		s.notes = append(s.notes, note.New(note.ClockBehind, "this machine's clock (%s) is behind the newest event in the state file (%s): the call was taken at that event's time",
 			at.Format(time.RFC3339), last.Format(time.RFC3339)))
 		at = last
 	}
-	if s.file.CreatedAt.IsZero() {
-		s.file.CreatedAt = at
-	}
 	return at
 }
 
+// fold decides at time at: the newest record's decision, or with status
+// the breaker's status then; prev is the decision before it (nil: none).
+func (s *session) fold(at time.Time, status bool) (d breaker.Decision, prev *breaker.Decision, err error) {
+	ds, err := foldStore(s.file, s.policy, s.profile, at, status)
+	if err != nil {
+		return d, nil, fmt.Errorf("state file %s: %w", s.store.Name, err)
+	}
+	if n := len(ds); n > 1 {
+		prev = &ds[n-2]
+	}
+	return ds[len(ds)-1], prev, nil
+}
+
+// add appends an iteration's record, refusing a time before the newest
+// recorded event.
+func (s *session) add(r ledger.Record) error {
+	if last := s.file.Last(); r.At.Before(last) {
+		return usagef("state file %s: --at %s is earlier than the last recorded event (%s)", s.store.Name, r.At.Format(time.RFC3339), last.Format(time.RFC3339))
+	}
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("state file %s: the iteration's record: %w", s.store.Name, err)
+	}
+	s.file.Records = append(s.file.Records, r)
+	return nil
+}
+
 func (s *session) save(at time.Time) error {
-	s.file.Breaker = s.b.Snapshot()
+	if s.file.CreatedAt.IsZero() {
+		s.file.CreatedAt = at
+	}
 	s.file.UpdatedAt = at
-	return statefile.Save(s.target, s.file)
+	return s.store.Save(s.file)
 }
 
 func (s *session) print(env Env, format string, d *breaker.Decision) error {
-	return render.Write(env.Stdout, format, d, render.Options{
-		Local:     true,
-		ResetHint: fmt.Sprintf("loopbreaker reset --state %s --reason \"...\"", s.path),
-		Notes:     s.notes,
-	})
+	return render.Write(env.Stdout, format, d, render.Options{Local: true, ResetHint: s.hint, Notes: s.notes})
+}
+
+// stateHint is how a person resets a state file.
+func stateHint(path string) string {
+	return fmt.Sprintf("loopbreaker reset --state %s --reason \"...\"", path)
 }
 
 func runRecord(args []string, env Env) (int, error) {
-	fs := newFlagSet("record", "--state FILE [measurements]", env)
+	fs := newFlagSet("record", "--state FILE | --repo DIR [measurements]", env)
 	var sf stateFlags
 	sf.register(fs)
 	var m measurementFlags
 	m.register(fs)
 	recordPath := fs.String("record", "", "also append this iteration's record to FILE (a JSON array of records, the ledger format)")
-	repoDir := fs.String("repo", "", "measure the meaningful files changed in this git working tree since the previous record (committed or not), instead of --files-changed")
-	stateDir := fs.String("state-dir", "", stateDirUsage+"; with --repo, where the tree's snapshot is kept")
+	repoDir := fs.String("repo", "", "measure the meaningful files changed in this git working tree since the previous record (committed or not), instead of --files-changed; without --state, the repository's own loop is the state")
+	loopName := fs.String("loop", localstate.LoopRecord, "with --repo and without --state: the name of the repository's loop (the ralph drop-in's is ralph)")
+	stateDir := fs.String("state-dir", "", stateDirUsage)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	if err := sf.check(env); err != nil {
+	if sf.state == "" && *repoDir == "" {
+		return 0, usagef("--state FILE is required, or --repo DIR to keep the repository's own loop in the state directory")
+	}
+	if err := sf.checkLocal(env); err != nil {
 		return 0, err
 	}
 	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
 		return writeDisabled(env, sf.format, why, err)
 	}
-	at := env.Now().UTC()
-	if sf.at.set {
-		at = sf.at.t
-	}
 	if *repoDir != "" && m.filesChanged.set {
 		return 0, usagef("--repo measures the files changed: give it or --files-changed, not both")
 	}
-	it, notes, err := m.iteration(at)
+	it, notes, err := m.iteration(env.Now().UTC())
 	if err != nil {
 		return 0, err
 	}
-	s, err := openState(&sf, env, false)
+	w := where(env, *stateDir)
+	st, begin, hint, err := openRecordStore(w, sf.state, *repoDir, *loopName)
 	if err != nil {
 		return 0, err
 	}
-	defer s.unlock()
-	at = s.now(&sf, env)
+	defer st.Close()
+	s, err := openSession(st, &sf, env, begin, hint)
+	if err != nil {
+		return 0, err
+	}
+	at := s.now(&sf, env)
 	it.At = at
 	s.notes = append(s.notes, notes...)
-	var saveTree func() error
+	rec := ledger.FromIteration(&it, 0, 0)
+	rec.FilesModified = it.ClaimedFiles
+	if m.filesChanged.set {
+		rec.Work = &ledger.Work{Files: m.filesChanged.v}
+	}
 	if *repoDir != "" {
-		if saveTree, err = s.measureTree(env, *repoDir, *stateDir, &it); err != nil {
+		if rec.Work, err = s.measureTree(*repoDir); err != nil {
 			return 0, err
 		}
 	}
-	d, err := s.b.Observe(it)
-	if err != nil {
-		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
+	if err := s.add(rec); err != nil {
+		return 0, err
 	}
-	if err := loop.Settle(s.b, &d, at); err != nil {
-		return 0, fmt.Errorf("record in %s: %w", sf.state, err)
+	d, _, err := s.fold(at, false)
+	if err != nil {
+		return 0, err
 	}
 	if *recordPath != "" {
 		runID, attempt := runIdentity(env)
@@ -233,14 +226,33 @@ func runRecord(args []string, env Env) (int, error) {
 	if err := s.save(at); err != nil {
 		return 0, err
 	}
-	if saveTree != nil {
-		if err := saveTree(); err != nil {
-			return 0, internal(err)
-		}
-	}
 	err = s.print(env, sf.format, &d)
-	postAlert(env, &d, s.b.Policy(), notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
+	postAlert(env, &d, s.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
 	return exitFor(&d), err
+}
+
+// openRecordStore opens the store record writes: the state file named,
+// else the repository's loop; its start says which caps fit, the hint how
+// a person resets it.
+func openRecordStore(w localstate.Where, state, repoDir, name string) (*localstate.Store, start, string, error) {
+	if state != "" {
+		st, err := localstate.Open(state, false)
+		return st, startRun, stateHint(state), err
+	}
+	if err := localstate.CheckLoopName(name); err != nil {
+		return nil, 0, "", usagef("--loop: %v", err)
+	}
+	repo, err := w.ForRepo(repoDir)
+	if err != nil {
+		return nil, 0, "", usagef("--repo %s: %v", repoDir, err)
+	}
+	st, err := repo.Open(name, false)
+	return st, startLoop, repoHint(repoDir, name), err
+}
+
+// repoHint is how a person resets a loop of a repository.
+func repoHint(dir, name string) string {
+	return fmt.Sprintf("loopbreaker reset --repo %s --loop %s --reason \"...\"", dir, name)
 }
 
 // recordFile is a ledger file this program writes (record's and check's
@@ -255,11 +267,11 @@ type recordFile struct {
 // lockRecordFile resolves and locks the ledger file at path, creating its
 // directory (0700) when missing.
 func lockRecordFile(path string) (*recordFile, error) {
-	target, err := statefile.Target(path)
+	target, err := regularfile.Target(path)
 	if err != nil {
 		return nil, fmt.Errorf("record file %w", err)
 	}
-	unlock, err := statefile.Lock(target)
+	unlock, err := regularfile.Lock(target)
 	if err != nil {
 		return nil, fmt.Errorf("record file %s: %w", path, err)
 	}
@@ -271,7 +283,7 @@ func lockRecordFile(path string) (*recordFile, error) {
 // a ledger file may be, or holds anything but valid records is an error,
 // and is never overwritten.
 func (rf *recordFile) read() (*ledger.Ledger, error) {
-	data, err := statefile.ReadRegular(rf.target, ledger.MaxFileBytes, "record file")
+	data, err := regularfile.Read(rf.target, ledger.MaxFileBytes, "record file")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
@@ -307,7 +319,7 @@ func (rf *recordFile) write(recs []ledger.Record) error {
 	if err := ledger.Encode(&buf, recs); err != nil {
 		return err
 	}
-	return statefile.WriteAtomic(rf.target, buf.Bytes(), 0o644)
+	return regularfile.WriteAtomic(rf.target, buf.Bytes(), 0o644)
 }
 
 // appendRecord adds a record to a ledger file under its lock, atomically.
@@ -332,7 +344,7 @@ func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 }
 
 func runStatus(args []string, env Env) (int, error) {
-	fs := newFlagSet("status", "[--state FILE | --repo DIR]", env)
+	fs := newFlagSet("status", "[--state FILE | --repo DIR [--loop NAME]]", env)
 	var sf stateFlags
 	sf.register(fs)
 	var lf localFlags
@@ -341,48 +353,42 @@ func runStatus(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	if sf.state == "" {
-		if err := sf.checkLocal(env); err != nil {
-			return 0, err
-		}
-		code, hookState, err := autoStatus(env, &sf, &lf)
-		if err != nil || hookState == "" {
-			return code, err
-		}
-		sf.state = hookState
-	}
-	if err := sf.check(env); err != nil {
+	if err := sf.checkLocal(env); err != nil {
 		return 0, err
 	}
 	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
 		return writeDisabled(env, sf.format, why, err)
 	}
-	s, err := openState(&sf, env, true)
+	if sf.state == "" {
+		return autoStatus(env, &sf, &lf)
+	}
+	st, err := localstate.Open(sf.state, true)
 	if err != nil {
 		return 0, err
 	}
-	defer s.unlock()
-	at := s.now(&sf, env)
-	before := s.b.Snapshot().State
-	d, err := s.b.Status(at)
+	defer st.Close()
+	r, err := storeStatus(env, &sf, st, startRun, stateHint(sf.state))
 	if err != nil {
-		return 0, fmt.Errorf("status of %s: %w", sf.state, err)
+		return 0, err
 	}
-	if err := loop.Settle(s.b, &d, at); err != nil {
-		return 0, fmt.Errorf("status of %s: %w", sf.state, err)
+	return r.code, r.write()
+}
+
+// storeStatus folds a store as it stands, without an iteration.
+func storeStatus(env Env, sf *stateFlags, st *localstate.Store, begin start, hint string) (loopResult, error) {
+	s, err := openSession(st, sf, env, begin, hint)
+	if err != nil {
+		return loopResult{}, err
 	}
-	// A due cooldown, or an escalation of an opening a policy changed to
-	// escalate since, changed the state: keep it.
-	if s.b.Snapshot().State != before && !s.readOnly {
-		if err := s.save(at); err != nil {
-			return 0, err
-		}
+	d, _, err := s.fold(s.now(sf, env), true)
+	if err != nil {
+		return loopResult{}, err
 	}
-	return exitFor(&d), s.print(env, sf.format, &d)
+	return loopResult{name: st.Name, code: exitFor(&d), write: func() error { return s.print(env, sf.format, &d) }}, nil
 }
 
 func runReset(args []string, env Env) (int, error) {
-	fs := newFlagSet("reset", "[--state FILE | --ledger DIR | --repo DIR] --reason TEXT", env)
+	fs := newFlagSet("reset", "[--state FILE | --ledger DIR | --repo DIR [--loop NAME]] --reason TEXT", env)
 	var sf stateFlags
 	sf.register(fs)
 	var lf localFlags
@@ -398,42 +404,46 @@ func runReset(args []string, env Env) (int, error) {
 		return 0, usagef("--reason TEXT is required: say why the loop may continue (it is kept in the state's history)")
 	}
 	if sf.state == "" {
-		code, hookState, err := autoReset(env, &sf, &lf, *reason)
-		if err != nil || hookState == "" {
-			return code, err
-		}
-		sf.state = hookState
+		return autoReset(env, &sf, &lf, *reason)
 	}
-	if err := sf.check(env); err != nil {
-		return 0, err
-	}
-	s, err := openState(&sf, env, false)
+	st, err := localstate.Open(sf.state, false)
 	if err != nil {
 		return 0, err
 	}
-	defer s.unlock()
-	at := s.now(&sf, env)
+	defer st.Close()
+	r, err := resetStore(env, &sf, st, startRun, stateHint(sf.state), *reason, true)
+	if err != nil {
+		return 0, err
+	}
+	return r.code, r.write()
+}
+
+// resetStore adds a person's reset to a store and, with fold, folds it.
+func resetStore(env Env, sf *stateFlags, st *localstate.Store, begin start, hint, reason string, fold bool) (loopResult, error) {
+	s, err := openSession(st, sf, env, begin, hint)
+	if err != nil {
+		return loopResult{}, err
+	}
+	at := s.now(sf, env)
 	// A person can always reset: a time before the newest recorded event
-	// is taken as that event's time.
-	if last := s.lastEvent(); at.Before(last) {
-		s.notes = append(s.notes, note.New(note.ResetTimeAdjusted, "reset at %s, the newest event in the state file, not at --at %s, which is before it",
-			last.Format(time.RFC3339), at.Format(time.RFC3339)))
-		at = last
+	// is taken as that event's time, and the reset comes after that event
+	// (the fold applies a reset before an iteration of the same time).
+	if last := s.file.Last(); !last.IsZero() && !at.After(last) {
+		if at.Before(last) {
+			s.notes = append(s.notes, note.New(note.ResetTimeAdjusted, "reset at %s, the newest event in the state file, not at --at %s, which is before it",
+				last.Format(time.RFC3339), at.Format(time.RFC3339)))
+		}
+		at = last.Add(time.Nanosecond)
 	}
-	if err := s.b.Reset(at, boundText(*reason, MaxReason)); err != nil {
-		return 0, fmt.Errorf("reset %s: %w", sf.state, err)
+	s.file.AddReset(localstate.Reset{At: at, Reason: boundText(reason, MaxReason)})
+	if err := s.save(at); err != nil || !fold {
+		return loopResult{}, err
 	}
-	if err := s.save(at); err != nil {
-		return 0, err
-	}
-	d, err := s.b.Status(at)
+	d, _, err := s.fold(at, true)
 	if err != nil {
-		return 0, err
+		return loopResult{}, err
 	}
-	if err := loop.Settle(s.b, &d, at); err != nil {
-		return 0, err
-	}
-	return 0, s.print(env, sf.format, &d)
+	return loopResult{name: st.Name, code: ExitContinue, write: func() error { return s.print(env, sf.format, &d) }}, nil
 }
 
 // boundText makes text a person or an agent gave fit to keep: valid

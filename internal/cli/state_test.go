@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/localstate"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -217,6 +219,8 @@ func TestBadUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"record", "--state", state, "--bogus"}, "bogus"},
+		{[]string{"check", "--bse", "HEAD~1"}, "flag provided but not defined: -bse; did you mean --base?"},
+		{[]string{"record", "--state", state, "--file-changed", "1"}, "did you mean --files-changed?"},
 		{[]string{"record", "--state", state, "--files-changed", "x"}, "not a whole number"},
 		{[]string{"record", "--state", state, "--files-changed", "-3"}, "negative"},
 		{[]string{"record", "--state", state, "--progress-percent", "NaN"}, "not a number"},
@@ -265,16 +269,28 @@ func TestTimeGoingBackwardsIsRefused(t *testing.T) {
 
 func TestHistoryIsBounded(t *testing.T) {
 	t.Parallel()
-	state := filepath.Join(t.TempDir(), "s.json")
+	// 40 cycles of three iterations without progress and a reset: 120
+	// transition events, written as a state file holds them.
+	f := &localstate.File{Policy: "default"}
 	minute := 0
 	for cycle := 0; cycle < 40; cycle++ {
 		for i := 0; i < 3; i++ {
-			run(t, nil, "record", "--state", state, "--at", at(minute))
+			f.Records = append(f.Records, ledger.Record{Version: ledger.Version, At: t0.Add(time.Duration(minute) * time.Minute), Errors: []ledger.Error{},
+				Work: &ledger.Work{}})
 			minute++
 		}
-		run(t, nil, "reset", "--state", state, "--reason", "again", "--at", at(minute))
+		f.AddReset(localstate.Reset{At: t0.Add(time.Duration(minute) * time.Minute), Reason: "again"})
 		minute++
 	}
+	state := filepath.Join(t.TempDir(), "s.json")
+	st, err := localstate.Open(state, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(f); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	_, out, _ := run(t, nil, "status", "--state", state, "--format", "json", "--at", at(minute))
 	h := decode(t, out)["history"].([]any)
 	if len(h) != breaker.MaxHistory {
@@ -302,8 +318,8 @@ func TestAtomicReplacementLeavesNoTemporaryFiles(t *testing.T) {
 	}
 	data, _ := os.ReadFile(state)
 	var v map[string]any
-	if err := json.Unmarshal(data, &v); err != nil || v["kind"] != "loopbreaker-state" || v["version"].(float64) != 1 {
-		t.Errorf("state file is not a complete version 1 state: %v", err)
+	if err := json.Unmarshal(data, &v); err != nil || v["kind"] != "loopbreaker-state" || v["version"].(float64) != 2 {
+		t.Errorf("state file is not a complete version 2 state: %v", err)
 	}
 }
 

@@ -6,14 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
-	"github.com/loopbreaker/loopbreaker/internal/worktree"
 )
 
 // Hook events the breaker answers.
@@ -56,28 +57,19 @@ func ReadInput(r io.Reader) (*Input, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("hook input: not the hook's JSON object: %v", err)
 	}
-	switch in.HookEventName {
-	case EventStop, EventSessionStart:
-	case "":
+	if in.HookEventName == "" {
 		return nil, errors.New("hook input: no hook_event_name")
-	default:
-		return nil, fmt.Errorf("hook input: event %q: the breaker answers Stop and SessionStart only", render.Clean(in.HookEventName))
 	}
 	return &in, nil
 }
 
-// Marks is where the previous stop left off: the working tree as it was
-// and how far the transcript was read.
-type Marks struct {
-	Version    int                `json:"version"`
-	Session    string             `json:"session"`
-	Transcript string             `json:"transcript"`
-	Offset     int64              `json:"offset"`
-	Tree       *worktree.Snapshot `json:"tree"`
+// Answers reports whether the breaker answers the event: Stop and
+// SessionStart. Any other (a hook installed for an event it was not made
+// for) is answered with nothing, so that the agent goes on as if there
+// were no hook.
+func (in *Input) Answers() bool {
+	return in.HookEventName == EventStop || in.HookEventName == EventSessionStart
 }
-
-// MaxMarksBytes bounds a marks file read: a snapshot of the largest tree.
-const MaxMarksBytes = 64 << 20
 
 // MaxTranscriptBytes bounds the part of a transcript one stop reads (its
 // newest bytes are read when more was written since the previous stop).
@@ -96,26 +88,20 @@ type Transcript struct {
 
 // ReadTranscript reads the transcript at path from offset (from its start
 // when it is shorter than offset: a new file). A transcript that does not
-// exist yet has nothing new; only a regular file is read.
+// exist yet has nothing new; what is not a regular file (a named pipe the
+// agent put in its place) is refused at once, never waited on.
 func ReadTranscript(path string, offset int64) (*Transcript, error) {
 	if path == "" {
 		return &Transcript{Log: &agentlog.Log{}}, nil
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	f, fi, err := regularfile.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return &Transcript{Log: &agentlog.Log{}}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", path, err)
+		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("transcript %s: not a regular file", path)
-	}
 	size := fi.Size()
 	if offset > size || offset < 0 {
 		offset = 0
@@ -183,8 +169,10 @@ func (o *Output) Empty() bool { return *o == Output{} }
 // Answer is the hook's answer to a decision: stop the session with the
 // reason when the breaker is OPEN or the work is done; the failure context
 // when HALF_OPEN (to the agent as its next instruction when a Stop hook
-// already keeps it going, else to the person); nothing when CLOSED.
-func Answer(d *breaker.Decision, in *Input, resetHint string) Output {
+// already keeps it going, else to the person); when CLOSED, the warnings
+// the previous decision (nil: none) did not have, for the person, else
+// nothing.
+func Answer(d, prev *breaker.Decision, in *Input, resetHint string) Output {
 	stop := false
 	switch {
 	case d.Complete:
@@ -194,7 +182,7 @@ func Answer(d *breaker.Decision, in *Input, resetHint string) Output {
 		return Output{SystemMessage: render.Clean(reasonLine(d))}
 	case d.State == breaker.Open && !d.DryRun:
 		return Output{Continue: &stop, StopReason: render.Clean(reasonLine(d) + " Reset when the cause is fixed: " + resetHint)}
-	case d.State == breaker.Closed && !d.DryRun:
+	case d.State == breaker.Closed && !d.DryRun && !newWarnings(d, prev):
 		return Output{}
 	}
 	ctx := render.FailureContext(d)
@@ -205,6 +193,32 @@ func Answer(d *breaker.Decision, in *Input, resetHint string) Output {
 		return Output{Decision: "block", Reason: ctx}
 	}
 	return Output{SystemMessage: ctx}
+}
+
+// newWarnings reports whether d warns of something prev did not: a
+// warning's numbers aside ("iteration 101 of at most 300" is the warning
+// of iteration 100 again), so that a person hears of it once.
+func newWarnings(d, prev *breaker.Decision) bool {
+	key := func(w string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return -1
+			}
+			return r
+		}, w)
+	}
+	old := map[string]bool{}
+	if prev != nil {
+		for _, w := range prev.Warnings {
+			old[key(w)] = true
+		}
+	}
+	for _, w := range d.Warnings {
+		if !old[key(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 // reasonLine is the verdict and its reason on one line.

@@ -30,7 +30,7 @@ func TestAnswer(t *testing.T) {
 		{"open that alerts", alert, true, func(o Output) bool { return o.Continue == nil && o.Decision == "" && o.SystemMessage != "" }},
 	}
 	for _, tt := range tests {
-		o := Answer(&tt.d, &Input{StopHookActive: tt.active}, "loopbreaker reset")
+		o := Answer(&tt.d, nil, &Input{StopHookActive: tt.active}, "loopbreaker reset")
 		if !tt.check(o) {
 			t.Errorf("%s: got %+v", tt.name, o)
 		}
@@ -39,10 +39,13 @@ func TestAnswer(t *testing.T) {
 
 func TestReadInput(t *testing.T) {
 	t.Parallel()
-	for _, bad := range []string{"", "  ", "[]", "{}", `{"hook_event_name":"PostToolUse"}`, strings.Repeat(" ", MaxInputBytes+1)} {
+	for _, bad := range []string{"", "  ", "[]", "{}", strings.Repeat(" ", MaxInputBytes+1)} {
 		if _, err := ReadInput(strings.NewReader(bad)); err == nil {
 			t.Errorf("%.40q: want an error", bad)
 		}
+	}
+	if in, err := ReadInput(strings.NewReader(`{"hook_event_name":"UserPromptSubmit"}`)); err != nil || in.Answers() {
+		t.Errorf("an event the breaker was not made for: got %+v %v, want it read and not answered", in, err)
 	}
 	in, err := ReadInput(strings.NewReader(`{"session_id":"s","hook_event_name":"Stop","stop_hook_active":true,"extra":1}`))
 	if err != nil || !in.StopHookActive || in.SessionID != "s" {
@@ -63,20 +66,54 @@ func TestLastPromise(t *testing.T) {
 
 func TestInstallShapes(t *testing.T) {
 	t.Parallel()
-	for _, bad := range []string{"null", `{"hooks": null}`, `{"hooks": {"Stop": [1]}}`, `{"hooks": {"SessionStart": "x"}}`} {
-		if _, _, err := Install([]byte(bad), "s.json", "lb"); err == nil || !strings.Contains(err.Error(), "s.json") {
+	const lb = "/opt/bin/loopbreaker hook claude-code"
+	for _, bad := range []string{"null", "[]", `{"hooks": null}`, `{"hooks": {"Stop": [1]}}`, `{"hooks": {"SessionStart": "x"}}`, `{} {}`} {
+		if _, _, err := Install([]byte(bad), "s.json", lb); err == nil || !strings.Contains(err.Error(), "s.json") {
 			t.Errorf("%s: got %v, want an error naming the file", bad, err)
 		}
 	}
-	out, changed, err := Install(nil, "s.json", "lb")
-	if err != nil || !changed || !strings.Contains(string(out), `"command": "lb"`) {
+	out, changed, err := Install(nil, "s.json", lb)
+	if err != nil || !changed || !strings.Contains(string(out), `"command": "/opt/bin/loopbreaker hook claude-code"`) {
 		t.Fatalf("new: %s %v %v", out, changed, err)
 	}
-	if again, changed, err := Install(out, "s.json", "lb"); err != nil || changed || string(again) != string(out) {
+	if again, changed, err := Install(out, "s.json", lb); err != nil || changed || string(again) != string(out) {
 		t.Errorf("again: changed %v %v", changed, err)
 	}
-	withPolicy := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lb --policy ralph"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"lb --policy ralph"}]}]}}`)
-	if _, changed, err := Install(withPolicy, "s.json", "lb"); err != nil || changed {
-		t.Errorf("the hook with a policy of its own: changed %v %v", changed, err)
+	// An earlier install (the bare name on PATH, a policy of its own) is
+	// the breaker's hook: it gets the command, and no second one is added.
+	old := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"loopbreaker hook claude-code --policy ralph","timeout":30}]}],"SessionStart":[{"hooks":[{"type":"command","command":"loopbreaker hook claude-code"}]}]}}`)
+	out, changed, err = Install(old, "s.json", lb)
+	if err != nil || !changed || strings.Count(string(out), "loopbreaker hook") != 2 || strings.Contains(string(out), "ralph") || !strings.Contains(string(out), `"timeout": 30`) {
+		t.Errorf("an earlier install: changed %v %v\n%s", changed, err, out)
+	}
+}
+
+// TestInstallKeepsTheFileAsItIs: the settings' keys keep their order, keys
+// this program does not know stay, other hooks stay where they are.
+func TestInstallKeepsTheFileAsItIs(t *testing.T) {
+	t.Parallel()
+	in := `{
+  "zeta": 1,
+  "permissions": {"allow": ["Bash(go test:*)"], "deny": []},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}]
+  },
+  "alpha": {"nested": {"b": 2, "a": 1}}
+}
+`
+	out, changed, err := Install([]byte(in), "s.json", "/opt/bin/loopbreaker hook claude-code")
+	if err != nil || !changed {
+		t.Fatalf("changed %v %v", changed, err)
+	}
+	got := string(out)
+	order := []string{`"zeta"`, `"permissions"`, `"hooks"`, `"PreToolUse"`, `"guard.sh"`, `"Stop"`, `"notify.sh"`, `/opt/bin/loopbreaker`, `"SessionStart"`, `"alpha"`, `"b": 2`, `"a": 1`}
+	at := 0
+	for _, k := range order {
+		i := strings.Index(got[at:], k)
+		if i < 0 {
+			t.Fatalf("%s is missing or out of order:\n%s", k, got)
+		}
+		at += i
 	}
 }

@@ -70,6 +70,12 @@ type Record struct {
 	// Seal authenticates the record (Sealer): absent from records written
 	// without a key.
 	Seal string `json:"seal,omitempty"`
+	// Work is what a local loop measured of its working tree since its
+	// previous record, committed or not, and FilesModified the agent's own
+	// count of the files it modified (a claim). Records written on GitHub
+	// have neither: git alone says what changed there.
+	Work          *Work `json:"work,omitempty"`
+	FilesModified *int  `json:"files_modified,omitempty"`
 }
 
 // Cost is an iteration's cost: dollars (to the micro-dollar), tokens, or
@@ -78,6 +84,22 @@ type Cost struct {
 	USD    *float64 `json:"usd,omitempty"`
 	Tokens *int64   `json:"tokens,omitempty"`
 }
+
+// Work is a local loop's measure of its working tree since the previous
+// record.
+type Work struct {
+	// Files counts the meaningful files changed, committed or not;
+	// Uncommitted those of them that the commits the record covers do not
+	// hold.
+	Files       int `json:"files"`
+	Uncommitted int `json:"uncommitted,omitempty"`
+	// Paths are some of the uncommitted ones (all changed ones without a
+	// commit), for display.
+	Paths []string `json:"paths,omitempty"`
+}
+
+// MaxWorkPaths bounds the paths a record's work keeps.
+const MaxWorkPaths = 20
 
 // LabelReset is a removal of the open label that a run applied as a
 // reset: when, and by whom.
@@ -193,6 +215,12 @@ func (r *Record) Validate() error {
 		if n := c.Tokens; n != nil && (*n < 0 || *n > breaker.MaxTokens) {
 			bad("cost.tokens %d is out of range 0 to %d", *n, int64(breaker.MaxTokens))
 		}
+	}
+	if w := r.Work; w != nil && (w.Files < 0 || w.Uncommitted < 0 || w.Uncommitted > w.Files || len(w.Paths) > MaxWorkPaths) {
+		bad("work {files %d, uncommitted %d, %d paths} is not valid (at most %d paths)", w.Files, w.Uncommitted, len(w.Paths), MaxWorkPaths)
+	}
+	if f := r.FilesModified; f != nil && *f < 0 {
+		bad("files_modified %d is negative", *f)
 	}
 	if len(r.LabelResets) > MaxLabelResets {
 		bad("label_resets has %d entries (at most %d)", len(r.LabelResets), MaxLabelResets)
@@ -363,6 +391,33 @@ func (r *Record) Apply(it *breaker.Iteration) {
 		if b := r.Blocker; b != nil && it.Blocker == nil {
 			it.Blocker = &breaker.Signature{Hash: b.Hash, Sample: b.Sample}
 		}
+	}
+}
+
+// ApplyLocal adds what only a local loop measures to an iteration whose
+// other evidence Apply gave: the agent's claimed file count, and the
+// working tree's change. Without a commit that change is the iteration's.
+// With one (the shell loop's check), git's change of the committed work
+// stays and the uncommitted files are added to it; a working tree that did
+// not change at all since the previous record made no change, whatever
+// was committed (work committed now was counted when it was written).
+func (r *Record) ApplyLocal(it *breaker.Iteration) {
+	if f := r.FilesModified; f != nil {
+		v := *f
+		it.ClaimedFiles = &v
+	}
+	w := r.Work
+	switch {
+	case w == nil:
+	case it.Change == nil:
+		it.Change = &breaker.Change{MeaningfulFiles: w.Files, Files: append([]string(nil), w.Paths...)}
+	case w.Files == 0:
+		it.Change = &breaker.Change{Tree: it.Change.Tree}
+	case w.Uncommitted > 0:
+		c := *it.Change
+		c.MeaningfulFiles += w.Uncommitted
+		c.Files = append(append([]string(nil), c.Files...), w.Paths...)
+		it.Change = &c
 	}
 }
 

@@ -67,6 +67,9 @@ type FoldInput struct {
 	Now time.Time
 	// DryRun marks the decisions "would open".
 	DryRun bool
+	// Status makes the final decision the breaker's status at Now (a due
+	// cooldown applied), not the last iteration's.
+	Status bool
 	// Progress, when set, is told how far the fold has come.
 	Progress func(done, total int)
 }
@@ -259,7 +262,7 @@ func (f *folder) finish() error {
 	if err != nil {
 		return err
 	}
-	if !applied && len(f.out.Decisions) > 0 {
+	if !applied && !f.in.Status && len(f.out.Decisions) > 0 {
 		return nil
 	}
 	at := f.now
@@ -276,7 +279,7 @@ func (f *folder) finish() error {
 		return err
 	}
 	d.Guidance = f.guide
-	if n := len(f.out.Decisions); applied && n > 0 {
+	if n := len(f.out.Decisions); (applied || f.in.Status) && n > 0 {
 		f.out.Decisions[n-1] = d
 	} else {
 		f.out.Decisions = append(f.out.Decisions, d)

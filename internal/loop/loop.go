@@ -48,6 +48,11 @@ type Config struct {
 	// empty (a local loop that keeps its own ledger from its first run):
 	// an empty ledger is not read as "the iterations are the commits".
 	Runs bool
+	// Work is what a local loop measured of its working tree for this run's
+	// record (nil: not measured). With Runs, the records' work is part of
+	// their iterations (ledger.Record.ApplyLocal): only a local loop, whose
+	// records the agent cannot write, keeps them.
+	Work *ledger.Work
 	// Progress, when set, is told how far the fold has come (for long
 	// replays on a terminal).
 	Progress func(done, total int)
@@ -218,6 +223,11 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.Runs {
+		for i := range all {
+			all[i].ApplyLocal(&ev.Iterations[i])
+		}
+	}
 	res.Notes = append(res.Notes, gitNotes(ev.Notes)...)
 	return ev, recs, nil
 }
@@ -246,7 +256,7 @@ func withRun(cfg Config, recs []ledger.Record, head string) []ledger.Record {
 		now = recs[n-1].At
 	}
 	return append(append(make([]ledger.Record, 0, len(recs)+1), recs...), ledger.Record{Version: ledger.Version, RunID: cfg.RunID, RunAttempt: cfg.Attempt,
-		Iteration: ledger.NextIteration(recs, cfg.RunID, cfg.Attempt), Commit: head, At: now})
+		Iteration: ledger.NextIteration(recs, cfg.RunID, cfg.Attempt), Commit: head, At: now, Work: cfg.Work})
 }
 
 // records is the cumulative ledger with this run's record, the newest
@@ -265,6 +275,7 @@ func records(cfg Config, its []breaker.Iteration, recs []ledger.Record) []ledger
 	}
 	newest := its[len(its)-1]
 	r := ledger.FromIteration(&newest, cfg.RunID, cfg.Attempt)
+	r.Work = cfg.Work
 	out := make([]ledger.Record, 0, max(len(recs), len(its))+1)
 	if cfg.Ledger == nil {
 		r.At = cfg.Now.UTC()

@@ -1,13 +1,19 @@
-// Package regularfile opens files that the watched agent may have planted
-// as something else: a named pipe (whose open or read would wait for a
-// writer for good), a socket or a device. Only a regular file is read.
+// Package regularfile is the one way this program reads and writes files
+// that the watched agent may have planted as something else: a named pipe
+// (whose open or read would wait for a writer for good), a socket or a
+// device. Only a regular file is read, and never more than a bound; a
+// write replaces the file atomically; a lock serialises the
+// read-modify-write of one file by several calls.
 package regularfile
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -40,6 +46,30 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
+// Read reads the regular file at path, at most max bytes: what is not a
+// regular file is refused without waiting or reading, and a larger file
+// without reading more than max+1 bytes. A missing file is an error
+// wrapping fs.ErrNotExist. what names the file in errors ("state file").
+func Read(path string, max int64, what string) ([]byte, error) {
+	f, st, err := Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, bare(err))
+	}
+	defer f.Close()
+	tooLarge := fmt.Errorf("%s %s: larger than %d bytes; not a file this program wrote", what, path, max)
+	if st.Size() > max {
+		return nil, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, bare(err))
+	}
+	if int64(len(data)) > max {
+		return nil, tooLarge
+	}
+	return data, nil
+}
+
 // NotRegular is the error for path, of mode m, not being a regular file:
 // "open PATH: not a regular file (a named pipe)".
 func NotRegular(path string, m fs.FileMode) error {
@@ -67,4 +97,167 @@ func Kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "not a plain file"
+}
+
+// WriteAtomic replaces path with data through a synced temporary file in
+// its directory. A new file gets perm; an existing one keeps its mode (and,
+// where the process may, its owner). A symbolic link at path is replaced,
+// not followed (see Target for writing through one). Anything else that is
+// not a regular file (a directory, a named pipe, a device) is refused and
+// left alone. Errors name path, never the temporary file.
+func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	old, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return fmt.Errorf("write %s: %w", path, bare(err))
+	case old.Mode()&fs.ModeSymlink != 0:
+		old = nil
+	case !old.Mode().IsRegular():
+		return fmt.Errorf("write %s: not a regular file (%s); not replaced", path, Kind(old.Mode()))
+	default:
+		perm = old.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: create a temporary file in %s: %w", path, dir, bare(err))
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, bare(err))
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, bare(err))
+	}
+	if old != nil {
+		keepOwner(tmp, old)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, bare(err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, bare(err))
+	}
+	if err := os.Rename(name, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, bare(err))
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// bare drops the path of a *fs.PathError or *os.LinkError, which would
+// name the temporary file instead of the file being written.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// maxLinks bounds how many symbolic links Target follows.
+const maxLinks = 40
+
+// Target is the file that writing path through its symbolic links should
+// replace: path itself when it is not a link, else the file the links name
+// in the end, which need not exist yet (a relative link is read from the
+// link's directory). A link is kept and the file it names is written, so a
+// state file kept elsewhere and linked into a work tree stays one file. A
+// target that exists but is not a regular file is refused: nothing is then
+// locked, created or written beside it.
+func Target(path string) (string, error) {
+	p := path
+	for i := 0; ; i++ {
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, bare(err))
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			if !st.Mode().IsRegular() {
+				where := path
+				if p != path {
+					where = fmt.Sprintf("%s (a link to %s)", path, p)
+				}
+				return "", fmt.Errorf("%s: not a regular file (%s)", where, Kind(st.Mode()))
+			}
+			return p, nil
+		}
+		if i == maxLinks {
+			return "", fmt.Errorf("%s: more than %d symbolic links in a row", path, maxLinks)
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, bare(err))
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+}
+
+// Lock takes an exclusive advisory lock beside the file at path
+// (FILE.lock) so that the read-modify-write cycles of concurrent calls on
+// it are serialised, never interleaved; the directory is created (0700)
+// when missing. The returned function releases it. A lock file that is a
+// symbolic link, a directory or anything but a regular file is refused:
+// the lock is this program's own file.
+func Lock(path string) (func(), error) {
+	name := path + ".lock"
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("lock %s: create its directory: %w", name, bare(err))
+	}
+	lf, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR|syscall.O_NONBLOCK|openNoFollow, 0o600)
+	if err != nil {
+		if st, serr := os.Lstat(name); serr == nil && !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("lock %s: %s, not a lock file this program made; remove it", name, Kind(st.Mode()))
+		}
+		return nil, fmt.Errorf("lock %s: %w", name, bare(err))
+	}
+	if st, err := lf.Stat(); err != nil || !st.Mode().IsRegular() {
+		lf.Close()
+		return nil, fmt.Errorf("lock %s: not a regular file, not a lock file this program made; remove it", name)
+	}
+	if err := lockFile(lf); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("lock %s: %w", name, bare(err))
+	}
+	removeStaleTemps(path)
+	return func() {
+		unlockFile(lf)
+		lf.Close()
+	}, nil
+}
+
+// removeStaleTemps deletes the temporary files of WriteAtomic that a
+// process killed while writing path left behind. Only the holder of the
+// lock writes path, so under the lock every such file is an orphan.
+func removeStaleTemps(path string) {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -103,11 +104,7 @@ func Take(top string) (*Snapshot, []string, error) {
 // readIgnore reads a .gitignore-style file's patterns for the directory
 // domain; a missing or unreadable file has none.
 func readIgnore(path string, domain []string) []gitignore.Pattern {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	f, err := os.Open(path)
+	f, _, err := regularfile.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -138,18 +135,13 @@ func hashEntry(path string, d fs.DirEntry) (Entry, string, error) {
 	case !d.Type().IsRegular():
 		return Entry{}, "", fmt.Errorf("not a regular file")
 	}
-	f, err := os.Open(path)
+	// Opened as a regular file only: one the agent swapped for a named
+	// pipe since the walk saw it is refused, never waited on.
+	f, fi, err := regularfile.Open(path)
 	if err != nil {
 		return Entry{}, "", err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Entry{}, "", err
-	}
-	if !fi.Mode().IsRegular() {
-		return Entry{}, "", fmt.Errorf("not a regular file")
-	}
 	raw, text := sha256.New(), sha256.New()
 	buf := make([]byte, 32<<10)
 	squeezed := make([]byte, 0, len(buf))

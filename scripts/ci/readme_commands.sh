@@ -6,9 +6,11 @@
 # 0 (continue) or 1 (OPEN), as the documentation says; anything else, or any other command
 # failing, fails the check. The test command is recognised and not run again: .ci/run runs it.
 # Then the two starts of docs/integrations.md (and of the README, once it holds them): the
-# Claude Code hook's install, fed hook input as Claude Code sends it, and the shell loop against
-# a fake `claude` that makes no progress, which must end with OPEN within a bounded number of
-# iterations; and the drop-in for ralph's breaker, in ralph's call order.
+# Claude Code hook's install, its installed command fed hook input as Claude Code sends it; the
+# shell loop against a fake `claude` that edits files without committing them (claude -p's
+# default) for five iterations and then changes nothing: the loop must run on while the files
+# grow and end with OPEN three iterations after they stop; and the drop-in for ralph's breaker,
+# in ralph's call order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 readme="$root/README.md"
@@ -103,25 +105,27 @@ new_repo() {
   git -C "$1" -c user.name=ci -c user.email=ci@example.com commit -qm "start"
 }
 
-# hook_start FILE: the hook's install as FILE writes it, then the hook it installed, fed the
-# hook input Claude Code sends at a session's start and at three stops that change nothing:
-# the third must stop the session (continue false).
+# hook_start FILE: the hook's install as FILE writes it, then the command it installed (the
+# binary by its absolute path), fed the hook input Claude Code sends at a session's start and at
+# three stops that change nothing: the start is greeted, the third stop stops the session.
 hook_start() {
-  local doc=$1 dir="$work/hook-$RANDOM" cmd answer i
+  local doc=$1 dir="$work/hook-$RANDOM" cmd hook answer i
   cmd=$(script "loopbreaker hook install claude-code" "$doc")
   [ -n "$cmd" ] || { echo "$doc: no \`loopbreaker hook install claude-code\` block" >&2; return 1; }
   new_repo "$dir"
   (cd "$dir" && bash -e -c "$cmd") || { echo "FAILED: the hook's install of $doc" >&2; return 1; }
-  grep -q '"command": "loopbreaker hook claude-code"' "$dir/.claude/settings.json" ||
-    { echo "FAILED: $dir/.claude/settings.json does not run the hook" >&2; return 1; }
+  hook=$(jq -r '.hooks.Stop[0].hooks[0].command' "$dir/.claude/settings.local.json")
+  [ "$hook" = "$work/bin/loopbreaker hook claude-code" ] ||
+    { echo "FAILED: $dir/.claude/settings.local.json runs '$hook', not the installed binary's hook" >&2; return 1; }
   : >"$work/transcript.jsonl"
   input() {
     printf '{"session_id":"ci","transcript_path":"%s","cwd":"%s","hook_event_name":"%s","stop_hook_active":%s}' \
       "$work/transcript.jsonl" "$dir" "$1" "$2"
   }
-  input SessionStart false | (cd "$dir" && loopbreaker hook claude-code) >/dev/null
+  answer=$(input SessionStart false | (cd "$dir" && PATH=/usr/bin:/bin bash -c "$hook"))
+  [[ "$answer" == *"a fresh breaker watches this session"* ]] || { echo "FAILED: the hook's answer at the start: $answer" >&2; return 1; }
   for i in 1 2 3; do
-    answer=$(input Stop true | (cd "$dir" && loopbreaker hook claude-code))
+    answer=$(input Stop true | (cd "$dir" && PATH=/usr/bin:/bin bash -c "$hook"))
   done
   case "$answer" in
     *'"continue":false'*OPEN*) echo "ok: the hook's install of $doc; the hook stopped a stuck session at its third stop" ;;
@@ -129,8 +133,9 @@ hook_start() {
   esac
 }
 
-# loop_start FILE: the shell loop as FILE writes it, against a fake `claude` that makes no
-# progress; it must end, with OPEN, within 10 iterations.
+# loop_start FILE: the shell loop as FILE writes it, against a fake `claude` that writes a new
+# file each call without committing it for five calls, then changes nothing: the loop must run
+# on while the files grow and end with OPEN at the third call after they stop.
 loop_start() {
   local doc=$1 dir="$work/loop-$RANDOM" loop calls
   loop=$(script "loopbreaker check || break" "$doc")
@@ -139,12 +144,17 @@ loop_start() {
   mkdir -p "$work/fake"
   cat >"$work/fake/claude" <<'FAKE'
 #!/usr/bin/env bash
-# A fake agent: counts its calls, changes nothing, fails after 10 calls so that a loop that
-# never stops ends the check.
+# A fake agent: counts its calls; for five calls it writes a file and commits nothing, then it
+# changes nothing; it fails after 15 calls so that a loop that never stops ends the check.
 n=$(( $(cat "$CLAUDE_CALLS" 2>/dev/null || echo 0) + 1 ))
 echo "$n" >"$CLAUDE_CALLS"
-[ "$n" -le 10 ] || { echo "the loop did not stop after 10 iterations" >&2; exit 99; }
-echo "I looked at the build again; nothing changed."
+[ "$n" -le 15 ] || { echo "the loop did not stop after 15 iterations" >&2; exit 99; }
+if [ "$n" -le 5 ]; then
+  mkdir -p src && printf 'package src\n\nconst Step%d = %d\n' "$n" "$n" >"src/step$n.go"
+  echo "I wrote src/step$n.go."
+else
+  echo "I looked at the build again; nothing changed."
+fi
 FAKE
   chmod +x "$work/fake/claude"
   rm -f "$work/claude_calls"
@@ -155,12 +165,12 @@ FAKE
   (cd "$dir" && loopbreaker status) >"$work/status.out" 2>&1
   local code=$?
   set -e
-  if [ "$code" -ne 1 ] || [ "$calls" -gt 10 ]; then
-    echo "FAILED: the shell loop of $doc ran $calls iterations and status exits $code (want OPEN, 1)" >&2
-    sed 's/^/    /' "$work/status.out" >&2
+  if [ "$code" -ne 1 ] || [ "$calls" -ne 8 ]; then
+    echo "FAILED: the shell loop of $doc ran $calls iterations and status exits $code (want 8: five that wrote files, three that did not; then OPEN, 1)" >&2
+    sed 's/^/    /' "$work/loop.out" "$work/status.out" >&2
     return 1
   fi
-  echo "ok: the shell loop of $doc ended with OPEN after $calls iterations"
+  echo "ok: the shell loop of $doc ran on while the agent wrote files (uncommitted) and ended with OPEN after $calls iterations"
 }
 
 echo "== the integrations' starts, verbatim"

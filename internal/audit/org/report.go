@@ -14,8 +14,8 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
 	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
@@ -102,7 +102,7 @@ func ReadJobs(paths []string) (jobs []*Job, problems []string, err error) {
 }
 
 func readJob(path string) (*Job, error) {
-	data, err := statefile.ReadRegular(path, maxJobBytes, "audit job result")
+	data, err := regularfile.Read(path, maxJobBytes, "audit job result")
 	if err != nil {
 		return nil, err
 	}

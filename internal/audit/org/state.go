@@ -16,7 +16,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
-	"github.com/loopbreaker/loopbreaker/internal/statefile"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // StateVersion is the version of the state file this build writes.
@@ -57,7 +57,7 @@ type State struct {
 // problem says why, so that the run starts from the top with full-price
 // requests rather than not at all.
 func ReadState(path, repository, shard string) (st *State, problem string, err error) {
-	data, err := statefile.ReadRegular(path, maxStateBytes, "audit state")
+	data, err := regularfile.Read(path, maxStateBytes, "audit state")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
@@ -112,7 +112,7 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return statefile.WriteAtomic(path, data, 0o644)
+	return regularfile.WriteAtomic(path, data, 0o644)
 }
 
 // strictJSON decodes one JSON value, refusing unknown fields and trailing

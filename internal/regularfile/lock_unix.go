@@ -1,6 +1,6 @@
 //go:build unix
 
-package statefile
+package regularfile
 
 import (
 	"io/fs"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package statefile
+package regularfile
 
 import (
 	"io/fs"

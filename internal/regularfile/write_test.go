@@ -1,4 +1,4 @@
-package statefile
+package regularfile
 
 import (
 	"os"
