@@ -124,6 +124,12 @@ type Progress struct {
 	// lines at a time, for the third iteration in a row with nothing else
 	// changed, no progress.
 	Retune bool `toml:"retune"`
+	// BookkeepingIterations is how many iterations in a row right after
+	// progress may only record it (tick its task, mark it complete, add
+	// the next task, format, write a wrap-up) and be neutral: neither
+	// progress nor a step towards the breaker opening. Later ones in the
+	// run are no progress. 0 turns the rule off.
+	BookkeepingIterations int `toml:"bookkeeping_iterations"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
 	// TestDataPaths classify test data (fixtures, snapshots, testdata):

@@ -89,6 +89,10 @@ type Snapshot struct {
 	// WatchLeft counts the iterations of the watch after recovery still to
 	// come.
 	WatchLeft int `json:"watch_left,omitempty"`
+	// Stagnant says a stagnation rule raised the HALF_OPEN or OPEN the
+	// breaker is in (or raised it on the way): recovering from it arms the
+	// watch.
+	Stagnant bool `json:"stagnant,omitempty"`
 	// RateFreesAt is when the rolling hour has room again, after the rate
 	// rule opened the breaker.
 	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
@@ -101,6 +105,11 @@ type Snapshot struct {
 	// WorkSinceTick says the work product changed since the last credited
 	// tick (or since the reset): the next first-time tick is backed.
 	WorkSinceTick bool `json:"work_since_tick,omitempty"`
+	// AfterProgress says the newest iteration that was not bookkeeping
+	// made progress, and Bookkept counts the bookkeeping iterations since:
+	// while they are few, bookkeeping is neutral.
+	AfterProgress bool `json:"after_progress,omitempty"`
+	Bookkept      int  `json:"bookkept,omitempty"`
 	// AgentPhase is the phase the agent chose last, and PhaseRun how many
 	// iterations in a row it has been in it.
 	AgentPhase string `json:"agent_phase,omitempty"`
@@ -274,7 +283,7 @@ func (s *Snapshot) check() error {
 		v    int
 	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
 		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
-		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}} {
+		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}, {"bookkept", s.Bookkept}} {
 		if n.v < 0 {
 			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
 		}
@@ -665,6 +674,7 @@ func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold b
 			b.transition(it.At, HalfOpen, watch.rule, watch.reason)
 		} else {
 			s.Trigger, s.Reason = watch.rule, watch.reason
+			s.Stagnant = s.Stagnant || stagnationRule(watch.rule)
 		}
 	case watching && !m.progress && s.State == Closed:
 		b.transition(it.At, HalfOpen, policy.RuleNoProgress, fmt.Sprintf("no progress in iteration %d, in the watch after recovery", s.Iteration))
@@ -776,7 +786,8 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.Hour = nil
 	s.LastWarnings = nil
 	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil
-	s.WatchLeft = b.base.Breaker.WatchIterations
+	s.WatchLeft, s.Stagnant = b.base.Breaker.WatchIterations, false
+	s.AfterProgress, s.Bookkept = false, 0
 	// Tasks count from the reset: each identity once more, and the count's
 	// high-water mark from the newest count.
 	s.Completed = nil
@@ -829,6 +840,7 @@ func (b *Breaker) transition(at time.Time, to State, trigger, reason string) {
 	b.event(at, s.State, to, trigger, reason)
 	s.State = to
 	s.Trigger, s.Reason = trigger, reason
+	s.Stagnant = to != Closed && (s.Stagnant || stagnationRule(trigger))
 }
 
 func (b *Breaker) open(at time.Time, trigger, reason string, failedProbe bool) {
@@ -864,12 +876,18 @@ func (b *Breaker) open(at time.Time, trigger, reason string, failedProbe bool) {
 
 func (b *Breaker) close(at time.Time, trigger, reason string) {
 	s := &b.s
+	stagnant := s.Stagnant
 	b.transition(at, Closed, trigger, reason)
 	s.Trigger, s.Reason = "", ""
 	s.ConsecutiveNoProgress, s.Held = 0, 0
 	s.Probing, s.ProbesLeft = false, 0
 	s.OpenedAt, s.CooldownUntil, s.RateFreesAt = nil, nil, nil
-	s.WatchLeft = b.base.Breaker.WatchIterations
+	// Only stagnation is watched for after a recovery: a HALF_OPEN a score
+	// window or a stuck task raised while work was landing is no reason.
+	s.WatchLeft = 0
+	if stagnant {
+		s.WatchLeft = b.base.Breaker.WatchIterations
+	}
 }
 
 func (b *Breaker) pushRecent(st Step) {

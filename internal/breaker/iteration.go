@@ -161,6 +161,9 @@ type Change struct {
 	// as prose or changed only digits, hex strings and timestamps. nil
 	// when not known.
 	Text []TextFile `json:"text,omitempty"`
+	// Bookkeeping counts the changed files that record or tidy work
+	// rather than do it: task lists, notes, whitespace-only reformatting.
+	Bookkeeping int `json:"bookkeeping,omitempty"`
 	// Retune identifies the files of an iteration that only re-tuned
 	// code: two or more files, each modified in place by a few lines added
 	// and a few removed, and nothing else counted changed ("" when it did

@@ -43,6 +43,14 @@ type measured struct {
 	journal, journalDocs int
 	// retuned says the iteration re-tuned the same files again.
 	retuned bool
+	// recorded counts the tasks the iteration checked for the first time,
+	// backed by earlier work but with none of its own: bookkeeping, not
+	// credited as progress, yet completed for the task's own tracking.
+	recorded int
+	// neutral says the iteration only recorded earlier progress
+	// (bookkeeping right after it): neither progress nor a step towards
+	// opening.
+	neutral bool
 }
 
 // measure scores the iteration and decides whether it made progress. It
@@ -75,7 +83,23 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	}
 	m.measureTestOnly(pol, s, it, tests, percentUp)
 	m.score = score(pol.Rules.Score.Weights, &m)
+	m.neutral = m.bookkeeping(pol, s, it)
 	return m
+}
+
+// bookkeeping reports an iteration that only records progress an earlier
+// iteration made, within the policy's run of such iterations right after
+// it: it ticked a task or added one, marked it complete in its notes or
+// journal, reformatted or wrote a wrap-up, and changed no work product;
+// nor did it admit being stuck, go back to an earlier tree, re-tune
+// values or break tests. In the watch after a recovery from stagnation
+// nothing is neutral. It scores as any iteration without a change does.
+func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
+	c := it.Change
+	return s.AfterProgress && s.Bookkept < pol.Progress.BookkeepingIterations && s.WatchLeft == 0 &&
+		!m.progress && !m.work && !m.returned && !m.retuned && m.regression == "" &&
+		!(it.Admitted && pol.Progress.Admissions) &&
+		c != nil && (c.Bookkeeping > 0 || m.journal > 0)
 }
 
 // measureChange finds what the iteration changed: counted files and lines
@@ -105,10 +129,17 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 		m.retuned = true
 	}
 	m.work = files > 0
-	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work && !s.WorkSinceTick {
+	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work {
+		if s.WorkSinceTick && pol.Progress.BookkeepingIterations > 0 {
+			// Ticking the task of work an earlier iteration did records
+			// that work: bookkeeping beside it, not progress of its own.
+			m.recorded = m.tasksNew
+		}
 		// Ticking boxes with nothing else done since the last credited
 		// tick is bookkeeping, not progress.
-		m.tasksNew = 0
+		if !s.WorkSinceTick || m.recorded > 0 {
+			m.tasksNew = 0
+		}
 	}
 	if busyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
 		m.busy = true
@@ -500,7 +531,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	b.pushWindow(it, m)
 	rememberTree(s, it)
 	rememberText(s, it)
-	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew == 0
+	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew+m.recorded == 0
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
 	rememberTasks(s, it)
@@ -516,6 +547,17 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 // question-only iteration holds it (up to max_held in a row), anything
 // else raises it.
 func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) {
+	if m.neutral {
+		s.Bookkept++
+		return
+	}
+	// Bookkeeping held back after progress counts once the run goes on
+	// without work: the whole run is no progress.
+	held := s.Bookkept
+	s.AfterProgress, s.Bookkept = m.progress, 0
+	if !m.progress {
+		s.ConsecutiveNoProgress += held
+	}
 	switch {
 	case m.progress:
 		s.ConsecutiveNoProgress, s.Held = 0, 0
@@ -626,14 +668,15 @@ func distinctErrors(errs []Signature) int {
 // task starts the count afresh at 0, one after which another task is
 // current at 1, and one without a current task ends it.
 func followTask(s *Snapshot, it *Iteration, m *measured) {
-	if m.tasksNew > 0 {
+	completed := m.tasksNew + m.recorded
+	if completed > 0 {
 		s.TasksLive = true
 	}
 	cur := it.CurrentTask
 	switch {
 	case cur == nil || cur.ID == "":
 		s.Current = nil
-	case m.tasksNew > 0:
+	case completed > 0:
 		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText)}
 	case s.Current != nil && s.Current.ID == bound(cur.ID, maxTaskText):
 		s.Current.Iterations++

@@ -37,6 +37,11 @@ type rule struct {
 	keys  []string // dotted TOML keys
 	on    func(r *policy.Rules) bool
 	check func(c *ruleCheck)
+	// stagnation marks the rules that see the loop going nowhere (no
+	// progress, the same error, going round): only a HALF_OPEN or OPEN
+	// they raised arms the watch after recovery. A watch raised while work
+	// was landing (a score window, a stuck task) does not.
+	stagnation bool
 }
 
 // rules are the trip rules in trigger priority (specific causes
@@ -56,16 +61,18 @@ var rules = []rule{
 		check: checkPermissionDenied,
 	},
 	{
-		name:  policy.RuleSameError,
-		keys:  []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
-		on:    func(r *policy.Rules) bool { return r.SameError.Enabled },
-		check: checkSameError,
+		name:       policy.RuleSameError,
+		keys:       []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
+		on:         func(r *policy.Rules) bool { return r.SameError.Enabled },
+		check:      checkSameError,
+		stagnation: true,
 	},
 	{
-		name:  policy.RuleCircular,
-		keys:  []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
-		on:    func(r *policy.Rules) bool { return r.Circular.Enabled },
-		check: checkCircular,
+		name:       policy.RuleCircular,
+		keys:       []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
+		on:         func(r *policy.Rules) bool { return r.Circular.Enabled },
+		check:      checkCircular,
+		stagnation: true,
 	},
 	{
 		name:  policy.RuleTestOnly,
@@ -86,10 +93,11 @@ var rules = []rule{
 		check: checkCompletionClaim,
 	},
 	{
-		name:  policy.RuleNoProgress,
-		keys:  []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
-		on:    func(r *policy.Rules) bool { return r.NoProgress.Enabled },
-		check: checkNoProgress,
+		name:       policy.RuleNoProgress,
+		keys:       []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
+		on:         func(r *policy.Rules) bool { return r.NoProgress.Enabled },
+		check:      checkNoProgress,
+		stagnation: true,
 	},
 	{
 		name:  policy.RuleTaskStuck,
@@ -116,6 +124,16 @@ var rules = []rule{
 		on:    func(r *policy.Rules) bool { return r.MaxIterations.Enabled },
 		check: checkMaxIterations,
 	},
+}
+
+// stagnationRule reports whether a trigger is a stagnation rule's.
+func stagnationRule(name string) bool {
+	for i := range rules {
+		if rules[i].name == name {
+			return rules[i].stagnation
+		}
+	}
+	return false
 }
 
 // ruleCheck is what a rule's check reads, and where it adds its firings.

@@ -43,9 +43,10 @@ func progressScenarios() []scenario {
 			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
 		},
 		{
-			name:  "test-only-plan-iterations-take-no-slot",
-			about: "two code iterations, two plan-only ticks (no changed line: no place in the window), then one new test file: no trip",
-			base:  withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
+			name: "test-only-plan-iterations-take-no-slot",
+			about: "two code iterations, two plan-only ticks (no changed line: no place in the window), then one new test file: no " +
+				"trip; the ticks only record the code, bookkeeping, and two of them in a row are a run: no progress",
+			base: withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
 			loop: []*scnStep{
 				edit("internal/app/parse.go", lines("parse", 30), "feat: parser"),
 				edit("internal/app/render.go", lines("render", 30), "feat: renderer"),
@@ -53,9 +54,9 @@ func progressScenarios() []scenario {
 				edit("fix_plan.md", plan(2, 4), "plan: renderer done"),
 				edit("tests/render_test.py", lines("test", 60), "test: renderer cases"),
 			},
-			// The second tick has no work since the first (credited) one: a
-			// tick needs work (before: yyyyy).
-			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyny"},
+			// A tick records work (before: yyyyy, then yyyny when a tick
+			// needed work since the last credited one).
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCHHC", progress: "yynny"},
 		},
 		{
 			name:  "test-only-fixtures-are-test-data",

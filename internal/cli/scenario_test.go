@@ -673,7 +673,7 @@ func scenarios() []scenario {
 			build:      buildShallow,
 			want:       scnWant{exit: 2, stderr: "shallow clone"},
 		},
-	}, append(progressScenarios(), workScenarios()...)...)
+	}, append(append(progressScenarios(), workScenarios()...), shapeScenarios()...)...)
 }
 
 // ---------------------------------------------------------------------

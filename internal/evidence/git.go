@@ -125,6 +125,11 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 	var tuned []string
 	retune := true
 	for _, f := range c.Files {
+		if f.Status != gitlog.StatusDeleted && !f.Ignored && (f.WhitespaceOnly || (f.Notes && f.Meaningful) || tasks.Match(f.Path)) {
+			// Ticking or adding tasks, a note, a reformatting pass: what
+			// records or tidies work rather than doing it.
+			out.Bookkeeping++
+		}
 		if !f.Meaningful || tasks.Match(f.Path) {
 			continue
 		}

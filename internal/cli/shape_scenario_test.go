@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"strings"
+)
+
+// shapeScenarios are the shapes of real loops that the breaker stopped
+// while they progressed, or let run while they went nowhere: bookkeeping
+// beside work, the watch after a recovery, new tests against rewritten
+// ones, claims, errors the loop writes into its own files, and journals
+// kept in several files.
+func shapeScenarios() []scenario {
+	note := func(lines ...string) string { return "# Progress\n\n" + strings.Join(lines, "\n") + "\n" }
+	return []scenario{
+		// --- bookkeeping beside work, and the watch after recovery -------
+		{
+			name: "watch-not-armed-by-work",
+			about: "code lands every iteration while the first open task stays current: task_stuck watches (HALF_OPEN) at the " +
+				"sixth, the seventh ticks it and recovers; that HALF_OPEN was raised while work landed, so it arms no watch, and " +
+				"two empty iterations after it are two iterations without progress, not stagnation recurring",
+			base: withBase(map[string]string{"fix_plan.md": plan(0, 6)}),
+			loop: []*scnStep{
+				code(1).with("fix_plan.md", plan(1, 6)),
+				code(2), code(3), code(4), code(5), code(6),
+				code(7).with("fix_plan.md", plan(2, 6)),
+				empty("chore: sync"), empty("chore: sync"),
+			},
+			want: scnWant{exit: 0, iteration: 9, state: "HALF_OPEN", trigger: "no_progress", states: "CCCCCHCCH", progress: "yyyyyyynn"},
+		},
+		{
+			name: "bookkeeping-after-work-no-false-stop",
+			about: "code, code, a progress note (the score window watches), code, a reformatting pass, a wrap-up note, code: " +
+				"the score window's HALF_OPEN arms no watch, the reformatting right after the code is bookkeeping (neutral) and " +
+				"the wrap-up after it makes a run of two (no progress, HALF_OPEN): the loop is never stopped",
+			loop: []*scnStep{
+				code(1), code(2),
+				edit("PROGRESS.md", note("step 2 done in {{c2}}"), "docs: progress"),
+				code(3),
+				edit("internal/app/step03.go", strings.ReplaceAll(codeText(3), "\t", "    "), "style: format"),
+				edit("PROGRESS.md", note("step 2 done in {{c2}}", "step 3 done in {{c4}}; wrap-up: three steps of the feature are in"), "docs: wrap-up"),
+				code(4),
+			},
+			want: scnWant{exit: 0, iteration: 7, state: "CLOSED", states: "CCHCHHC", progress: "yynynny"},
+		},
+		{
+			name: "bookkeeping-run-is-no-progress",
+			about: "after code, the loop ticks its task (bookkeeping right after progress: neutral, no credit), adds the next task, " +
+				"reformats and writes notes: from the second bookkeeping iteration in a row the run is no progress, counted whole",
+			base: withBase(map[string]string{"fix_plan.md": plan(0, 3)}),
+			loop: []*scnStep{
+				code(1),
+				edit("fix_plan.md", plan(1, 3), "plan: task 1 done in {{c1}}"),
+				edit("fix_plan.md", plan(1, 4), "plan: next task"),
+				edit("internal/app/step01.go", strings.ReplaceAll(codeText(1), "\t", "    "), "style: format"),
+				edit("PROGRESS.md", note("task 1 done"), "docs: progress"),
+			},
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHOO", progress: "ynnnn", ignored: 1},
+		},
+	}
+}
