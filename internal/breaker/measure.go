@@ -74,7 +74,9 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	m.measureChange(pol, s, prev, it)
 	tests := m.measureTests(prev, it)
 	m.measureErrors(pol, s, prev, it)
-	percentUp := m.measurePercent(pol, s, it)
+	// A reported percentage is a claim: it counts only with work behind it
+	// in the same iteration (a rise too small still vetoes).
+	percentUp := m.measurePercent(pol, s, it) && m.work
 	m.judge(pol, it, tests, percentUp)
 	if it.Admitted && pol.Progress.Admissions {
 		// The agent said it made no progress: that only makes the breaker
@@ -384,7 +386,8 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 		}
 		return docs > 0 && !m.returned
 	case policy.SignalClaims:
-		return it.CompletionClaimed || (it.ClaimedFiles != nil && *it.ClaimedFiles > 0)
+		// A claim counts only with work behind it, as a percentage does.
+		return m.work && (it.CompletionClaimed || (it.ClaimedFiles != nil && *it.ClaimedFiles > 0))
 	}
 	return false
 }

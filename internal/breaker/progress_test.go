@@ -199,10 +199,14 @@ func TestErrorAlternation(t *testing.T) {
 }
 
 // TestPercentHighWater: a reported percentage counts only above its
-// highest value since the last reset.
+// highest value since the last reset, and only with work behind it.
 func TestPercentHighWater(t *testing.T) {
 	t.Parallel()
-	quiet := func(p *policy.Policy) { p.Rules.NoProgress.Enabled, p.Rules.Score.Enabled = false, false }
+	quiet := func(p *policy.Policy) {
+		p.Rules.NoProgress.Enabled, p.Rules.Score.Enabled = false, false
+		p.Progress.Signals = []policy.Signal{policy.SignalPercent}
+	}
+	work := &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 3, CodeFiles: 1}
 	b := newBreaker(t, pol(t, "default", quiet), breaker.Options{})
 	at := t0
 	for i, s := range []struct {
@@ -210,7 +214,7 @@ func TestPercentHighWater(t *testing.T) {
 		want bool
 	}{{10, true}, {50, true}, {10, false}, {50, false}, {52, false}, {53, false}, {56, true}} {
 		at = at.Add(time.Minute)
-		if d := observe(t, b, breaker.Iteration{At: at, Change: &breaker.Change{}, ProgressPercent: ptr(s.p)}); d.Progress != s.want {
+		if d := observe(t, b, breaker.Iteration{At: at, Change: work, ProgressPercent: ptr(s.p)}); d.Progress != s.want {
 			t.Errorf("step %d (%v%%): got progress %v, want %v", i+1, s.p, d.Progress, s.want)
 		}
 	}
@@ -218,8 +222,13 @@ func TestPercentHighWater(t *testing.T) {
 	if err := b.Reset(at.Add(time.Second), "new plan"); err != nil {
 		t.Fatal(err)
 	}
-	if d := observe(t, b, breaker.Iteration{At: at.Add(time.Minute), Change: &breaker.Change{}, ProgressPercent: ptr(10.0)}); !d.Progress {
+	if d := observe(t, b, breaker.Iteration{At: at.Add(time.Minute), Change: work, ProgressPercent: ptr(10.0)}); !d.Progress {
 		t.Errorf("10%% after a reset: got no progress, want progress")
+	}
+	// A percentage that rises on an iteration that changed nothing is a
+	// claim, not progress.
+	if d := observe(t, b, breaker.Iteration{At: at.Add(2 * time.Minute), Change: &breaker.Change{}, ProgressPercent: ptr(60.0)}); d.Progress {
+		t.Errorf("60%% on an empty iteration: got progress, want none")
 	}
 }
 

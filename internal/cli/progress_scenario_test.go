@@ -311,14 +311,16 @@ func progressScenarios() []scenario {
 
 		// --- percentages, submodules, ledgers, unreadable objects ---------
 		{
-			name:  "percent-alternating",
-			about: "empty commits reporting 10%, 50%, 10%, 50%: a percentage counts only above its high-water mark",
+			name: "percent-alternating",
+			about: "code commits reporting 10%, 50%, 10%, 50%: a percentage counts only above its high-water mark, and one that " +
+				"does not rise vetoes the code's progress",
 			loop: []*scnStep{
-				empty(progressMsg("plan: outline", 10)), empty(progressMsg("plan: design", 50)),
-				empty(progressMsg("plan: outline again", 10)), empty(progressMsg("plan: design again", 50)),
-				empty(progressMsg("plan: outline again", 10)),
+				code(1).msgf(progressMsg("feat: outline", 10)), code(2).msgf(progressMsg("feat: design", 50)),
+				code(3).msgf(progressMsg("feat: outline again", 10)), code(4).msgf(progressMsg("feat: design again", 50)),
+				code(5).msgf(progressMsg("feat: outline again", 10)),
 			},
-			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHHO", progress: "yynnn"},
+			// Before claims needed work: empty commits, CCHHO.
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 		{
 			name:  "submodule-bump",

@@ -496,14 +496,16 @@ func scenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO"},
 		},
 		{
-			name:   "profiles-percent-only",
-			about:  "profiles: empty commits whose reported percentage rises by 5 each are progress (seed 001's model)",
+			name: "profiles-percent-only",
+			about: "profiles: empty commits whose reported percentage rises by 5 each: seed 001's model counted them, but a " +
+				"percentage is a claim and counts only with work behind it, so they are no progress (the counter needs 5 here; " +
+				"the score window watches)",
 			policy: "profiles",
 			loop: []*scnStep{
 				empty(progressMsg("plan: outline", 5)), empty(progressMsg("plan: design", 10)),
 				empty(progressMsg("plan: review", 15)), empty(progressMsg("plan: split", 20)),
 			},
-			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC"},
+			want: scnWant{exit: 0, iteration: 4, state: "HALF_OPEN", trigger: "score", states: "CCHH", progress: "nnnn"},
 		},
 		{
 			name:  "research-default",
@@ -538,13 +540,14 @@ func scenarios() []scenario {
 			want:    scnWant{exit: 1, iteration: 7, state: "OPEN", trigger: "no_progress", states: "CCHHHOO", ignored: 1, progress: "nnnnnnn"},
 		},
 		{
-			name:        "completion-claimed-ralph",
-			about:       "ralph's false negative: claiming completion while tests fail counts as progress under ralph",
+			name: "completion-claimed-ralph",
+			about: "ralph's own breaker counts a completion claim as progress, even while tests fail; here a claim is never " +
+				"evidence, so runs that only claim completion are no progress under ralph's thresholds too",
 			policy:      "ralph",
 			runs:        claimRuns(4),
 			headLog:     "All tasks complete.\n",
 			headReports: map[string]string{"junit.xml": failing},
-			want:        scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC"},
+			want:        scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CHOOO", ignored: 2},
 		},
 		{
 			name:        "completion-claimed-default",

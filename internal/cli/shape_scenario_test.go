@@ -56,5 +56,18 @@ func shapeScenarios() []scenario {
 			},
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHOO", progress: "ynnnn", ignored: 1},
 		},
+
+		// --- a claim is never progress -----------------------------------
+		{
+			name: "claim-percent-trailer-without-work",
+			about: "after one code change, empty commits whose Loop-Progress trailer climbs 10%, 30%, 50%, 70%: a reported " +
+				"percentage counts only with work behind it in the same iteration, so they are no progress",
+			loop: []*scnStep{
+				code(1),
+				empty("chore: progress\n\nLoop-Progress: 10%\n"), empty("chore: progress\n\nLoop-Progress: 30%\n"),
+				empty("chore: progress\n\nLoop-Progress: 50%\n"), empty("chore: progress\n\nLoop-Progress: 70%\n"),
+			},
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHOO", progress: "ynnnn", ignored: 1},
+		},
 	}
 }
