@@ -2,7 +2,6 @@ package breaker
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -31,10 +30,13 @@ type measured struct {
 	primary  *Signature
 	// regression says why the tests regressed ("" when they did not).
 	regression string
-	// testOnly: changed test files are the iteration's only progress
-	// signal; testLines are the lines the test_only rule counts.
+	// testOnly: the iteration changed existing tests while nothing else
+	// moved; testLines are the lines the test_only rule counts.
 	testOnly  bool
 	testLines int
+	// rewritten counts the failing tests that turned green while only
+	// existing tests changed: tests rewritten, not fixed.
+	rewritten int
 	// work says the iteration changed the work product: a counted file
 	// that is neither notes, churn nor the loop's journal.
 	work bool
@@ -392,34 +394,46 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 	return false
 }
 
-// measureTestOnly decides whether changed test files are the iteration's
-// only progress signal (no code or other file outside tests and test
-// data, no task completed, no failing test fixed, no error resolved, no
-// percentage up) and which of its test lines the test_only rule counts:
-// with test reports on both sides (so that "no failing test was fixed" is
-// known) all of them; without, those of the test files that one of the
-// window's earlier iterations changed too (the same tests rewritten) and
-// of existing test files that only grew (tests appended to a suite while
-// no code changes: padding the count). A new test file may be new
-// coverage, and editing lines of a different test file each time may be
-// a fix, so those do not count. A change that does not list its test
-// files counts them all.
+// measureTestOnly decides whether the iteration changed existing tests
+// while nothing else moved (no code or other file outside tests and test
+// data, no task completed, no error resolved, no percentage up) and which
+// of its test lines the test_only rule counts. New tests are work: a new
+// test file, or tests appended to a suite, never count. What counts is
+// existing tests edited or deleted: with test reports on both sides all of
+// them; without, those of the test files that one of the window's earlier
+// iterations changed too (the same tests rewritten), since editing a
+// different test file each time may be a fix. A change that does not list
+// its test files counts them all. Failing tests that turn green while only
+// existing tests changed are tests rewritten, never a fix.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
 	if c == nil || c.TestLines == 0 || c.CodeFiles-m.journal > 0 || (m.busy && c.BusyFiles > 0) ||
-		m.tasksNew > 0 || m.fixed > 0 || tests.up || m.resolved > 0 || percentUp {
+		m.tasksNew > 0 || m.resolved > 0 || percentUp {
 		return
 	}
-	if spreadNewTests(c.TestFiles) && codeInWindow(pol, s) {
-		// New test files in several packages while the specs or the code
-		// move (in this iteration or the window's earlier ones) is new
-		// coverage being laid down, not the same tests rewritten. Test
-		// files scattered over folders with nothing else moving are not.
+	edited := c.TestLines
+	if c.TestFiles != nil {
+		edited = 0
+		for _, f := range c.TestFiles {
+			if !f.New && !f.Grew {
+				edited += f.Lines
+			}
+		}
+	}
+	switch {
+	case edited == 0:
+		return
+	case m.fixed > 0 && tests.known && pol.Rules.TestOnly.Enabled:
+		// The failures went away because their tests changed.
+		m.rewritten = m.fixed
+		m.progress, m.vetoed, m.signals = false, true, nil
+		return
+	case tests.up:
 		return
 	}
 	m.testOnly = true
 	if tests.known || c.TestFiles == nil {
-		m.testLines = c.TestLines
+		m.testLines = edited
 		return
 	}
 	earlier := map[string]bool{}
@@ -429,28 +443,10 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 		}
 	}
 	for _, f := range c.TestFiles {
-		if f.Grew || earlier[pathKey(f.Path)] {
+		if !f.New && !f.Grew && earlier[pathKey(f.Path)] {
 			m.testLines += f.Lines
 		}
 	}
-}
-
-// spreadNewTests reports new test files in two or more folders.
-func spreadNewTests(files []FileLines) bool {
-	dirs := map[string]bool{}
-	for _, f := range files {
-		if f.New {
-			dirs[path.Dir(f.Path)] = true
-		}
-	}
-	return len(dirs) >= 2
-}
-
-// codeInWindow reports code or specs (any file that is neither a test
-// nor test data, nor the loop's journal) changed by one of the test_only
-// window's earlier iterations.
-func codeInWindow(pol *policy.Policy, s *Snapshot) bool {
-	return slices.ContainsFunc(lastWithLines(s.Window, pol.Rules.TestOnly.TestOnlyWindow), func(e Entry) bool { return e.Code })
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest

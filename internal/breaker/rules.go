@@ -238,12 +238,17 @@ func checkCircular(c *ruleCheck) {
 	}
 }
 
-// checkTestOnly fires on a test-only iteration (changed test files are its
-// only progress signal) when, over the last test_only_window iterations
-// that changed lines, more than test_only_percent of the changed lines are
-// test lines of test-only iterations (see measured.measureTestOnly).
+// checkTestOnly trips on tests rewritten (failing tests turned green while
+// only existing tests changed), and on an iteration that changed existing
+// tests while nothing else moved when, over the last test_only_window
+// iterations that changed lines, more than test_only_percent of the
+// changed lines are such test lines (see measured.measureTestOnly).
 func checkTestOnly(c *ruleCheck) {
 	to := c.r.TestOnly
+	if n := c.m.rewritten; n > 0 {
+		c.fire(kindTrip, "tests rewritten: %d failing %s turned green while only existing tests changed and no code did", n, plural(n, "test", "tests"))
+		return
+	}
 	if !c.m.testOnly {
 		return
 	}

@@ -265,10 +265,14 @@ func TestRuleCounting(t *testing.T) {
 			steps:  []step{{testLines(10, 8), C, ""}, {testLines(10, 8), C, ""}, {testLines(10, 8), C, ""}, {testLines(10, 9), O, policy.RuleTestOnly}},
 		},
 		{
-			name:   "test_only: a fixed failing test excuses test work",
+			name:   "test_only: a failing test turned green while only existing tests changed is tests rewritten",
 			policy: pol(t, "default", quiet),
-			steps: []step{{testsRun(testLines(10, 10), 5, 5), C, ""}, {testsRun(testLines(10, 10), 6, 4), C, ""},
-				{testsRun(testLines(10, 10), 6, 4), C, ""}, {testsRun(testLines(10, 10), 6, 4), C, ""}, {testsRun(testLines(10, 10), 6, 4), O, policy.RuleTestOnly}},
+			steps:  []step{{testsRun(testLines(10, 10), 5, 5), C, ""}, {testsRun(testLines(10, 10), 6, 4), O, policy.RuleTestOnly}},
+		},
+		{
+			name:   "test_only: a failing test fixed beside code is a fix",
+			policy: pol(t, "default", quiet),
+			steps:  []step{{testsRun(testLines(10, 10), 5, 5), C, ""}, {testsRun(codeAndTests(20, 10), 6, 4), C, ""}},
 		},
 		{
 			name:   "output_decline: the last 3 at 70% below the baseline",
@@ -357,6 +361,12 @@ func tree(name string) func(time.Time) breaker.Iteration {
 func testLines(lines, test int) func(time.Time) breaker.Iteration {
 	return func(at time.Time) breaker.Iteration {
 		return breaker.Iteration{At: at, Change: &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: lines, TestLines: test}}
+	}
+}
+
+func codeAndTests(lines, test int) func(time.Time) breaker.Iteration {
+	return func(at time.Time) breaker.Iteration {
+		return breaker.Iteration{At: at, Change: &breaker.Change{MeaningfulFiles: 2, CodeFiles: 1, MeaningfulLines: lines, TestLines: test}}
 	}
 }
 

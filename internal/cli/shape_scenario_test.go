@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 )
 
 // shapeScenarios are the shapes of real loops that the breaker stopped
@@ -69,5 +72,53 @@ func shapeScenarios() []scenario {
 			},
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHOO", progress: "ynnnn", ignored: 1},
 		},
+
+		// --- new tests are work; rewritten ones are not -------------------
+		{
+			name: "new-test-files-are-work",
+			about: "each run adds a test file in a new package and nothing else, its report passing the same suite: new tests " +
+				"and new test files are work, test_only (existing tests edited or deleted) never fires",
+			runs: func() []scnRun {
+				var runs []scnRun
+				for i, pkg := range []string{"parse", "render", "store", "cache"} {
+					runs = append(runs, scnRun{commit: newTestFile(pkg, 40+i), tests: &ledger.Tests{Passed: 120}, output: 40})
+				}
+				return runs
+			}(),
+			head: newTestFile("sync", 44),
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
+		},
+		{
+			name: "tests-rewritten-do-not-close",
+			about: "two tests fail; two empty runs half-open the breaker; then the agent rewrites the two tests' expectations to " +
+				"match the bug and the report turns green with no code changed: tests rewritten, a trip, never a fix that closes",
+			base: withBase(map[string]string{"internal/app/parse_test.go": parseTests("2")}),
+			runs: []scnRun{
+				{commit: code(1), tests: twoFailing(), output: 40},
+				{tests: twoFailing(), output: 40},
+				{tests: twoFailing(), output: 40},
+				{commit: edit("internal/app/parse_test.go", parseTests("1"), "test: align expectations"),
+					tests: &ledger.Tests{Passed: 10}, output: 40},
+			},
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "test_only", states: "CCHOO", ignored: 1},
+		},
 	}
+}
+
+// newTestFile adds a test file of n lines in a new package.
+func newTestFile(pkg string, n int) *scnStep {
+	return edit(fmt.Sprintf("internal/%s/%s_test.go", pkg, pkg), fmt.Sprintf("package %s\n\n", pkg)+lines("case", n), "test: cover "+pkg)
+}
+
+// parseTests is a Go test file whose two tests expect want.
+func parseTests(want string) string {
+	return "package app\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tif Parse() != " + want +
+		" {\n\t\tt.Fatal(\"parse\")\n\t}\n}\n\nfunc TestRender(t *testing.T) {\n\tif Render() != " + want +
+		" {\n\t\tt.Fatal(\"render\")\n\t}\n}\n"
+}
+
+// twoFailing is a report of 8 passing tests and TestParse and TestRender
+// failing.
+func twoFailing() *ledger.Tests {
+	return &ledger.Tests{Passed: 8, Failed: 2, Failing: []string{"TestParse", "TestRender"}}
 }

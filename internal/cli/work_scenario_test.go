@@ -201,15 +201,7 @@ func workScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 
-		// --- new tests spread over packages --------------------------------
-		{
-			name: "test-only-new-tests-spread",
-			about: "after one code change each iteration rewrites the e2e spec and adds new test files in three packages: new " +
-				"coverage laid down while the specs move, test_only never fires",
-			loop: append([]*scnStep{code(1).with("tests/e2e/app.spec.ts", lines("spec", 200))}, specRounds()...),
-			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
-		},
-
+		// --- existing tests rewritten --------------------------------------
 		{
 			name: "test-only-scattered-one-liners",
 			about: "each iteration rewrites the same e2e test and adds a one-line test file in three folders, and no code or spec " +
