@@ -135,6 +135,9 @@ type Prev struct {
 	// TasksDone is the newest checked-task count; a reset starts the
 	// high-water mark from it.
 	TasksDone *int `json:"tasks_done,omitempty"`
+	// TasksTotal is the newest task count, to tell new tasks from new
+	// notes in a plan that grew.
+	TasksTotal *int `json:"tasks_total,omitempty"`
 }
 
 // ErrorCount counts one error signature.
@@ -343,6 +346,10 @@ func (s Snapshot) clone() Snapshot {
 			v := *s.Prev.TasksDone
 			p.TasksDone = &v
 		}
+		if s.Prev.TasksTotal != nil {
+			v := *s.Prev.TasksTotal
+			p.TasksTotal = &v
+		}
 		c.Prev = &p
 	}
 	if s.PercentHigh != nil {
@@ -360,7 +367,7 @@ func (s Snapshot) clone() Snapshot {
 	if s.Journal != nil {
 		c.Journal = make([]TextSeen, len(s.Journal))
 		for i, e := range s.Journal {
-			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Beside: e.Beside}
+			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Dir: e.Dir, Beside: e.Beside}
 		}
 	}
 	c.Hour = cloneSlice(s.Hour)

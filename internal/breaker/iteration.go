@@ -161,6 +161,9 @@ type Change struct {
 	// as prose or changed only digits, hex strings and timestamps. nil
 	// when not known.
 	Text []TextFile `json:"text,omitempty"`
+	// PlanLines is the net growth of the task lists that grew with few
+	// lines removed (new tasks and new notes in the plan); 0 otherwise.
+	PlanLines int `json:"plan_lines,omitempty"`
 	// Bookkeeping counts the changed files that record or tidy work
 	// rather than do it: task lists, notes, whitespace-only reformatting.
 	Bookkeeping int `json:"bookkeeping,omitempty"`

@@ -126,6 +126,12 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 		busyFiles += c.ChurnFiles - c.HexFiles
 		busyLines += c.ChurnLines - c.HexLines
 	}
+	if n := planFindings(prev, it); n > 0 {
+		// Findings written into the plan (an audit that records what it
+		// found as it goes) are work; a tick or the next task is not.
+		files++
+		lines += n
+	}
 	if pol.Progress.Retune && retuned(s, c) {
 		// The same few files re-tuned a few lines at a time for the third
 		// iteration in a row: values moved back and forth, not work done.
@@ -161,6 +167,25 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	if !m.returned {
 		m.files = files
 	}
+}
+
+// planFindingsLines is how many new lines, besides new tasks, a plan must
+// gain in one iteration for them to be findings rather than bookkeeping.
+const planFindingsLines = 30
+
+// planFindings returns the new lines besides new tasks that the iteration
+// wrote into its task lists, when they are at least planFindingsLines; 0
+// otherwise.
+func planFindings(prev *Prev, it *Iteration) int {
+	c := it.Change
+	boxes := 0
+	if it.Tasks != nil && prev.TasksTotal != nil {
+		boxes = max(0, it.Tasks.Total-*prev.TasksTotal)
+	}
+	if n := c.PlanLines - boxes; n >= planFindingsLines {
+		return n
+	}
+	return 0
 }
 
 // retunedRow is how many iterations in a row, the current one included,
@@ -772,6 +797,7 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 		next.Tree = old.Tree
 		next.Percent = old.Percent
 		next.TasksDone = old.TasksDone
+		next.TasksTotal = old.TasksTotal
 		if it.Tests == nil {
 			next.Tests = old.Tests
 		}
@@ -793,8 +819,8 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 		next.Tree = it.Change.Tree
 	}
 	if it.Tasks != nil {
-		d := it.Tasks.Done
-		next.TasksDone = &d
+		d, n := it.Tasks.Done, it.Tasks.Total
+		next.TasksDone, next.TasksTotal = &d, &n
 	}
 	return next
 }

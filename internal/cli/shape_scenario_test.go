@@ -102,7 +102,74 @@ func shapeScenarios() []scenario {
 			},
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "test_only", states: "CCHOO", ignored: 1},
 		},
+
+		// --- journals, notes and plans -------------------------------------
+		{
+			name: "journal-in-two-files-by-turns",
+			about: "after two code changes the loop writes its session notes into memory/journal-a.md and memory/journal-b.md " +
+				"by turns and changes nothing else: a journal spread over two files of a folder is still the journal, so the " +
+				"note-only iterations are bookkeeping right after progress, then a run without progress",
+			loop: []*scnStep{
+				code(1).with("memory/journal-a.md", sessionNote(1)),
+				code(2).with("memory/journal-b.md", sessionNote(2)),
+				edit("memory/journal-a.md", sessionNote(1)+sessionNote(3), "memory: session"),
+				edit("memory/journal-b.md", sessionNote(2)+sessionNote(4), "memory: session"),
+				edit("memory/journal-a.md", sessionNote(1)+sessionNote(3)+sessionNote(5), "memory: session"),
+			},
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
+		},
+		{
+			name: "claude-progress-only",
+			about: "an idle run that only appends a line to claude-progress.txt: the harness's progress file is notes from the " +
+				"first iteration, not work the journal rule has to learn",
+			base: withBase(map[string]string{"claude-progress.txt": sessionNote(0)}),
+			loop: []*scnStep{
+				edit("claude-progress.txt", sessionNote(0)+sessionNote(1), "progress: session 1"),
+				edit("claude-progress.txt", sessionNote(0)+sessionNote(1)+sessionNote(2), "progress: session 2"),
+				edit("claude-progress.txt", sessionNote(0)+sessionNote(1)+sessionNote(2)+sessionNote(3), "progress: session 3"),
+				edit("claude-progress.txt", sessionNote(0)+sessionNote(1)+sessionNote(2)+sessionNote(3)+sessionNote(4), "progress: session 4"),
+			},
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "no_progress", states: "CHOO", progress: "nnnn", ignored: 1},
+		},
+		{
+			name: "audit-findings-into-plan",
+			about: "an audit loop audits one story an iteration and writes 35 to 64 lines of findings under it in " +
+				"IMPLEMENTATION_PLAN.md, ticking the story: findings written into the plan are work, not bookkeeping",
+			base: withBase(map[string]string{"IMPLEMENTATION_PLAN.md": auditPlan(0)}),
+			loop: []*scnStep{
+				edit("IMPLEMENTATION_PLAN.md", auditPlan(1), "audit: story 1"),
+				edit("IMPLEMENTATION_PLAN.md", auditPlan(2), "audit: story 2"),
+				edit("IMPLEMENTATION_PLAN.md", auditPlan(3), "audit: story 3"),
+				edit("IMPLEMENTATION_PLAN.md", auditPlan(4), "audit: story 4"),
+			},
+			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC", progress: "yyyy"},
+		},
 	}
+}
+
+// sessionNote is a paragraph of session notes.
+func sessionNote(i int) string {
+	return fmt.Sprintf("Session %d: read the open items, looked at the queue and wrote down what comes next for the team.\n", i)
+}
+
+// auditPlan is an audit plan with six stories, the first done of them audited:
+// each ticked, with its findings (35 lines and more) under it.
+func auditPlan(done int) string {
+	var b strings.Builder
+	b.WriteString("# Audit plan\n\n")
+	for i := 1; i <= 6; i++ {
+		box := " "
+		if i <= done {
+			box = "x"
+		}
+		fmt.Fprintf(&b, "- [%s] story %d\n", box, i)
+		if i <= done {
+			for k := 1; k <= 30+5*i; k++ {
+				fmt.Fprintf(&b, "  - finding %d.%d: the handler for story %d does not check the caller's role before writing\n", i, k, i)
+			}
+		}
+	}
+	return b.String()
 }
 
 // newTestFile adds a test file of n lines in a new package.

@@ -130,6 +130,11 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 			// records or tidies work rather than doing it.
 			out.Bookkeeping++
 		}
+		if tasks.Match(f.Path) && f.Meaningful && f.Deleted*4 <= f.Added {
+			// A plan that grows by new lines is read beside its boxes:
+			// findings written into it can be work (see breaker.Change).
+			out.PlanLines += f.Added - f.Deleted
+		}
 		if !f.Meaningful || tasks.Match(f.Path) {
 			continue
 		}
