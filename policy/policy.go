@@ -124,6 +124,11 @@ type Progress struct {
 	// lines at a time, for the third iteration in a row with nothing else
 	// changed, no progress.
 	Retune bool `toml:"retune"`
+	// Written reads what the loop writes into its own files and messages:
+	// the errors and reviewers' findings it records there count like the
+	// errors of its log, and a claim of done work that it makes again with
+	// no new work since is the loop going round.
+	Written bool `toml:"written"`
 	// BookkeepingIterations is how many iterations in a row right after
 	// progress may only record it (tick its task, mark it complete, add
 	// the next task, format, write a wrap-up) and be neutral: neither

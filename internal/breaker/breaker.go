@@ -20,6 +20,7 @@ const (
 	MaxTrees       = 512           // distinct trees remembered for the circular rule
 	MaxCompleted   = 4096          // identities of completed tasks remembered
 	MaxSeenErrors  = 64            // error signatures remembered with the iteration they were last seen
+	MaxClaims      = 64            // claims of done work remembered
 	maxTestPaths   = 32            // test files remembered per iteration for the test_only rule
 	MaxCount       = 1_000_000_000 // largest count an iteration may report
 	trendLen       = 10            // output_trend values
@@ -105,6 +106,9 @@ type Snapshot struct {
 	// WorkSinceTick says the work product changed since the last credited
 	// tick (or since the reset): the next first-time tick is backed.
 	WorkSinceTick bool `json:"work_since_tick,omitempty"`
+	// Claims are the claims of done work made since the last reset, each
+	// with whether new work followed it, oldest first.
+	Claims []ClaimSeen `json:"claims,omitempty"`
 	// AfterProgress says the newest iteration that was not bookkeeping
 	// made progress, and Bookkept counts the bookkeeping iterations since:
 	// while they are few, bookkeeping is neutral.
@@ -140,6 +144,12 @@ type Prev struct {
 	TasksTotal *int `json:"tasks_total,omitempty"`
 }
 
+// ClaimSeen is a claim of done work and whether new work followed it.
+type ClaimSeen struct {
+	Hash      string `json:"hash"`
+	WorkSince bool   `json:"work_since,omitempty"`
+}
+
 // ErrorCount counts one error signature.
 type ErrorCount struct {
 	Hash   string `json:"hash"`
@@ -170,10 +180,13 @@ type Entry struct {
 	// nor test data, nor the loop's journal).
 	Code bool `json:"code,omitempty"`
 	// Retune is the iteration's Change.Retune.
-	Retune    string `json:"retune,omitempty"`
-	Returned  bool   `json:"returned,omitempty"`
-	HasOutput bool   `json:"has_output,omitempty"`
-	Output    int    `json:"output"`
+	Retune   string `json:"retune,omitempty"`
+	Returned bool   `json:"returned,omitempty"`
+	// Again says the iteration claimed again what it claimed before with
+	// no new work since: going round, as a return to an earlier tree is.
+	Again     bool `json:"again,omitempty"`
+	HasOutput bool `json:"has_output,omitempty"`
+	Output    int  `json:"output"`
 	// HasTests and Passed are the iteration's test report's passing
 	// tests; HasErrors and Errors the number of distinct error signatures
 	// it had, when errors were looked for (the trends).
@@ -302,7 +315,7 @@ func (s *Snapshot) check() error {
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
 		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
-		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal {
+		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal || len(s.Claims) > MaxClaims {
 		return errors.New("a bounded list is longer than its bound")
 	}
 	for _, e := range s.Journal {
@@ -357,6 +370,7 @@ func (s Snapshot) clone() Snapshot {
 		c.PercentHigh = &v
 	}
 	c.Completed = cloneSlice(s.Completed)
+	c.Claims = cloneSlice(s.Claims)
 	c.ErrorCounts = cloneSlice(s.ErrorCounts)
 	c.Seen = cloneSlice(s.Seen)
 	c.Window = cloneSlice(s.Window)
@@ -786,7 +800,7 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.ForcedOpen = false
 	s.Trigger, s.Reason = "", ""
 	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.ErrorCounts, s.Seen = nil, nil
+	s.ErrorCounts, s.Seen, s.Claims = nil, nil, nil
 	s.Window = nil
 	s.OutputBase = OutputBase{}
 	s.Trees = nil

@@ -49,6 +49,14 @@ type measured struct {
 	// backed by earlier work but with none of its own: bookkeeping, not
 	// credited as progress, yet completed for the task's own tracking.
 	recorded int
+	// newWork says the iteration did work beyond prose: a changed file that
+	// is not prose (code, tests, configuration, assets), a task completed,
+	// tests fixed or more passing.
+	newWork bool
+	// claim is what the iteration claimed done; again says it claimed the
+	// same with no new work since it last did: going round.
+	claim *Signature
+	again bool
 	// neutral says the iteration only recorded earlier progress
 	// (bookkeeping right after it): neither progress nor a step towards
 	// opening.
@@ -64,6 +72,11 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 		prev = &Prev{}
 	}
 	m.errs = filterIgnored(it.Errors, pol.Progress.IgnoreTests)
+	if it.Change != nil && pol.Progress.Written {
+		// What the loop recorded in its own files, after its log's and
+		// reports' errors.
+		m.errs = appendNew(slices.Clone(m.errs), it.Change.Written)
+	}
 	if len(m.errs) > 0 {
 		m.primary = &m.errs[0]
 	}
@@ -86,9 +99,78 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 		m.progress, m.vetoed, m.signals = false, true, nil
 	}
 	m.measureTestOnly(pol, s, it, tests, percentUp)
+	if pol.Progress.Written {
+		m.measureClaim(s, it, tests)
+	}
 	m.score = score(pol.Rules.Score.Weights, &m)
 	m.neutral = m.bookkeeping(pol, s, it)
 	return m
+}
+
+// measureClaim finds the iteration's claim of done work and whether it
+// repeats one made before with no new work since: the loop going round
+// (re-verifying an epic already done, the same "SUCCESS" written every
+// day). Such an iteration is no progress, whatever prose it wrote.
+func (m *measured) measureClaim(s *Snapshot, it *Iteration, tests testFacts) {
+	m.claim = it.Claim
+	if m.claim == nil && it.Change != nil {
+		m.claim = it.Change.Claim
+	}
+	if c := it.Change; c != nil {
+		prose := 0
+		for _, f := range c.Text {
+			if f.Counted {
+				prose++
+			}
+		}
+		m.newWork = c.MeaningfulFiles-prose > 0
+	}
+	m.newWork = m.newWork || m.tasksNew+m.recorded > 0 || m.fixed > 0 || tests.up
+	if m.claim == nil || m.newWork {
+		return
+	}
+	i := slices.IndexFunc(s.Claims, func(c ClaimSeen) bool { return c.Hash == m.claim.Hash })
+	if i >= 0 && !s.Claims[i].WorkSince {
+		m.again = true
+		m.progress, m.vetoed, m.signals = false, true, nil
+	}
+}
+
+// claimSample is the iteration's claim for a reason: ` ("…")`, or "".
+func (m *measured) claimSample() string {
+	if m.claim == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%q)", m.claim.Sample)
+}
+
+// rememberClaim marks the claims made before as followed by new work, when
+// the iteration did some, and remembers the iteration's claim as made with
+// no work since.
+func rememberClaim(s *Snapshot, m *measured) {
+	if m.newWork {
+		for i := range s.Claims {
+			s.Claims[i].WorkSince = true
+		}
+	}
+	if m.claim == nil {
+		return
+	}
+	s.Claims = slices.DeleteFunc(s.Claims, func(c ClaimSeen) bool { return c.Hash == m.claim.Hash })
+	s.Claims = append(s.Claims, ClaimSeen{Hash: m.claim.Hash})
+	if len(s.Claims) > MaxClaims {
+		s.Claims = keepLast(s.Claims, MaxClaims)
+	}
+}
+
+// appendNew appends the signatures of more that list has not.
+func appendNew(list, more []Signature) []Signature {
+	for _, e := range more {
+		if !slices.ContainsFunc(list, func(x Signature) bool { return x.Hash == e.Hash }) {
+			list = append(list, e)
+		}
+	}
+	return list
 }
 
 // bookkeeping reports an iteration that only records progress an earlier
@@ -101,7 +183,7 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
 	c := it.Change
 	return s.AfterProgress && s.Bookkept < pol.Progress.BookkeepingIterations && s.WatchLeft == 0 &&
-		!m.progress && !m.work && !m.returned && !m.retuned && m.regression == "" &&
+		!m.progress && !m.work && !m.returned && !m.retuned && !m.again && m.regression == "" &&
 		!(it.Admitted && pol.Progress.Admissions) &&
 		c != nil && (c.Bookkeeping > 0 || m.journal > 0)
 }
@@ -555,6 +637,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	b.pushWindow(it, m)
 	rememberTree(s, it)
 	rememberText(s, it)
+	rememberClaim(s, m)
 	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew+m.recorded == 0
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
@@ -646,7 +729,7 @@ func see(list []SeenError, hash string, iteration int) []SeenError {
 // that leave the window goes into the output baseline.
 func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	s := &b.s
-	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
+	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Again: m.again, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
 		e.Code = c.CodeFiles-m.journal > 0
 		e.Retune = c.Retune

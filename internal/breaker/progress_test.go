@@ -336,3 +336,31 @@ func TestTestOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimAgain: a claim of done work made again with no new work since
+// is going round (the circular rule counts it); with work between, the
+// same words are a new claim.
+func TestClaimAgain(t *testing.T) {
+	t.Parallel()
+	claim := &breaker.Signature{Hash: "c1", Sample: "epic 16 complete"}
+	prose := &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 4, CodeFiles: 1, Text: []breaker.TextFile{{Path: "docs/epic.md", Lines: 4, Counted: true}}}
+	code := &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 9, CodeFiles: 1}
+	b := newBreaker(t, pol(t, "default"), breaker.Options{})
+	at := t0
+	step := func(c *breaker.Change, want bool, state breaker.State) {
+		t.Helper()
+		at = at.Add(time.Minute)
+		d := observe(t, b, breaker.Iteration{At: at, Change: c, Claim: claim})
+		if d.Progress != want || d.State != state {
+			t.Errorf("iteration %d: got progress %v %s (%s), want %v %s", d.Iteration, d.Progress, d.State, str(d.Reason), want, state)
+		}
+	}
+	step(code, true, breaker.Closed)   // the claim, with work
+	step(code, true, breaker.Closed)   // made again after new work: a new claim
+	step(prose, false, breaker.Closed) // again with only prose since: going round
+	step(code, true, breaker.Closed)   // new work
+	step(prose, false, breaker.Open)   // two returns in the window of six: circular
+	if d := b.Snapshot(); d.Trigger != policy.RuleCircular {
+		t.Errorf("got trigger %q, want circular", d.Trigger)
+	}
+}

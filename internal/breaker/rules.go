@@ -227,14 +227,23 @@ func checkSameError(c *ruleCheck) {
 
 func checkCircular(c *ruleCheck) {
 	cr := c.r.Circular
-	n := 0
+	trees, claims := 0, 0
 	for _, e := range tail(c.s.Window, cr.CircularWindow) {
-		if e.Returned {
-			n++
+		switch {
+		case e.Returned:
+			trees++
+		case e.Again:
+			claims++
 		}
 	}
-	if n >= cr.CircularThreshold {
+	switch n := trees + claims; {
+	case n < cr.CircularThreshold:
+	case claims == 0:
 		c.fire(kindTrip, "the tree returned to an earlier state %d times in the last %d iterations: the agent is alternating or reverting itself", n, cr.CircularWindow)
+	case trees == 0:
+		c.fire(kindTrip, "the same claim of done work came back %d times in the last %d iterations with no new work: the loop is going round%s", n, cr.CircularWindow, c.m.claimSample())
+	default:
+		c.fire(kindTrip, "the loop went round %d times in the last %d iterations: the tree returned to an earlier state, or a claim of done work came back with no new work", n, cr.CircularWindow)
 	}
 }
 

@@ -144,7 +144,79 @@ func shapeScenarios() []scenario {
 			},
 			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC", progress: "yyyy"},
 		},
+
+		// --- errors and claims the loop writes into its own files ---------
+		{
+			name: "error-written-into-state-file",
+			about: "a cron agent edits a different module every cycle and rewrites its state file with the time and the API's " +
+				"\"402 Payment Required\" as its last error: the same error written every cycle is a repeated error, and " +
+				"same_error opens at the fifth",
+			loop: func() []*scnStep {
+				var s []*scnStep
+				for i := 1; i <= 5; i++ {
+					s = append(s, code(i).with("state/agent.json", agentState(i)).msgf(fmt.Sprintf("cron: cycle %d", i)))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "same_error", states: "CCCCO", progress: "yyyyy"},
+		},
+		{
+			name: "review-rejections-in-memory",
+			about: "a coding agent's pull request: each round changes code and adds a memory note with the reviewer's rejection, " +
+				"a different finding each time: a series of review rejections counts as one repeated error",
+			loop: func() []*scnStep {
+				var s []*scnStep
+				for i, finding := range []string{"the migration drops the index", "the retry swallows the timeout",
+					"the handler skips the role check", "the cache key misses the tenant", "the test mocks the bug away"} {
+					s = append(s, code(i+1).with(fmt.Sprintf(".copilot/memory/round-%d.md", i+1),
+						fmt.Sprintf("# Round %d\n\nChanges requested: %s.\nNext: address it and ask for review again.\n", i+1, finding)).
+						msgf("Address review feedback"))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "same_error", states: "CCCCO", progress: "yyyyy"},
+		},
+		{
+			name: "epic-complete-again",
+			about: "after code, the loop re-verifies an epic that is done: it rewrites the verification note and commits " +
+				"\"epic 16 complete\" again and again with no new work: a claim repeated with no work since is going round",
+			loop: []*scnStep{
+				code(1).msgf("feat: epic 16 complete"),
+				edit("docs/epic-16-verification.md", verification(1), "feat: epic 16 complete"),
+				edit("docs/epic-16-verification.md", verification(2), "feat: epic 16 complete"),
+				edit("docs/epic-16-verification.md", verification(3), "feat: epic 16 complete"),
+			},
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "circular", states: "CCOO", progress: "ynnn", ignored: 1},
+		},
+		{
+			name: "day-count-success-journal",
+			about: "each day the loop bumps DAY_COUNT and appends a journal block saying SUCCESS (committed) around a call that " +
+				"never ran: the counter is churn, the journal is prose, and the same SUCCESS claimed again with no work since " +
+				"is going round",
+			base: withBase(map[string]string{"DAY_COUNT": "11\n", "journal/JOURNAL.md": "# Journal\n"}),
+			loop: func() []*scnStep {
+				var s []*scnStep
+				j := "# Journal\n"
+				for i := 12; i <= 15; i++ {
+					j += fmt.Sprintf("\n## Day %d\n\nRan the daily publish step and checked the feed.\nStatus: SUCCESS (committed)\n", i)
+					s = append(s, edit("DAY_COUNT", fmt.Sprintf("%d\n", i), fmt.Sprintf("day %d", i)).with("journal/JOURNAL.md", j))
+				}
+				return s
+			}(),
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "circular", states: "CCOO", progress: "ynnn", ignored: 1},
+		},
 	}
+}
+
+// agentState is a cron agent's state file after cycle i: its last run
+// and the error the API gave then.
+func agentState(i int) string {
+	return fmt.Sprintf("{\n  \"cycle\": %d,\n  \"last_error\": \"2026-11-%02dT06:00:00Z HTTP 402 Payment Required from api.example.com\"\n}\n", i, i)
+}
+
+// verification is the note of the i-th re-verification of a done epic.
+func verification(i int) string {
+	return fmt.Sprintf("# Epic 16\n\nVerified again (pass %d): every story of the epic is merged and its checks pass.\n", i)
 }
 
 // sessionNote is a paragraph of session notes.
