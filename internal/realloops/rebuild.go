@@ -323,6 +323,8 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 			st.boxes = tasks
 			n -= len(tasks)
 		}
+		st.written = writtenSection(nil, ch)
+		n -= len(st.written)
 		st.body = b.newBody(ch.Path, n)
 		return st, nil
 	case ch.Added == 0 && ch.Deleted == 0 && !hasTasks && old.header == ch.Generated:
@@ -352,7 +354,15 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		// become ordinary lines.
 		body = append(renderBoxes(old.boxes), body...)
 	}
-	del, add = max(del, 0), max(add, 0)
+	st.written = writtenSection(old.written, ch)
+	d, a := lineDiff(old.written, st.written)
+	del, add = max(del-d, 0), max(add-a, 0)
+	if extra := del - len(body); extra > 0 {
+		// The change removes more lines than the body has: the written
+		// lines go too, the oldest first.
+		k := min(extra, len(st.written))
+		st.written, del = st.written[k:], del-k
+	}
 	switch {
 	case ch.WhitespaceOnly:
 		st.body, _ = b.lines.whitespaceEdit(body, del, add)
@@ -364,6 +374,40 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		st.body = b.lines.plainEdit(body, del, add)
 	}
 	return st, nil
+}
+
+// writtenSection is a text file's written lines after a change: it keeps
+// what it had and gains a line per item, which the engine reads as the
+// lines the change added.
+func writtenSection(old []string, ch Change) []string {
+	if len(ch.Written) == 0 {
+		return old
+	}
+	out := slices.Clone(old)
+	for _, item := range ch.Written {
+		out = append(out, writtenLine(item))
+	}
+	return out
+}
+
+// lineDiff counts the lines of a that b lacks and those of b that a lacks,
+// each line as often as it occurs.
+func lineDiff(a, b []string) (deleted, added int) {
+	n := map[string]int{}
+	for _, l := range a {
+		n[l]++
+	}
+	for _, l := range b {
+		if n[l] > 0 {
+			n[l]--
+		} else {
+			added++
+		}
+	}
+	for _, k := range n {
+		deleted += k
+	}
+	return deleted, added
 }
 
 func renderBoxes(ts []Task) []string {
@@ -419,7 +463,12 @@ func (b *builder) stateAt(path string, at int) *fileState {
 // the trailers.
 func (b *builder) message(i int, c *Commit) string {
 	subject := "realloops commit " + strconv.Itoa(i+1)
-	if c.Completion {
+	switch {
+	case c.Claim != "":
+		// The claim's words are its identity: the same key, the same
+		// subject.
+		subject = claimSubject(c.Claim, c.Completion)
+	case c.Completion:
 		subject += ": all tasks complete"
 	}
 	var paras []string
