@@ -323,7 +323,7 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 			st.boxes = tasks
 			n -= len(tasks)
 		}
-		st.written = writtenSection(nil, ch)
+		st.written = b.writtenSection(nil, ch)
 		n -= len(st.written)
 		st.body = b.newBody(ch.Path, n)
 		return st, nil
@@ -354,13 +354,12 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		// become ordinary lines.
 		body = append(renderBoxes(old.boxes), body...)
 	}
-	st.written = writtenSection(old.written, ch)
-	d, a := lineDiff(old.written, st.written)
-	del, add = max(del-d, 0), max(add-a, 0)
+	st.written = b.writtenSection(old.written, ch)
+	del, add = max(del, 0), max(add-len(ch.Written), 0)
 	if extra := del - len(body); extra > 0 {
 		// The change removes more lines than the body has: the written
-		// lines go too, the oldest first.
-		k := min(extra, len(st.written))
+		// lines it had go too, the oldest first.
+		k := min(extra, len(old.written))
 		st.written, del = st.written[k:], del-k
 	}
 	switch {
@@ -379,35 +378,15 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 // writtenSection is a text file's written lines after a change: it keeps
 // what it had and gains a line per item, which the engine reads as the
 // lines the change added.
-func writtenSection(old []string, ch Change) []string {
+func (b *builder) writtenSection(old []string, ch Change) []string {
 	if len(ch.Written) == 0 {
 		return old
 	}
 	out := slices.Clone(old)
 	for _, item := range ch.Written {
-		out = append(out, writtenLine(item))
+		out = append(out, writtenLine(item, b.lines.id()))
 	}
 	return out
-}
-
-// lineDiff counts the lines of a that b lacks and those of b that a lacks,
-// each line as often as it occurs.
-func lineDiff(a, b []string) (deleted, added int) {
-	n := map[string]int{}
-	for _, l := range a {
-		n[l]++
-	}
-	for _, l := range b {
-		if n[l] > 0 {
-			n[l]--
-		} else {
-			added++
-		}
-	}
-	for _, k := range n {
-		deleted += k
-	}
-	return deleted, added
 }
 
 func renderBoxes(ts []Task) []string {

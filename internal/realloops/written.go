@@ -1,6 +1,7 @@
 package realloops
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -75,20 +76,24 @@ func word(key string) string {
 	return b.String()
 }
 
-// writtenLine is a synthetic line the engine reads as the item.
-func writtenLine(item string) string {
+// writtenLine is a synthetic line the engine reads as the item, made
+// unique by a serial that the engine's signatures leave out ("line N"), so
+// that the lines a change adds are always the ones it writes.
+func writtenLine(item string, serial int) string {
 	switch item[0] {
 	case 'e':
-		return "Error: realloops " + word(item[1:])
+		return fmt.Sprintf("Error: realloops %s line %d", word(item[1:]), serial)
 	case 'r':
-		return "Changes requested: realloops review"
+		return fmt.Sprintf("Changes requested: realloops review line %d", serial)
 	}
-	return claimText(item[1:])
+	return claimText(item[1:], serial)
 }
 
 // claimText is a claim of done work whose words are a key's: the same
-// text, so the same claim, in a commit subject and in a file.
-func claimText(key string) string { return "Epic " + word(key) + " complete" }
+// words, so the same claim, in a commit subject and in a file.
+func claimText(key string, serial int) string {
+	return fmt.Sprintf("Epic %s complete line %d", word(key), serial)
+}
 
 // claimSubject is a synthetic commit subject that the engine reads as the
 // same claim: a completion of all tasks when the real subject claimed one,
@@ -97,5 +102,5 @@ func claimSubject(key string, completion bool) string {
 	if completion {
 		return "all tasks complete " + word(key)
 	}
-	return claimText(key)
+	return claimText(key, 0)
 }

@@ -134,7 +134,7 @@ type FileChange struct {
 	// whitespace-only and not generated.
 	Meaningful bool
 	// Written are the lines the change added that Options.Written selected
-	// (at most 8, each at most 300 bytes), in file order.
+	// (at most 8, of at most 4 KiB each), in file order.
 	Written []string
 }
 

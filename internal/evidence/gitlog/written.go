@@ -10,9 +10,9 @@ const (
 	// maxWrittenFile is the largest file whose added lines are read.
 	maxWrittenFile = 1 << 20
 	// maxWrittenLines is the most lines kept of one file's change, and
-	// maxWrittenLen the most bytes of one line.
+	// maxWrittenLine the longest line read.
 	maxWrittenLines = 8
-	maxWrittenLen   = 300
+	maxWrittenLine  = 4 << 10
 )
 
 // readWritten keeps the lines a change added to a text file that is not
@@ -43,6 +43,7 @@ func (r *Repo) readWritten(c rawChange, fc *FileChange, o Options) error {
 			return err
 		}
 	}
+	oldData, newData = middles(oldData, newData)
 	old := map[string]int{}
 	for _, l := range bytes.Split(oldData, []byte{'\n'}) {
 		old[string(l)]++
@@ -52,11 +53,11 @@ func (r *Repo) readWritten(c rawChange, fc *FileChange, o Options) error {
 			old[string(l)] = n - 1
 			continue
 		}
-		if len(l) > 4<<10 || !utf8.Valid(l) {
+		if len(l) > maxWrittenLine || !utf8.Valid(l) {
 			continue
 		}
 		if line := string(bytes.TrimSpace(l)); line != "" && o.Written(line) {
-			fc.Written = append(fc.Written, cut(line, maxWrittenLen))
+			fc.Written = append(fc.Written, line)
 			if len(fc.Written) == maxWrittenLines {
 				break
 			}
@@ -65,13 +66,23 @@ func (r *Repo) readWritten(c rawChange, fc *FileChange, o Options) error {
 	return nil
 }
 
-// cut bounds s to at most n bytes on a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
+// middles drops the whole lines that a and b share at their start and end:
+// only the lines between can differ.
+func middles(a, b []byte) ([]byte, []byte) {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	p = bytes.LastIndexByte(a[:p], '\n') + 1
+	a, b = a[p:], b[p:]
+	q := 0
+	for q < len(a) && q < len(b) && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
 	}
-	return s[:n]
+	if i := bytes.IndexByte(a[len(a)-q:], '\n'); i >= 0 {
+		q -= i + 1
+	} else {
+		q = 0
+	}
+	return a[:len(a)-q], b[:len(b)-q]
 }
