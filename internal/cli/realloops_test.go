@@ -198,7 +198,7 @@ func TestRealLoops(t *testing.T) {
 	}
 	sample := sampleRepos(corpus)
 	var mu sync.Mutex
-	real, rebuilt := map[stretchKey][]string{}, map[stretchKey][]string{}
+	onReal, rebuilt := map[stretchKey][]string{}, map[stretchKey][]string{}
 	t.Run("repos", func(t *testing.T) {
 		for _, f := range corpus.Repos {
 			var labels []int
@@ -225,7 +225,7 @@ func TestRealLoops(t *testing.T) {
 					b = replayRebuilt(t, f, corpus.Labels, labels)
 				}
 				mu.Lock()
-				maps.Copy(real, r)
+				maps.Copy(onReal, r)
 				maps.Copy(rebuilt, b)
 				mu.Unlock()
 			})
@@ -235,7 +235,7 @@ func TestRealLoops(t *testing.T) {
 		return
 	}
 	if *realloopsUpdate {
-		recorded = real
+		recorded = onReal
 		if err := writeDecisions(recordedPath, corpus, recorded); err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestRealLoops(t *testing.T) {
 				t.Errorf("%s: no decisions of the real replay on record in %s: replay the snapshots with -realloops.update", k, recordedPath)
 				continue
 			}
-			if got, ok := real[k]; ok {
+			if got, ok := onReal[k]; ok {
 				if i, d := firstDifference(got, want); d != "" {
 					t.Errorf("%s: the real replay decides differently from %s at iteration %d: %s; if the rules changed on purpose, rewrite the record with -realloops.update and say why in the commit", k, decisionsFile, i, d)
 				}

@@ -1,6 +1,7 @@
 package agentlog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
@@ -42,8 +43,10 @@ var (
 // not source code (a log, memory, state, notes or journal file): an error
 // it recorded, a reviewer's finding, or a claim that work is done, with the
 // text that identifies it. A bare "done" is not a claim here (a shell
-// loop's end in a script reads like one). Markdown list and heading marks, emphasis, a
-// leading timestamp and ANSI escapes are dropped first.
+// loop's end in a script reads like one). Markdown list and heading marks,
+// emphasis, a leading timestamp and ANSI escapes are dropped first. Most
+// lines are neither: a word each kind needs is looked for before any
+// pattern.
 func Written(line string) (WrittenKind, string) {
 	s := strings.TrimSpace(stripANSI(line))
 	if len(s) < 4 || len(s) > 4<<10 {
@@ -54,17 +57,25 @@ func Written(line string) (WrittenKind, string) {
 	if s == "" {
 		return WrittenNone, ""
 	}
-	if m := reviewRe().FindStringSubmatch(s); m != nil {
-		return WrittenReview, m[1]
+	lower := lowerText(s)
+	has := func(words ...string) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(lower, w) })
+	}
+	if has("review", "request", "reject") {
+		if m := reviewRe().FindStringSubmatch(s); m != nil {
+			return WrittenReview, m[1]
+		}
 	}
 	if isErrorLine(s) {
 		return WrittenError, s
 	}
-	if m := errorValueRe().FindStringSubmatch(s); m != nil && meaningfulValue(m[1]) {
-		return WrittenError, m[1]
+	if has("error") {
+		if m := errorValueRe().FindStringSubmatch(s); m != nil && meaningfulValue(m[1]) {
+			return WrittenError, m[1]
+		}
 	}
-	lower := lowerText(s)
-	if claimsPhrase(lower) || doneRe().MatchString(s) || successRe().MatchString(s) {
+	if has("complete", "done", "finished", "nothing", "exit_signal", "status", "succe") &&
+		(claimsPhrase(lower) || doneRe().MatchString(s) || successRe().MatchString(s)) {
 		return WrittenClaim, s
 	}
 	return WrittenNone, ""
