@@ -132,8 +132,8 @@ type Progress struct {
 	// BookkeepingIterations is how many iterations in a row right after
 	// progress may only record it (tick its task, mark it complete, add
 	// the next task, format, write a wrap-up) and be neutral: neither
-	// progress nor a step towards the breaker opening. Later ones in the
-	// run are no progress. 0 turns the rule off.
+	// progress nor a step towards the breaker opening; if the run goes on
+	// without progress, the whole run is no progress. 0 turns it off.
 	BookkeepingIterations int `toml:"bookkeeping_iterations"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
