@@ -124,6 +124,17 @@ type Progress struct {
 	// lines at a time, for the third iteration in a row with nothing else
 	// changed, no progress.
 	Retune bool `toml:"retune"`
+	// Written reads what the loop writes into its own files and messages:
+	// the errors and reviewers' findings it records there count like the
+	// errors of its log, and a claim of done work that it makes again with
+	// no new work since is the loop going round.
+	Written bool `toml:"written"`
+	// BookkeepingIterations is how many iterations in a row right after
+	// progress may only record it (tick its task, mark it complete, add
+	// the next task, format, write a wrap-up) and be neutral: neither
+	// progress nor a step towards the breaker opening; if the run goes on
+	// without progress, the whole run is no progress. 0 turns it off.
+	BookkeepingIterations int `toml:"bookkeeping_iterations"`
 	// TestPaths classify test files (for test_only).
 	TestPaths []string `toml:"test_paths"`
 	// TestDataPaths classify test data (fixtures, snapshots, testdata):

@@ -34,6 +34,7 @@ func (p *Policy) Validate() error {
 	}
 	v.floatRange("progress.stagnation_percent", pr.StagnationPercent, 0, 100)
 	v.intRange("progress.max_held", pr.MaxHeld, 0, 1000)
+	v.intRange("progress.bookkeeping_iterations", pr.BookkeepingIterations, 0, 1000)
 	v.intRange("breaker.phase_iterations", p.Breaker.PhaseIterations, 1, 1000)
 	v.patterns("progress.ignore_paths", pr.IgnorePaths)
 	v.patterns("progress.notes_paths", pr.NotesPaths)

@@ -206,10 +206,10 @@ func TestForcePushDoesNotHideIterations(t *testing.T) {
 	}
 }
 
-// TestSelfReportedPercentIsBounded: the default policy counts a rising
-// reported percentage as progress, so an agent can
-// claim progress with trailers alone; the claims end at 100 % and
-// max_iterations still stops the loop.
+// TestSelfReportedPercentIsBounded: a rising reported percentage is a
+// claim, progress only with work behind it, so an agent cannot claim
+// progress with trailers alone: the commits that change nothing open the
+// breaker as any others do.
 func TestSelfReportedPercentIsBounded(t *testing.T) {
 	t.Parallel()
 	var msgs []string
@@ -217,8 +217,8 @@ func TestSelfReportedPercentIsBounded(t *testing.T) {
 		msgs = append(msgs, fmt.Sprintf("work\n\nLoop-Progress: %d%%", min(100, 5*i)))
 	}
 	h := newHarness(t, stagnantWith(t, msgs...))
-	if code := h.run(); code != exitOpen || h.outputs()["trigger"] != "max_iterations" {
-		t.Fatalf("got exit %d trigger %q, want %d max_iterations after 21 iterations of claimed progress\n%s", code, h.outputs()["trigger"], exitOpen, h.summaryText())
+	if code := h.run(); code != exitOpen || h.outputs()["trigger"] != "no_progress" {
+		t.Fatalf("got exit %d trigger %q, want %d no_progress: 20 iterations of claimed progress with no work\n%s", code, h.outputs()["trigger"], exitOpen, h.summaryText())
 	}
 }
 

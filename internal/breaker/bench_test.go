@@ -20,7 +20,7 @@ func longLoop(n int, gap time.Duration) []breaker.Iteration {
 		it := breaker.Iteration{
 			At:          t0.Add(time.Duration(i) * gap),
 			Commit:      fmt.Sprintf("%040x", i+1),
-			Change:      &breaker.Change{MeaningfulFiles: 1 + i%4, MeaningfulLines: 30, TestLines: 5, Tree: fmt.Sprintf("%040x", int64(1)<<40+int64(i)), Files: []string{"a.go", "b.go"}},
+			Change:      &breaker.Change{MeaningfulFiles: 1 + i%4, CodeFiles: 1, MeaningfulLines: 30, TestLines: 5, Tree: fmt.Sprintf("%040x", int64(1)<<40+int64(i)), Files: []string{"a.go", "b.go"}},
 			Tests:       &breaker.Tests{Passed: 100 + i/7, Failed: i % 3, Failing: []string{"TestA", "TestB"}[:i%3%2+1]},
 			ErrorsKnown: true,
 			Output:      &breaker.Output{Lines: 200 + i%50, Bytes: 8000},
@@ -30,7 +30,7 @@ func longLoop(n int, gap time.Duration) []breaker.Iteration {
 			it.Errors = []breaker.Signature{sig(fmt.Sprintf("error number %d", i%97))}
 		}
 		if i%5 == 4 {
-			it.Change.MeaningfulFiles, it.Change.MeaningfulLines, it.Change.TestLines = 0, 0, 0
+			it.Change.MeaningfulFiles, it.Change.CodeFiles, it.Change.MeaningfulLines, it.Change.TestLines = 0, 0, 0, 0
 		}
 		its[i] = it
 	}

@@ -20,6 +20,7 @@ const (
 	MaxTrees       = 512           // distinct trees remembered for the circular rule
 	MaxCompleted   = 4096          // identities of completed tasks remembered
 	MaxSeenErrors  = 64            // error signatures remembered with the iteration they were last seen
+	MaxClaims      = 64            // claims of done work remembered
 	maxTestPaths   = 32            // test files remembered per iteration for the test_only rule
 	MaxCount       = 1_000_000_000 // largest count an iteration may report
 	trendLen       = 10            // output_trend values
@@ -89,6 +90,10 @@ type Snapshot struct {
 	// WatchLeft counts the iterations of the watch after recovery still to
 	// come.
 	WatchLeft int `json:"watch_left,omitempty"`
+	// Stagnant says a stagnation rule raised the HALF_OPEN or OPEN the
+	// breaker is in (or raised it on the way): recovering from it arms the
+	// watch.
+	Stagnant bool `json:"stagnant,omitempty"`
 	// RateFreesAt is when the rolling hour has room again, after the rate
 	// rule opened the breaker.
 	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
@@ -104,6 +109,14 @@ type Snapshot struct {
 	// Spend is what the iterations since the last reset reported
 	// spending; nil when none reported a cost.
 	Spend *Spend `json:"spend,omitempty"`
+	// Claims are the claims of done work made since the last reset, each
+	// with whether new work followed it, oldest first.
+	Claims []ClaimSeen `json:"claims,omitempty"`
+	// AfterProgress says the newest iteration that was not bookkeeping
+	// made progress, and Bookkept counts the bookkeeping iterations since:
+	// while they are few, bookkeeping is neutral.
+	AfterProgress bool `json:"after_progress,omitempty"`
+	Bookkept      int  `json:"bookkept,omitempty"`
 	// AgentPhase is the phase the agent chose last, and PhaseRun how many
 	// iterations in a row it has been in it.
 	AgentPhase string `json:"agent_phase,omitempty"`
@@ -129,6 +142,15 @@ type Prev struct {
 	// TasksDone is the newest checked-task count; a reset starts the
 	// high-water mark from it.
 	TasksDone *int `json:"tasks_done,omitempty"`
+	// TasksTotal is the newest task count, to tell new tasks from new
+	// notes in a plan that grew.
+	TasksTotal *int `json:"tasks_total,omitempty"`
+}
+
+// ClaimSeen is a claim of done work and whether new work followed it.
+type ClaimSeen struct {
+	Hash      string `json:"hash"`
+	WorkSince bool   `json:"work_since,omitempty"`
 }
 
 // ErrorCount counts one error signature.
@@ -161,10 +183,13 @@ type Entry struct {
 	// nor test data, nor the loop's journal).
 	Code bool `json:"code,omitempty"`
 	// Retune is the iteration's Change.Retune.
-	Retune    string `json:"retune,omitempty"`
-	Returned  bool   `json:"returned,omitempty"`
-	HasOutput bool   `json:"has_output,omitempty"`
-	Output    int    `json:"output"`
+	Retune   string `json:"retune,omitempty"`
+	Returned bool   `json:"returned,omitempty"`
+	// Again says the iteration claimed again what it claimed before with
+	// no new work since: going round, as a return to an earlier tree is.
+	Again     bool `json:"again,omitempty"`
+	HasOutput bool `json:"has_output,omitempty"`
+	Output    int  `json:"output"`
 	// HasTests and Passed are the iteration's test report's passing
 	// tests; HasErrors and Errors the number of distinct error signatures
 	// it had, when errors were looked for (the trends).
@@ -277,7 +302,7 @@ func (s *Snapshot) check() error {
 		v    int
 	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
 		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
-		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}} {
+		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}, {"bookkept", s.Bookkept}} {
 		if n.v < 0 {
 			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
 		}
@@ -296,7 +321,7 @@ func (s *Snapshot) check() error {
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
 		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
-		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal {
+		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal || len(s.Claims) > MaxClaims {
 		return errors.New("a bounded list is longer than its bound")
 	}
 	for _, e := range s.Journal {
@@ -344,6 +369,10 @@ func (s Snapshot) clone() Snapshot {
 			v := *s.Prev.TasksDone
 			p.TasksDone = &v
 		}
+		if s.Prev.TasksTotal != nil {
+			v := *s.Prev.TasksTotal
+			p.TasksTotal = &v
+		}
 		c.Prev = &p
 	}
 	if s.PercentHigh != nil {
@@ -351,6 +380,7 @@ func (s Snapshot) clone() Snapshot {
 		c.PercentHigh = &v
 	}
 	c.Completed = cloneSlice(s.Completed)
+	c.Claims = cloneSlice(s.Claims)
 	c.ErrorCounts = cloneSlice(s.ErrorCounts)
 	c.Seen = cloneSlice(s.Seen)
 	c.Window = cloneSlice(s.Window)
@@ -361,7 +391,7 @@ func (s Snapshot) clone() Snapshot {
 	if s.Journal != nil {
 		c.Journal = make([]TextSeen, len(s.Journal))
 		for i, e := range s.Journal {
-			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Beside: e.Beside}
+			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Dir: e.Dir, Beside: e.Beside}
 		}
 	}
 	c.Hour = cloneSlice(s.Hour)
@@ -679,6 +709,7 @@ func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold b
 			b.transition(it.At, HalfOpen, watch.rule, watch.reason)
 		} else {
 			s.Trigger, s.Reason = watch.rule, watch.reason
+			s.Stagnant = s.Stagnant || stagnationRule(watch.rule)
 		}
 	case watching && !m.progress && s.State == Closed:
 		b.transition(it.At, HalfOpen, policy.RuleNoProgress, fmt.Sprintf("no progress in iteration %d, in the watch after recovery", s.Iteration))
@@ -783,7 +814,7 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.ForcedOpen = false
 	s.Trigger, s.Reason = "", ""
 	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.ErrorCounts, s.Seen = nil, nil
+	s.ErrorCounts, s.Seen, s.Claims = nil, nil, nil
 	s.Window = nil
 	s.OutputBase = OutputBase{}
 	s.Trees = nil
@@ -791,7 +822,8 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.LastWarnings = nil
 	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil
 	s.Spend = nil
-	s.WatchLeft = b.base.Breaker.WatchIterations
+	s.WatchLeft, s.Stagnant = b.base.Breaker.WatchIterations, false
+	s.AfterProgress, s.Bookkept = false, 0
 	// Tasks count from the reset: each identity once more, and the count's
 	// high-water mark from the newest count.
 	s.Completed = nil
@@ -844,6 +876,7 @@ func (b *Breaker) transition(at time.Time, to State, trigger, reason string) {
 	b.event(at, s.State, to, trigger, reason)
 	s.State = to
 	s.Trigger, s.Reason = trigger, reason
+	s.Stagnant = to != Closed && (s.Stagnant || stagnationRule(trigger))
 }
 
 func (b *Breaker) open(at time.Time, trigger, reason string, failedProbe bool) {
@@ -879,12 +912,18 @@ func (b *Breaker) open(at time.Time, trigger, reason string, failedProbe bool) {
 
 func (b *Breaker) close(at time.Time, trigger, reason string) {
 	s := &b.s
+	stagnant := s.Stagnant
 	b.transition(at, Closed, trigger, reason)
 	s.Trigger, s.Reason = "", ""
 	s.ConsecutiveNoProgress, s.Held = 0, 0
 	s.Probing, s.ProbesLeft = false, 0
 	s.OpenedAt, s.CooldownUntil, s.RateFreesAt = nil, nil, nil
-	s.WatchLeft = b.base.Breaker.WatchIterations
+	// Only stagnation is watched for after a recovery: a HALF_OPEN a score
+	// window or a stuck task raised while work was landing is no reason.
+	s.WatchLeft = 0
+	if stagnant {
+		s.WatchLeft = b.base.Breaker.WatchIterations
+	}
 }
 
 func (b *Breaker) pushRecent(st Step) {

@@ -52,6 +52,11 @@ type Iteration struct {
 	PermissionDenials int
 	// CompletionClaimed is true when the agent said it is done.
 	CompletionClaimed bool
+	// Claim identifies what the iteration claimed done (its words,
+	// normalised): a commit subject, a status block or log saying the work
+	// is done; nil when it claimed nothing. Change.Claim is a claim it wrote
+	// into one of its files.
+	Claim *Signature
 	// ClaimedFiles is the agent's own count of files modified, if given.
 	ClaimedFiles *int
 	// QuestionsAsked is true when the iteration only asked questions.
@@ -165,11 +170,22 @@ type Change struct {
 	// as prose or changed only digits, hex strings and timestamps. nil
 	// when not known.
 	Text []TextFile `json:"text,omitempty"`
+	// PlanLines is the net growth of the task lists that grew with few
+	// lines removed (new tasks and new notes in the plan); 0 otherwise.
+	PlanLines int `json:"plan_lines,omitempty"`
+	// Bookkeeping counts the changed files that record or tidy work
+	// rather than do it: task lists, notes, whitespace-only reformatting.
+	Bookkeeping int `json:"bookkeeping,omitempty"`
 	// Retune identifies the files of an iteration that only re-tuned
 	// code: two or more files, each modified in place by a few lines added
 	// and a few removed, and nothing else counted changed ("" when it did
 	// more, or when not known).
 	Retune string `json:"retune,omitempty"`
+	// Written are the errors, and review rejections, that the iteration
+	// wrote into its own files (logs, memory, state, notes), in order.
+	Written []Signature `json:"written,omitempty"`
+	// Claim is the first claim of done work it wrote into them.
+	Claim *Signature `json:"claim,omitempty"`
 	// Tree is the tree hash after the iteration ("" when unknown).
 	Tree string `json:"tree,omitempty"`
 	// Reverted is true when the commit says it reverts earlier changes.

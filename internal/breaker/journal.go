@@ -14,6 +14,10 @@ import (
 // Only the iterations up to the current one teach, so the fold stays
 // causal: the decision at an iteration never depends on later commits.
 //
+// A journal may be kept in two files of one folder by turns: a file the
+// loop changed before in the span counts when, with another file of its
+// folder, the two were changed in journalHits of the span's iterations.
+//
 // A folder of new notes is the loop's account of itself only beside other
 // work: a loop whose every iteration adds one dated page to a folder and
 // changes nothing else is publishing (a blog, a site's content), and the
@@ -35,6 +39,8 @@ const (
 type TextSeen struct {
 	Key        string `json:"key"`
 	Iterations []int  `json:"iterations"`
+	// Dir identifies a file's folder ("" for a folder's own entry).
+	Dir string `json:"dir,omitempty"`
 	// Beside says, for a folder, that an iteration that grew it also
 	// changed a file outside it.
 	Beside bool `json:"beside,omitempty"`
@@ -55,7 +61,8 @@ func journalKeys(f TextFile) (file, folder string) {
 // grew) in journalHits of the last journalSpan iterations.
 func journalFile(s *Snapshot, c *Change, f TextFile) bool {
 	file, folder := journalKeys(f)
-	if n, _ := textHits(s, file); n+1 >= journalHits {
+	n, _ := textHits(s, file)
+	if n+1 >= journalHits || (n > 0 && byTurns(s, file, pathKey(path.Dir(f.Path)))) {
 		return true
 	}
 	if folder == "" {
@@ -81,6 +88,34 @@ func textHits(s *Snapshot, key string) (n int, beside bool) {
 		return n, e.Beside
 	}
 	return 0, false
+}
+
+// byTurns reports whether the file and another file of its folder were
+// changed, together, in journalHits of the span's iterations (the current
+// one included).
+func byTurns(s *Snapshot, file, dir string) bool {
+	within := func(i int) bool { return i > s.Iteration-journalSpan && i < s.Iteration }
+	var mine []int
+	for _, e := range s.Journal {
+		if e.Key == file {
+			mine = e.Iterations
+		}
+	}
+	for _, e := range s.Journal {
+		if e.Key == file || e.Dir != dir {
+			continue
+		}
+		seen := map[int]bool{s.Iteration: true}
+		for _, i := range append(slices.Clone(mine), e.Iterations...) {
+			if within(i) {
+				seen[i] = true
+			}
+		}
+		if len(seen) >= journalHits {
+			return true
+		}
+	}
+	return false
 }
 
 // outsideFolder reports whether the change touched a file outside dir:
@@ -131,6 +166,7 @@ func rememberText(s *Snapshot, it *Iteration) {
 	for _, f := range it.Change.Text {
 		file, folder := journalKeys(f)
 		s.Journal = seeText(s.Journal, file, s.Iteration, false)
+		s.Journal[len(s.Journal)-1].Dir = pathKey(path.Dir(f.Path))
 		if folder != "" {
 			s.Journal = seeText(s.Journal, folder, s.Iteration, outsideFolder(it.Change, path.Dir(f.Path)))
 		}

@@ -2,7 +2,6 @@ package breaker
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -31,10 +30,13 @@ type measured struct {
 	primary  *Signature
 	// regression says why the tests regressed ("" when they did not).
 	regression string
-	// testOnly: changed test files are the iteration's only progress
-	// signal; testLines are the lines the test_only rule counts.
+	// testOnly: the iteration changed existing tests while nothing else
+	// moved; testLines are the lines the test_only rule counts.
 	testOnly  bool
 	testLines int
+	// rewritten counts the failing tests that turned green while only
+	// existing tests changed: tests rewritten, not fixed.
+	rewritten int
 	// work says the iteration changed the work product: a counted file
 	// that is neither notes, churn nor the loop's journal.
 	work bool
@@ -43,6 +45,22 @@ type measured struct {
 	journal, journalDocs int
 	// retuned says the iteration re-tuned the same files again.
 	retuned bool
+	// recorded counts the tasks the iteration checked for the first time,
+	// backed by earlier work but with none of its own: bookkeeping, not
+	// credited as progress, yet completed for the task's own tracking.
+	recorded int
+	// newWork says the iteration did work beyond prose: a changed file that
+	// is not prose (code, tests, configuration, assets), a task completed,
+	// tests fixed or more passing.
+	newWork bool
+	// claim is what the iteration claimed done; again says it claimed the
+	// same with no new work since it last did: going round.
+	claim *Signature
+	again bool
+	// neutral says the iteration only recorded earlier progress
+	// (bookkeeping right after it): neither progress nor a step towards
+	// opening.
+	neutral bool
 }
 
 // measure scores the iteration and decides whether it made progress. It
@@ -54,6 +72,11 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 		prev = &Prev{}
 	}
 	m.errs = filterIgnored(it.Errors, pol.Progress.IgnoreTests)
+	if it.Change != nil && pol.Progress.Written {
+		// What the loop recorded in its own files, after its log's and
+		// reports' errors.
+		m.errs = appendNew(slices.Clone(m.errs), it.Change.Written)
+	}
 	if len(m.errs) > 0 {
 		m.primary = &m.errs[0]
 	}
@@ -66,7 +89,9 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	m.measureChange(pol, s, prev, it)
 	tests := m.measureTests(prev, it)
 	m.measureErrors(pol, s, prev, it)
-	percentUp := m.measurePercent(pol, s, it)
+	// A reported percentage is a claim: it counts only with work behind it
+	// in the same iteration (a rise too small still vetoes).
+	percentUp := m.measurePercent(pol, s, it) && m.work
 	m.judge(pol, it, tests, percentUp)
 	if it.Admitted && pol.Progress.Admissions {
 		// The agent said it made no progress: that only makes the breaker
@@ -74,8 +99,93 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 		m.progress, m.vetoed, m.signals = false, true, nil
 	}
 	m.measureTestOnly(pol, s, it, tests, percentUp)
+	if pol.Progress.Written {
+		m.measureClaim(s, it, tests)
+	}
 	m.score = score(pol.Rules.Score.Weights, &m)
+	m.neutral = m.bookkeeping(pol, s, it)
 	return m
+}
+
+// measureClaim finds the iteration's claim of done work and whether it
+// repeats one made before with no new work since: the loop going round
+// (re-verifying an epic already done, the same "SUCCESS" written every
+// day). Such an iteration is no progress, whatever prose it wrote.
+func (m *measured) measureClaim(s *Snapshot, it *Iteration, tests testFacts) {
+	m.claim = it.Claim
+	if m.claim == nil && it.Change != nil {
+		m.claim = it.Change.Claim
+	}
+	if c := it.Change; c != nil {
+		prose := 0
+		for _, f := range c.Text {
+			if f.Counted {
+				prose++
+			}
+		}
+		m.newWork = c.MeaningfulFiles-prose > 0
+	}
+	m.newWork = m.newWork || m.tasksNew+m.recorded > 0 || m.fixed > 0 || tests.up
+	if m.claim == nil || m.newWork {
+		return
+	}
+	i := slices.IndexFunc(s.Claims, func(c ClaimSeen) bool { return c.Hash == m.claim.Hash })
+	if i >= 0 && !s.Claims[i].WorkSince {
+		m.again = true
+		m.progress, m.vetoed, m.signals = false, true, nil
+	}
+}
+
+// claimSample is the iteration's claim for a reason: ` ("…")`, or "".
+func (m *measured) claimSample() string {
+	if m.claim == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%q)", m.claim.Sample)
+}
+
+// rememberClaim marks the claims made before as followed by new work, when
+// the iteration did some, and remembers the iteration's claim as made with
+// no work since.
+func rememberClaim(s *Snapshot, m *measured) {
+	if m.newWork {
+		for i := range s.Claims {
+			s.Claims[i].WorkSince = true
+		}
+	}
+	if m.claim == nil {
+		return
+	}
+	s.Claims = slices.DeleteFunc(s.Claims, func(c ClaimSeen) bool { return c.Hash == m.claim.Hash })
+	s.Claims = append(s.Claims, ClaimSeen{Hash: m.claim.Hash})
+	if len(s.Claims) > MaxClaims {
+		s.Claims = keepLast(s.Claims, MaxClaims)
+	}
+}
+
+// appendNew appends the signatures of more that list has not.
+func appendNew(list, more []Signature) []Signature {
+	for _, e := range more {
+		if !slices.ContainsFunc(list, func(x Signature) bool { return x.Hash == e.Hash }) {
+			list = append(list, e)
+		}
+	}
+	return list
+}
+
+// bookkeeping reports an iteration that only records progress an earlier
+// iteration made, within the policy's run of such iterations right after
+// it: it ticked a task or added one, marked it complete in its notes or
+// journal, reformatted or wrote a wrap-up, and changed no work product;
+// nor did it admit being stuck, go back to an earlier tree, re-tune
+// values or break tests. In the watch after a recovery from stagnation
+// nothing is neutral. It scores as any iteration without a change does.
+func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
+	c := it.Change
+	return s.AfterProgress && s.Bookkept < pol.Progress.BookkeepingIterations && s.WatchLeft == 0 &&
+		!m.progress && !m.work && !m.returned && !m.retuned && !m.again && m.regression == "" &&
+		!(it.Admitted && pol.Progress.Admissions) &&
+		c != nil && (c.Bookkeeping > 0 || m.journal > 0)
 }
 
 // measureChange finds what the iteration changed: counted files and lines
@@ -98,6 +208,12 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 		busyFiles += c.ChurnFiles - c.HexFiles
 		busyLines += c.ChurnLines - c.HexLines
 	}
+	if n := planFindings(prev, it); n > 0 {
+		// Findings written into the plan (an audit that records what it
+		// found as it goes) are work; a tick or the next task is not.
+		files++
+		lines += n
+	}
 	if pol.Progress.Retune && retuned(s, c) {
 		// The same few files re-tuned a few lines at a time for the third
 		// iteration in a row: values moved back and forth, not work done.
@@ -105,10 +221,17 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 		m.retuned = true
 	}
 	m.work = files > 0
-	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work && !s.WorkSinceTick {
+	if m.tasksNew > 0 && pol.Progress.TicksNeedWork && !m.work {
+		if s.WorkSinceTick && pol.Progress.BookkeepingIterations > 0 {
+			// Ticking the task of work an earlier iteration did records
+			// that work: bookkeeping beside it, not progress of its own.
+			m.recorded = m.tasksNew
+		}
 		// Ticking boxes with nothing else done since the last credited
 		// tick is bookkeeping, not progress.
-		m.tasksNew = 0
+		if !s.WorkSinceTick || m.recorded > 0 {
+			m.tasksNew = 0
+		}
 	}
 	if busyFiles > 0 && (m.tasksNew > 0 || pol.Progress.BusyworkIsProgress) {
 		m.busy = true
@@ -126,6 +249,25 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	if !m.returned {
 		m.files = files
 	}
+}
+
+// planFindingsLines is how many new lines, besides new tasks, a plan must
+// gain in one iteration for them to be findings rather than bookkeeping.
+const planFindingsLines = 30
+
+// planFindings returns the new lines besides new tasks that the iteration
+// wrote into its task lists, when they are at least planFindingsLines; 0
+// otherwise.
+func planFindings(prev *Prev, it *Iteration) int {
+	c := it.Change
+	boxes := 0
+	if it.Tasks != nil && prev.TasksTotal != nil {
+		boxes = max(0, it.Tasks.Total-*prev.TasksTotal)
+	}
+	if n := c.PlanLines - boxes; n >= planFindingsLines {
+		return n
+	}
+	return 0
 }
 
 // retunedRow is how many iterations in a row, the current one included,
@@ -353,39 +495,52 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 		}
 		return docs > 0 && !m.returned
 	case policy.SignalClaims:
-		return it.CompletionClaimed || (it.ClaimedFiles != nil && *it.ClaimedFiles > 0)
+		// A claim counts only with work behind it, as a percentage does.
+		return m.work && (it.CompletionClaimed || (it.ClaimedFiles != nil && *it.ClaimedFiles > 0))
 	}
 	return false
 }
 
-// measureTestOnly decides whether changed test files are the iteration's
-// only progress signal (no code or other file outside tests and test
-// data, no task completed, no failing test fixed, no error resolved, no
-// percentage up) and which of its test lines the test_only rule counts:
-// with test reports on both sides (so that "no failing test was fixed" is
-// known) all of them; without, those of the test files that one of the
-// window's earlier iterations changed too (the same tests rewritten) and
-// of existing test files that only grew (tests appended to a suite while
-// no code changes: padding the count). A new test file may be new
-// coverage, and editing lines of a different test file each time may be
-// a fix, so those do not count. A change that does not list its test
-// files counts them all.
+// measureTestOnly decides whether the iteration changed existing tests
+// while nothing else moved (no code or other file outside tests and test
+// data, no task completed, no error resolved, no percentage up) and which
+// of its test lines the test_only rule counts. New tests are work: a new
+// test file, or tests appended to a suite, never count. What counts is
+// existing tests edited or deleted: with test reports on both sides all of
+// them; without, those of the test files that one of the window's earlier
+// iterations changed too (the same tests rewritten), since editing a
+// different test file each time may be a fix. A change that does not list
+// its test files counts them all. Failing tests that turn green while only
+// existing tests changed are tests rewritten, never a fix.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
 	if c == nil || c.TestLines == 0 || c.CodeFiles-m.journal > 0 || (m.busy && c.BusyFiles > 0) ||
-		m.tasksNew > 0 || m.fixed > 0 || tests.up || m.resolved > 0 || percentUp {
+		m.tasksNew > 0 || m.resolved > 0 || percentUp {
 		return
 	}
-	if spreadNewTests(c.TestFiles) && codeInWindow(pol, s) {
-		// New test files in several packages while the specs or the code
-		// move (in this iteration or the window's earlier ones) is new
-		// coverage being laid down, not the same tests rewritten. Test
-		// files scattered over folders with nothing else moving are not.
+	edited := c.TestLines
+	if c.TestFiles != nil {
+		edited = 0
+		for _, f := range c.TestFiles {
+			if !f.New && !f.Grew {
+				edited += f.Lines
+			}
+		}
+	}
+	switch {
+	case edited == 0:
+		return
+	case m.fixed > 0 && tests.known && pol.Rules.TestOnly.Enabled:
+		// The failures went away because their tests changed.
+		m.rewritten = m.fixed
+		m.progress, m.vetoed, m.signals = false, true, nil
+		return
+	case tests.up:
 		return
 	}
 	m.testOnly = true
 	if tests.known || c.TestFiles == nil {
-		m.testLines = c.TestLines
+		m.testLines = edited
 		return
 	}
 	earlier := map[string]bool{}
@@ -395,28 +550,10 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 		}
 	}
 	for _, f := range c.TestFiles {
-		if f.Grew || earlier[pathKey(f.Path)] {
+		if !f.New && !f.Grew && earlier[pathKey(f.Path)] {
 			m.testLines += f.Lines
 		}
 	}
-}
-
-// spreadNewTests reports new test files in two or more folders.
-func spreadNewTests(files []FileLines) bool {
-	dirs := map[string]bool{}
-	for _, f := range files {
-		if f.New {
-			dirs[path.Dir(f.Path)] = true
-		}
-	}
-	return len(dirs) >= 2
-}
-
-// codeInWindow reports code or specs (any file that is neither a test
-// nor test data, nor the loop's journal) changed by one of the test_only
-// window's earlier iterations.
-func codeInWindow(pol *policy.Policy, s *Snapshot) bool {
-	return slices.ContainsFunc(lastWithLines(s.Window, pol.Rules.TestOnly.TestOnlyWindow), func(e Entry) bool { return e.Code })
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest
@@ -501,7 +638,8 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	b.pushWindow(it, m)
 	rememberTree(s, it)
 	rememberText(s, it)
-	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew == 0
+	rememberClaim(s, m)
+	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew+m.recorded == 0
 	b.pushHour(it.At)
 	raiseTaskHigh(s, it)
 	rememberTasks(s, it)
@@ -517,6 +655,17 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 // question-only iteration holds it (up to max_held in a row), anything
 // else raises it.
 func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) {
+	if m.neutral {
+		s.Bookkept++
+		return
+	}
+	// Bookkeeping held back after progress counts once the run goes on
+	// without work: the whole run is no progress.
+	held := s.Bookkept
+	s.AfterProgress, s.Bookkept = m.progress, 0
+	if !m.progress {
+		s.ConsecutiveNoProgress += held
+	}
 	switch {
 	case m.progress:
 		s.ConsecutiveNoProgress, s.Held = 0, 0
@@ -581,7 +730,7 @@ func see(list []SeenError, hash string, iteration int) []SeenError {
 // that leave the window goes into the output baseline.
 func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	s := &b.s
-	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
+	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Again: m.again, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
 		e.Code = c.CodeFiles-m.journal > 0
 		e.Retune = c.Retune
@@ -627,14 +776,15 @@ func distinctErrors(errs []Signature) int {
 // task starts the count afresh at 0, one after which another task is
 // current at 1, and one without a current task ends it.
 func followTask(s *Snapshot, it *Iteration, m *measured) {
-	if m.tasksNew > 0 {
+	completed := m.tasksNew + m.recorded
+	if completed > 0 {
 		s.TasksLive = true
 	}
 	cur := it.CurrentTask
 	switch {
 	case cur == nil || cur.ID == "":
 		s.Current = nil
-	case m.tasksNew > 0:
+	case completed > 0:
 		s.Current = &TaskRun{ID: bound(cur.ID, maxTaskText), Text: bound(cur.Text, maxTaskText)}
 	case s.Current != nil && s.Current.ID == bound(cur.ID, maxTaskText):
 		s.Current.Iterations++
@@ -731,6 +881,7 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 		next.Tree = old.Tree
 		next.Percent = old.Percent
 		next.TasksDone = old.TasksDone
+		next.TasksTotal = old.TasksTotal
 		if it.Tests == nil {
 			next.Tests = old.Tests
 		}
@@ -752,8 +903,8 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 		next.Tree = it.Change.Tree
 	}
 	if it.Tasks != nil {
-		d := it.Tasks.Done
-		next.TasksDone = &d
+		d, n := it.Tasks.Done, it.Tasks.Total
+		next.TasksDone, next.TasksTotal = &d, &n
 	}
 	return next
 }

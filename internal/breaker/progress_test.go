@@ -199,10 +199,14 @@ func TestErrorAlternation(t *testing.T) {
 }
 
 // TestPercentHighWater: a reported percentage counts only above its
-// highest value since the last reset.
+// highest value since the last reset, and only with work behind it.
 func TestPercentHighWater(t *testing.T) {
 	t.Parallel()
-	quiet := func(p *policy.Policy) { p.Rules.NoProgress.Enabled, p.Rules.Score.Enabled = false, false }
+	quiet := func(p *policy.Policy) {
+		p.Rules.NoProgress.Enabled, p.Rules.Score.Enabled = false, false
+		p.Progress.Signals = []policy.Signal{policy.SignalPercent}
+	}
+	work := &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 3, CodeFiles: 1}
 	b := newBreaker(t, pol(t, "default", quiet), breaker.Options{})
 	at := t0
 	for i, s := range []struct {
@@ -210,7 +214,7 @@ func TestPercentHighWater(t *testing.T) {
 		want bool
 	}{{10, true}, {50, true}, {10, false}, {50, false}, {52, false}, {53, false}, {56, true}} {
 		at = at.Add(time.Minute)
-		if d := observe(t, b, breaker.Iteration{At: at, Change: &breaker.Change{}, ProgressPercent: ptr(s.p)}); d.Progress != s.want {
+		if d := observe(t, b, breaker.Iteration{At: at, Change: work, ProgressPercent: ptr(s.p)}); d.Progress != s.want {
 			t.Errorf("step %d (%v%%): got progress %v, want %v", i+1, s.p, d.Progress, s.want)
 		}
 	}
@@ -218,8 +222,13 @@ func TestPercentHighWater(t *testing.T) {
 	if err := b.Reset(at.Add(time.Second), "new plan"); err != nil {
 		t.Fatal(err)
 	}
-	if d := observe(t, b, breaker.Iteration{At: at.Add(time.Minute), Change: &breaker.Change{}, ProgressPercent: ptr(10.0)}); !d.Progress {
+	if d := observe(t, b, breaker.Iteration{At: at.Add(time.Minute), Change: work, ProgressPercent: ptr(10.0)}); !d.Progress {
 		t.Errorf("10%% after a reset: got no progress, want progress")
+	}
+	// A percentage that rises on an iteration that changed nothing is a
+	// claim, not progress.
+	if d := observe(t, b, breaker.Iteration{At: at.Add(2 * time.Minute), Change: &breaker.Change{}, ProgressPercent: ptr(60.0)}); d.Progress {
+		t.Errorf("60%% on an empty iteration: got progress, want none")
 	}
 }
 
@@ -251,10 +260,11 @@ func TestTestRegression(t *testing.T) {
 	}
 }
 
-// TestTestOnly: an iteration counts toward test_only only when changed test
-// files are its only progress signal; iterations without changed lines
-// take no place in the window; without reports only test files the window
-// changed before, and existing test files that only grew, count.
+// TestTestOnly: an iteration counts toward test_only only when it changed
+// existing tests while nothing else moved; iterations without changed
+// lines take no place in the window; new test files and tests appended to
+// a suite are new tests and never count; without reports only test files
+// the window changed before count.
 func TestTestOnly(t *testing.T) {
 	t.Parallel()
 	files := func(code int, tests ...breaker.FileLines) *breaker.Change {
@@ -281,9 +291,9 @@ func TestTestOnly(t *testing.T) {
 		{"a new test file each time does not",
 			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))}, {Change: files(0, tf("b_test.go", 20))}, {Change: files(0, tf("c_test.go", 20))}, {Change: files(0, tf("d_test.go", 20))}},
 			[]breaker.State{C, C, C, C}},
-		{"another existing test file grown each time opens",
+		{"tests appended to another existing suite each time are new tests, no trip",
 			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))}, {Change: files(0, grew("b_test.go", 20))}, {Change: files(0, grew("c_test.go", 20))}, {Change: files(0, grew("d_test.go", 20))}},
-			[]breaker.State{C, C, C, O}},
+			[]breaker.State{C, C, C, C}},
 		{"grown test files beside code do not",
 			[]breaker.Iteration{{Change: files(1, tf("a_test.go", 10))}, {Change: files(1, grew("b_test.go", 20))}, {Change: files(1, grew("c_test.go", 20))}, {Change: files(1, grew("d_test.go", 20))}},
 			[]breaker.State{C, C, C, C}},
@@ -324,5 +334,33 @@ func TestTestOnly(t *testing.T) {
 		if str(d.Trigger) == policy.RuleTestOnly {
 			t.Errorf("RED iteration %d: test_only fired", i+1)
 		}
+	}
+}
+
+// TestClaimAgain: a claim of done work made again with no new work since
+// is going round (the circular rule counts it); with work between, the
+// same words are a new claim.
+func TestClaimAgain(t *testing.T) {
+	t.Parallel()
+	claim := &breaker.Signature{Hash: "c1", Sample: "epic 16 complete"}
+	prose := &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 4, CodeFiles: 1, Text: []breaker.TextFile{{Path: "docs/epic.md", Lines: 4, Counted: true}}}
+	code := &breaker.Change{MeaningfulFiles: 1, MeaningfulLines: 9, CodeFiles: 1}
+	b := newBreaker(t, pol(t, "default"), breaker.Options{})
+	at := t0
+	step := func(c *breaker.Change, want bool, state breaker.State) {
+		t.Helper()
+		at = at.Add(time.Minute)
+		d := observe(t, b, breaker.Iteration{At: at, Change: c, Claim: claim})
+		if d.Progress != want || d.State != state {
+			t.Errorf("iteration %d: got progress %v %s (%s), want %v %s", d.Iteration, d.Progress, d.State, str(d.Reason), want, state)
+		}
+	}
+	step(code, true, breaker.Closed)   // the claim, with work
+	step(code, true, breaker.Closed)   // made again after new work: a new claim
+	step(prose, false, breaker.Closed) // again with only prose since: going round
+	step(code, true, breaker.Closed)   // new work
+	step(prose, false, breaker.Open)   // two returns in the window of six: circular
+	if d := b.Snapshot(); d.Trigger != policy.RuleCircular {
+		t.Errorf("got trigger %q, want circular", d.Trigger)
 	}
 }

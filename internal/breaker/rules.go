@@ -37,6 +37,12 @@ type rule struct {
 	keys  []string // dotted TOML keys
 	on    func(r *policy.Rules) bool
 	check func(c *ruleCheck)
+	// stagnation marks the rules that see the loop going nowhere (no
+	// progress, the same error, going round, money spent without
+	// progress): only a HALF_OPEN or OPEN
+	// they raised arms the watch after recovery. A watch raised while work
+	// was landing (a score window, a stuck task) does not.
+	stagnation bool
 }
 
 // rules are the trip rules in trigger priority (specific causes
@@ -56,16 +62,18 @@ var rules = []rule{
 		check: checkPermissionDenied,
 	},
 	{
-		name:  policy.RuleSameError,
-		keys:  []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
-		on:    func(r *policy.Rules) bool { return r.SameError.Enabled },
-		check: checkSameError,
+		name:       policy.RuleSameError,
+		keys:       []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
+		on:         func(r *policy.Rules) bool { return r.SameError.Enabled },
+		check:      checkSameError,
+		stagnation: true,
 	},
 	{
-		name:  policy.RuleCircular,
-		keys:  []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
-		on:    func(r *policy.Rules) bool { return r.Circular.Enabled },
-		check: checkCircular,
+		name:       policy.RuleCircular,
+		keys:       []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
+		on:         func(r *policy.Rules) bool { return r.Circular.Enabled },
+		check:      checkCircular,
+		stagnation: true,
 	},
 	{
 		name:  policy.RuleTestOnly,
@@ -86,10 +94,11 @@ var rules = []rule{
 		check: checkCompletionClaim,
 	},
 	{
-		name:  policy.RuleNoProgress,
-		keys:  []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
-		on:    func(r *policy.Rules) bool { return r.NoProgress.Enabled },
-		check: checkNoProgress,
+		name:       policy.RuleNoProgress,
+		keys:       []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
+		on:         func(r *policy.Rules) bool { return r.NoProgress.Enabled },
+		check:      checkNoProgress,
+		stagnation: true,
 	},
 	{
 		name:  policy.RuleTaskStuck,
@@ -101,8 +110,9 @@ var rules = []rule{
 		name: policy.RuleSpend,
 		keys: []string{"rules.spend.max_usd", "rules.spend.max_usd_without_progress", "rules.spend.max_tokens",
 			"rules.spend.max_tokens_without_progress", "rules.spend.spend_warning_percent"},
-		on:    func(r *policy.Rules) bool { return r.Spend.On() },
-		check: checkSpend,
+		on:         func(r *policy.Rules) bool { return r.Spend.On() },
+		check:      checkSpend,
+		stagnation: true,
 	},
 	{
 		name:  policy.RuleScore,
@@ -123,6 +133,16 @@ var rules = []rule{
 		on:    func(r *policy.Rules) bool { return r.MaxIterations.Enabled },
 		check: checkMaxIterations,
 	},
+}
+
+// stagnationRule reports whether a trigger is a stagnation rule's.
+func stagnationRule(name string) bool {
+	for i := range rules {
+		if rules[i].name == name {
+			return rules[i].stagnation
+		}
+	}
+	return false
 }
 
 // ruleCheck is what a rule's check reads, and where it adds its firings.
@@ -216,23 +236,37 @@ func checkSameError(c *ruleCheck) {
 
 func checkCircular(c *ruleCheck) {
 	cr := c.r.Circular
-	n := 0
+	trees, claims := 0, 0
 	for _, e := range tail(c.s.Window, cr.CircularWindow) {
-		if e.Returned {
-			n++
+		switch {
+		case e.Returned:
+			trees++
+		case e.Again:
+			claims++
 		}
 	}
-	if n >= cr.CircularThreshold {
+	switch n := trees + claims; {
+	case n < cr.CircularThreshold:
+	case claims == 0:
 		c.fire(kindTrip, "the tree returned to an earlier state %d times in the last %d iterations: the agent is alternating or reverting itself", n, cr.CircularWindow)
+	case trees == 0:
+		c.fire(kindTrip, "the same claim of done work came back %d times in the last %d iterations with no new work: the loop is going round%s", n, cr.CircularWindow, c.m.claimSample())
+	default:
+		c.fire(kindTrip, "the loop went round %d times in the last %d iterations: the tree returned to an earlier state, or a claim of done work came back with no new work", n, cr.CircularWindow)
 	}
 }
 
-// checkTestOnly fires on a test-only iteration (changed test files are its
-// only progress signal) when, over the last test_only_window iterations
-// that changed lines, more than test_only_percent of the changed lines are
-// test lines of test-only iterations (see measured.measureTestOnly).
+// checkTestOnly trips on tests rewritten (failing tests turned green while
+// only existing tests changed), and on an iteration that changed existing
+// tests while nothing else moved when, over the last test_only_window
+// iterations that changed lines, more than test_only_percent of the
+// changed lines are such test lines (see measured.measureTestOnly).
 func checkTestOnly(c *ruleCheck) {
 	to := c.r.TestOnly
+	if n := c.m.rewritten; n > 0 {
+		c.fire(kindTrip, "tests rewritten: %d failing %s turned green while only existing tests changed and no code did", n, plural(n, "test", "tests"))
+		return
+	}
 	if !c.m.testOnly {
 		return
 	}

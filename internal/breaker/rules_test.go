@@ -269,10 +269,14 @@ func TestRuleCounting(t *testing.T) {
 			steps:  []step{{testLines(10, 8), C, ""}, {testLines(10, 8), C, ""}, {testLines(10, 8), C, ""}, {testLines(10, 9), O, policy.RuleTestOnly}},
 		},
 		{
-			name:   "test_only: a fixed failing test excuses test work",
+			name:   "test_only: a failing test turned green while only existing tests changed is tests rewritten",
 			policy: pol(t, "default", quiet),
-			steps: []step{{testsRun(testLines(10, 10), 5, 5), C, ""}, {testsRun(testLines(10, 10), 6, 4), C, ""},
-				{testsRun(testLines(10, 10), 6, 4), C, ""}, {testsRun(testLines(10, 10), 6, 4), C, ""}, {testsRun(testLines(10, 10), 6, 4), O, policy.RuleTestOnly}},
+			steps:  []step{{testsRun(testLines(10, 10), 5, 5), C, ""}, {testsRun(testLines(10, 10), 6, 4), O, policy.RuleTestOnly}},
+		},
+		{
+			name:   "test_only: a failing test fixed beside code is a fix",
+			policy: pol(t, "default", quiet),
+			steps:  []step{{testsRun(testLines(10, 10), 5, 5), C, ""}, {testsRun(codeAndTests(20, 10), 6, 4), C, ""}},
 		},
 		{
 			name:   "output_decline: the last 3 at 70% below the baseline",
@@ -364,6 +368,12 @@ func testLines(lines, test int) func(time.Time) breaker.Iteration {
 	}
 }
 
+func codeAndTests(lines, test int) func(time.Time) breaker.Iteration {
+	return func(at time.Time) breaker.Iteration {
+		return breaker.Iteration{At: at, Change: &breaker.Change{MeaningfulFiles: 2, CodeFiles: 1, MeaningfulLines: lines, TestLines: test}}
+	}
+}
+
 func testsRun(f func(time.Time) breaker.Iteration, passed, failed int) func(time.Time) breaker.Iteration {
 	return func(at time.Time) breaker.Iteration {
 		it := f(at)
@@ -417,16 +427,19 @@ func TestProgressSignals(t *testing.T) {
 			it: breaker.Iteration{Tasks: &breaker.Tasks{Done: 3, Total: 9}, TasksBefore: ptr(1)}, want: true, score: 10 - 3},
 		{name: "first task count without a before is no progress", policy: "default",
 			it: breaker.Iteration{Tasks: &breaker.Tasks{Done: 3, Total: 9}}, want: false, score: -3},
-		{name: "percentage up by the stagnation percent", policy: "profiles",
+		{name: "percentage up by the stagnation percent with work", policy: "profiles",
 			prev: &breaker.Iteration{ProgressPercent: ptr(40.0)},
-			it:   breaker.Iteration{ProgressPercent: ptr(43.0)}, want: true, score: -3},
+			it:   breaker.Iteration{ProgressPercent: ptr(43.0), Change: change(1, "")}, want: true, score: 1},
+		{name: "percentage up with no work is a claim", policy: "profiles",
+			prev: &breaker.Iteration{ProgressPercent: ptr(40.0)},
+			it:   breaker.Iteration{ProgressPercent: ptr(43.0), Change: &breaker.Change{}}, want: false, score: -3},
 		{name: "percentage up by less vetoes changed files", policy: "profiles",
 			prev: &breaker.Iteration{ProgressPercent: ptr(40.0)},
 			it:   breaker.Iteration{ProgressPercent: ptr(42.5), Change: change(3, "")}, want: false, score: 3},
-		{name: "claims are progress under ralph", policy: "ralph",
-			it: breaker.Iteration{CompletionClaimed: true}, want: true},
-		{name: "claimed file count is progress under ralph", policy: "ralph",
-			it: breaker.Iteration{ClaimedFiles: ptr(3)}, want: true},
+		{name: "claims are not progress under ralph", policy: "ralph",
+			it: breaker.Iteration{CompletionClaimed: true}, want: false},
+		{name: "a claimed file count is not progress under ralph", policy: "ralph",
+			it: breaker.Iteration{ClaimedFiles: ptr(3)}, want: false},
 		{name: "claims are not progress under default", policy: "default",
 			it: breaker.Iteration{CompletionClaimed: true, ClaimedFiles: ptr(3)}, want: false, score: -3},
 		{name: "revert", policy: "default",

@@ -43,9 +43,10 @@ func progressScenarios() []scenario {
 			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
 		},
 		{
-			name:  "test-only-plan-iterations-take-no-slot",
-			about: "two code iterations, two plan-only ticks (no changed line: no place in the window), then one new test file: no trip",
-			base:  withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
+			name: "test-only-plan-iterations-take-no-slot",
+			about: "two code iterations, two plan-only ticks (no changed line: no place in the window), then one new test file: no " +
+				"trip; the ticks only record the code, bookkeeping, and two of them in a row are a run: no progress",
+			base: withBase(map[string]string{"fix_plan.md": plan(0, 4)}),
 			loop: []*scnStep{
 				edit("internal/app/parse.go", lines("parse", 30), "feat: parser"),
 				edit("internal/app/render.go", lines("render", 30), "feat: renderer"),
@@ -53,9 +54,9 @@ func progressScenarios() []scenario {
 				edit("fix_plan.md", plan(2, 4), "plan: renderer done"),
 				edit("tests/render_test.py", lines("test", 60), "test: renderer cases"),
 			},
-			// The second tick has no work since the first (credited) one: a
-			// tick needs work (before: yyyyy).
-			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyny"},
+			// A tick records work (before: yyyyy, then yyyny when a tick
+			// needed work since the last credited one).
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCHHC", progress: "yynny"},
 		},
 		{
 			name:  "test-only-fixtures-are-test-data",
@@ -97,11 +98,11 @@ func progressScenarios() []scenario {
 		},
 		{
 			name: "test-only-suites-padded",
-			about: "after one code change each iteration appends eight tests to another existing suite and changes nothing else " +
-				"(padding the test count): test_only opens",
+			about: "after one code change each iteration appends eight tests to another existing suite and changes nothing else: " +
+				"new tests are work, test_only concerns existing tests edited or deleted, so no trip (before: padding, opened)",
 			base: withBase(suites(20)),
 			loop: suiteLoop(lines("case", 20)+lines("more", 8), "test: 8 more tests"),
-			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "test_only", states: "CCCOO", ignored: 1},
+			want: scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC", progress: "yyyyy"},
 		},
 		{
 			name: "test-only-suites-repaired",
@@ -310,14 +311,16 @@ func progressScenarios() []scenario {
 
 		// --- percentages, submodules, ledgers, unreadable objects ---------
 		{
-			name:  "percent-alternating",
-			about: "empty commits reporting 10%, 50%, 10%, 50%: a percentage counts only above its high-water mark",
+			name: "percent-alternating",
+			about: "code commits reporting 10%, 50%, 10%, 50%: a percentage counts only above its high-water mark, and one that " +
+				"does not rise vetoes the code's progress",
 			loop: []*scnStep{
-				empty(progressMsg("plan: outline", 10)), empty(progressMsg("plan: design", 50)),
-				empty(progressMsg("plan: outline again", 10)), empty(progressMsg("plan: design again", 50)),
-				empty(progressMsg("plan: outline again", 10)),
+				code(1).msgf(progressMsg("feat: outline", 10)), code(2).msgf(progressMsg("feat: design", 50)),
+				code(3).msgf(progressMsg("feat: outline again", 10)), code(4).msgf(progressMsg("feat: design again", 50)),
+				code(5).msgf(progressMsg("feat: outline again", 10)),
 			},
-			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCHHO", progress: "yynnn"},
+			// Before claims needed work: empty commits, CCHHO.
+			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 		{
 			name:  "submodule-bump",

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,20 +18,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/loopbreaker/loopbreaker/internal/realloops"
 )
 
 // The real-loop corpus: stretches of public agent-loop histories that two
 // people labelled progress, stagnation or unclear independently
 // (testdata/realloops); a stretch's label is their consensus (the label
-// both gave, else unclear). Each is rebuilt as a repository of the same shape and replayed through
-// `replay --base <parent of the stretch> --format json`. Under every policy
-// a progress stretch sees no trip (OPEN by any rule but max_iterations and
-// rate) and no task_stuck (which under default only watches), and a
-// stagnation stretch ends HALF_OPEN or OPEN, unless its label
-// names the policy among its known misses (with the reason the policy's
-// contract cannot see it); a known miss that the policy now sees fails the
-// test too, so that the entry goes.
+// both gave, else unclear). Each stretch is replayed as a fresh loop,
+// `replay --base <parent of the stretch> --format json`, under each policy.
+// Under every policy a progress stretch sees no trip (OPEN by any rule but
+// max_iterations and rate) and no task_stuck (which under default only
+// watches), and a stagnation stretch ends HALF_OPEN or OPEN, unless its
+// label names the policy among its known misses (with the reason the
+// policy's contract cannot see it); a known miss that the policy now sees
+// fails the test too, so that the entry goes.
+//
+// The measure is the real history. With the repositories' snapshots at
+// hand (-realloops.mirrors DIR or $LOOPBREAKER_REALLOOPS_MIRRORS, laid out
+// as DIR/OWNER+NAME/repo or DIR/OWNER+NAME, bare or a work tree) every
+// stretch is replayed on the real commits, and its decisions (state,
+// progress, trigger, per iteration) must be those recorded in
+// testdata/realloops/decisions.json; -realloops.update rewrites that record
+// from the snapshots. Without the snapshots (CI) the record stands in for
+// them, and the rebuild from facts (realloops.Rebuild: synthetic content of
+// the same shape) must decide exactly as the record says: a few
+// repositories by default, every one with -realloops.full (.ci/run). The
+// figures are the record's, so they are the real replay's.
 //
 // The repositories are split into a tuning part and a held-out part
 // (testdata/realloops/split.json: whole repositories, chosen at random with
@@ -37,7 +56,22 @@ import (
 // The table of results is logged, and written to the file -realloops.out
 // names (docs/evaluation.md's results come from it).
 
-var realloopsOut = flag.String("realloops.out", "", "write the real-loop corpus table to this file")
+var (
+	realloopsOut     = flag.String("realloops.out", "", "write the real-loop corpus table to this file")
+	realloopsFull    = flag.Bool("realloops.full", false, "rebuild and replay every repository of the real-loop corpus from its facts (default: a few)")
+	realloopsMirrors = flag.String("realloops.mirrors", "", "replay the real-loop corpus on the repositories' snapshots in DIR (DIR/OWNER+NAME/repo or DIR/OWNER+NAME; default $"+mirrorsEnv+")")
+	realloopsUpdate  = flag.Bool("realloops.update", false, "rewrite testdata/realloops/"+decisionsFile+" from the real replay of the snapshots")
+)
+
+// mirrorsEnv names the snapshots' directory when -realloops.mirrors does not.
+const mirrorsEnv = "LOOPBREAKER_REALLOOPS_MIRRORS"
+
+// decisionsFile is the real replay's decisions, in testdata/realloops.
+const decisionsFile = "decisions.json"
+
+// realloopsSample is how many repositories a run without -realloops.full
+// rebuilds.
+const realloopsSample = 4
 
 // realloopsPolicies are the policies every stretch is replayed under.
 var realloopsPolicies = []string{"default", "ralph"}
@@ -150,8 +184,21 @@ func TestRealLoops(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := loadSplit(t, dir, corpus)
+	recordedPath := filepath.Join(dir, decisionsFile)
+	recorded, err := loadDecisions(recordedPath)
+	if err != nil && !(*realloopsUpdate && errors.Is(err, fs.ErrNotExist)) {
+		t.Fatal(err)
+	}
+	mirrors := *realloopsMirrors
+	if mirrors == "" {
+		mirrors = os.Getenv(mirrorsEnv)
+	}
+	if *realloopsUpdate && mirrors == "" {
+		t.Fatalf("-realloops.update rewrites %s from the real histories: name the snapshots with -realloops.mirrors DIR or $%s", recordedPath, mirrorsEnv)
+	}
+	sample := sampleRepos(corpus)
 	var mu sync.Mutex
-	var outcomes []loopOutcome
+	onReal, rebuilt := map[stretchKey][]string{}, map[stretchKey][]string{}
 	t.Run("repos", func(t *testing.T) {
 		for _, f := range corpus.Repos {
 			var labels []int
@@ -162,18 +209,75 @@ func TestRealLoops(t *testing.T) {
 			}
 			t.Run(strings.ReplaceAll(f.Repo, "/", "__"), func(t *testing.T) {
 				t.Parallel()
-				got := replayStretches(t, f, corpus.Labels, labels)
-				for i := range got {
-					got[i].part = parts[f.Repo]
+				var r, b map[stretchKey][]string
+				if mirrors != "" {
+					snap, ok := findSnapshot(mirrors, f.Repo)
+					switch {
+					case ok:
+						r = replayReal(t, snap, f, corpus.Labels, labels)
+					case *realloopsUpdate:
+						t.Fatalf("no snapshot of %s in %s (want %s or %s)", f.Repo, mirrors, snapshotName(f.Repo)+"/repo", snapshotName(f.Repo))
+					default:
+						t.Logf("no snapshot of %s in %s: only its rebuild is replayed", f.Repo, mirrors)
+					}
+				}
+				if *realloopsFull || sample[f.Repo] {
+					b = replayRebuilt(t, f, corpus.Labels, labels)
 				}
 				mu.Lock()
-				outcomes = append(outcomes, got...)
+				maps.Copy(onReal, r)
+				maps.Copy(rebuilt, b)
 				mu.Unlock()
 			})
 		}
 	})
 	if t.Failed() {
 		return
+	}
+	if *realloopsUpdate {
+		recorded = onReal
+		if err := writeDecisions(recordedPath, corpus, recorded); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every labelled stretch has the real replay's decisions on record;
+	// the real replay, where the snapshots are here, decides as recorded,
+	// and the rebuild decides as the real replay did.
+	for _, l := range corpus.Labels {
+		for _, p := range realloopsPolicies {
+			k := stretchKey{l.Repo, l.From, l.To, p}
+			want, ok := recorded[k]
+			if !ok {
+				t.Errorf("%s: no decisions of the real replay on record in %s: replay the snapshots with -realloops.update", k, recordedPath)
+				continue
+			}
+			if got, ok := onReal[k]; ok {
+				if i, d := firstDifference(got, want); d != "" {
+					t.Errorf("%s: the real replay decides differently from %s at iteration %d: %s; if the rules changed on purpose, rewrite the record with -realloops.update and say why in the commit", k, decisionsFile, i, d)
+				}
+			}
+			if got, ok := rebuilt[k]; ok {
+				if i, d := firstDifference(got, want); d != "" {
+					t.Errorf("%s: the rebuild from facts decides differently from the real replay at iteration %d: %s; the facts miss something the engine reads (scripts/realloops)", k, i, d)
+				}
+			}
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	var outcomes []loopOutcome
+	for i, l := range corpus.Labels {
+		f := corpus.Facts(l.Repo)
+		from, to, _ := f.Stretch(l)
+		for _, p := range realloopsPolicies {
+			o := outcomeOf(l, p, recorded[stretchKey{l.Repo, l.From, l.To, p}])
+			o.order, o.part = i, parts[l.Repo]
+			if want := to - from + 1; o.iterations != want {
+				t.Errorf("%s..%s under %s: %d decisions on record, want %d", l.From[:12], l.To[:12], p, o.iterations, want)
+			}
+			outcomes = append(outcomes, o)
+		}
 	}
 	table := realloopsTable(corpus, outcomes)
 	t.Log("\n" + table)
@@ -203,9 +307,91 @@ func TestRealLoops(t *testing.T) {
 	}
 }
 
-// replayStretches rebuilds one repository once, up to its last labelled
-// commit, and replays each of its stretches under each policy.
-func replayStretches(t *testing.T, f *realloops.Facts, labels []realloops.Label, mine []int) []loopOutcome {
+// stretchKey names one labelled stretch replayed under one policy.
+type stretchKey struct{ repo, from, to, policy string }
+
+func (k stretchKey) String() string {
+	return fmt.Sprintf("%s %s..%s under %s", k.repo, k.from[:12], k.to[:12], k.policy)
+}
+
+// sampleRepos are the repositories a run without -realloops.full
+// rebuilds: the few with the shortest history up to their last labelled
+// commit, the cheapest to rebuild.
+func sampleRepos(corpus *realloops.Corpus) map[string]bool {
+	type sized struct {
+		repo string
+		n    int
+	}
+	var all []sized
+	for _, f := range corpus.Repos {
+		last := 0
+		for _, l := range corpus.Labels {
+			if l.Repo == f.Repo {
+				_, to, _ := f.Stretch(l)
+				last = max(last, to)
+			}
+		}
+		all = append(all, sized{f.Repo, last})
+	}
+	slices.SortStableFunc(all, func(a, b sized) int { return a.n - b.n })
+	out := map[string]bool{}
+	for _, s := range all[:min(realloopsSample, len(all))] {
+		out[s.repo] = true
+	}
+	return out
+}
+
+// findSnapshot finds a repository's snapshot under dir: dir/OWNER+NAME/repo
+// or dir/OWNER+NAME, a bare repository or a work tree.
+func findSnapshot(dir, repo string) (objects string, ok bool) {
+	for _, p := range []string{filepath.Join(dir, snapshotName(repo), "repo"), filepath.Join(dir, snapshotName(repo))} {
+		for _, o := range []string{filepath.Join(p, "objects"), filepath.Join(p, ".git", "objects")} {
+			if fi, err := os.Stat(o); err == nil && fi.IsDir() {
+				abs, err := filepath.Abs(o)
+				return abs, err == nil
+			}
+		}
+	}
+	return "", false
+}
+
+// snapshotName is a repository's snapshot directory name: OWNER+NAME.
+func snapshotName(repo string) string { return strings.Replace(repo, "/", "+", 1) }
+
+// replayReal replays each stretch of one repository on its real history:
+// a bare repository that borrows the snapshot's objects (git alternates),
+// its HEAD at the stretch's last commit, through
+// `replay --base <parent of the stretch>`.
+func replayReal(t *testing.T, objects string, f *realloops.Facts, labels []realloops.Label, mine []int) map[stretchKey][]string {
+	t.Helper()
+	dir := t.TempDir()
+	g, err := git.PlainInit(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "objects", "info", "alternates"), []byte(objects+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := map[stretchKey][]string{}
+	for _, i := range mine {
+		l := labels[i]
+		from, to, err := f.Stretch(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Storer.SetReference(plumbing.NewHashReference(plumbing.HEAD, plumbing.NewHash(l.To))); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range realloopsPolicies {
+			out[stretchKey{l.Repo, l.From, l.To, p}] = replayCodes(t, dir, f.Parent(from), stretchNow(f, from, to), p)
+		}
+	}
+	return out
+}
+
+// replayRebuilt rebuilds one repository from its facts once, up to its
+// last labelled commit, and replays each of its stretches.
+func replayRebuilt(t *testing.T, f *realloops.Facts, labels []realloops.Label, mine []int) map[stretchKey][]string {
 	t.Helper()
 	last := 0
 	for _, i := range mine {
@@ -219,7 +405,7 @@ func replayStretches(t *testing.T, f *realloops.Facts, labels []realloops.Label,
 	if err := realloops.Rebuild(dir, f, f.Commits[last].Hash); err != nil {
 		t.Fatal(err)
 	}
-	var out []loopOutcome
+	out := map[stretchKey][]string{}
 	for _, i := range mine {
 		l := labels[i]
 		from, to, _ := f.Stretch(l)
@@ -230,47 +416,173 @@ func replayStretches(t *testing.T, f *realloops.Facts, labels []realloops.Label,
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The run happens just after the stretch's newest commit.
-		now := f.Commits[to].Time
-		for _, c := range f.Commits[from:to] {
-			if c.Time.After(now) {
-				now = c.Time
-			}
-		}
-		now = now.Add(time.Minute)
-		for _, policy := range realloopsPolicies {
-			res := scnMain(nil, now, []string{"replay", "--repo", dir, "--base", base, "--policy", policy, "--format", "json"})
-			if res.code == 2 {
-				t.Fatalf("%s..%s under %s: replay failed: %s", l.From[:12], l.To[:12], policy, res.stderr)
-			}
-			o := loopOutcome{label: l, order: i, policy: policy}
-			for i, line := range strings.Split(strings.TrimRight(res.stdout, "\n"), "\n") {
-				var d scnDecision
-				if err := json.Unmarshal([]byte(line), &d); err != nil {
-					t.Fatalf("%s..%s under %s: replay line %d is not a JSON decision: %v", l.From[:12], l.To[:12], policy, i+1, err)
-				}
-				o.iterations++
-				if d.Progress {
-					o.progress++
-				}
-				if trig := d.trigger(); d.State == "OPEN" && o.trip == "" && trig != "max_iterations" && trig != "rate" {
-					o.trip, o.tripAt = trig, d.Iteration
-				}
-				if trig := d.trigger(); d.State != "CLOSED" && o.caughtAt == 0 && trig != "max_iterations" && trig != "rate" {
-					o.caughtAt = d.Iteration
-				}
-				if d.trigger() == "task_stuck" && o.stuckAt == 0 {
-					o.stuckAt = d.Iteration
-				}
-				o.final = d.State
-			}
-			if want := to - from + 1; o.iterations != want {
-				t.Errorf("%s..%s under %s: replay gave %d iterations, want %d", l.From[:12], l.To[:12], policy, o.iterations, want)
-			}
-			out = append(out, o)
+		for _, p := range realloopsPolicies {
+			out[stretchKey{l.Repo, l.From, l.To, p}] = replayCodes(t, dir, base, stretchNow(f, from, to), p)
 		}
 	}
 	return out
+}
+
+// stretchNow is the run's time: just after the stretch's newest commit.
+func stretchNow(f *realloops.Facts, from, to int) time.Time {
+	now := f.Commits[to].Time
+	for _, c := range f.Commits[from:to] {
+		if c.Time.After(now) {
+			now = c.Time
+		}
+	}
+	return now.Add(time.Minute)
+}
+
+// replayCodes runs `replay --format json` and returns one code per
+// decision (decisionCode).
+func replayCodes(t *testing.T, repo, base string, now time.Time, policy string) []string {
+	t.Helper()
+	res := scnMain(nil, now, []string{"replay", "--repo", repo, "--base", base, "--policy", policy, "--format", "json"})
+	if res.code == 2 {
+		t.Fatalf("replay --base %s under %s failed: %s", base[:12], policy, res.stderr)
+	}
+	var out []string
+	for i, line := range strings.Split(strings.TrimRight(res.stdout, "\n"), "\n") {
+		var d scnDecision
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("replay --base %s under %s: line %d is not a JSON decision: %v", base[:12], policy, i+1, err)
+		}
+		out = append(out, decisionCode(d))
+	}
+	return out
+}
+
+// decisionCode is what the evaluation reads of a decision, in one token:
+// the state's letter (C, H, O), "+" when the iteration made progress, and
+// ":trigger" when the state has one. "H:no_progress", "C+", "O:same_error".
+func decisionCode(d scnDecision) string {
+	code := map[string]string{"CLOSED": "C", "HALF_OPEN": "H", "OPEN": "O"}[d.State]
+	if code == "" {
+		code = "?" + d.State
+	}
+	if d.Progress {
+		code += "+"
+	}
+	if trig := d.trigger(); trig != "" {
+		code += ":" + trig
+	}
+	return code
+}
+
+// parseCode reads a decision code back: state, progress, trigger.
+func parseCode(code string) (state string, progress bool, trigger string) {
+	head, trigger, _ := strings.Cut(code, ":")
+	progress = strings.HasSuffix(head, "+")
+	state = map[string]string{"C": "CLOSED", "H": "HALF_OPEN", "O": "OPEN"}[strings.TrimSuffix(head, "+")]
+	return state, progress, trigger
+}
+
+// firstDifference returns the first iteration (from 1) where two decision
+// streams differ and how, or "" when they are the same.
+func firstDifference(got, want []string) (int, string) {
+	for i := range max(len(got), len(want)) {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return i + 1, fmt.Sprintf("got %s, the record says %s (whole stream: %s)", g, w, strings.Join(got, " "))
+		}
+	}
+	return 0, ""
+}
+
+// outcomeOf reads one stretch's decisions under one policy.
+func outcomeOf(l realloops.Label, policy string, codes []string) loopOutcome {
+	o := loopOutcome{label: l, policy: policy}
+	for i, code := range codes {
+		state, progress, trig := parseCode(code)
+		it := i + 1
+		o.iterations++
+		if progress {
+			o.progress++
+		}
+		if state == "OPEN" && o.trip == "" && trig != "max_iterations" && trig != "rate" {
+			o.trip, o.tripAt = trig, it
+		}
+		if state != "CLOSED" && o.caughtAt == 0 && trig != "max_iterations" && trig != "rate" {
+			o.caughtAt = it
+		}
+		if trig == "task_stuck" && o.stuckAt == 0 {
+			o.stuckAt = it
+		}
+		o.final = state
+	}
+	return o
+}
+
+// recordedStretch is one line of decisions.json.
+type recordedStretch struct {
+	Repo      string `json:"repo"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Policy    string `json:"policy"`
+	Decisions string `json:"decisions"`
+}
+
+// loadDecisions reads decisions.json: a JSON array, one stretch and policy
+// a line, its decisions as space-separated codes (decisionCode).
+func loadDecisions(path string) (map[stretchKey][]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the real replay's decisions: %w", err)
+	}
+	var list []recordedStretch
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&list); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := map[stretchKey][]string{}
+	for i, r := range list {
+		k := stretchKey{r.Repo, r.From, r.To, r.Policy}
+		if len(r.From) < 12 || len(r.To) < 12 {
+			return nil, fmt.Errorf("%s: entry %d: from and to are full commit hashes", path, i)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("%s: entry %d: %s is listed twice", path, i, k)
+		}
+		codes := strings.Fields(r.Decisions)
+		for _, c := range codes {
+			if s, _, _ := parseCode(c); s == "" {
+				return nil, fmt.Errorf("%s: entry %d (%s): %q is not a decision code (C, H or O, then + for progress, then :trigger)", path, i, k, c)
+			}
+		}
+		out[k] = codes
+	}
+	return out, nil
+}
+
+// writeDecisions writes decisions.json in the labels' order.
+func writeDecisions(path string, corpus *realloops.Corpus, ds map[stretchKey][]string) error {
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	first := true
+	for _, l := range corpus.Labels {
+		for _, p := range realloopsPolicies {
+			k := stretchKey{l.Repo, l.From, l.To, p}
+			line, err := json.Marshal(recordedStretch{l.Repo, l.From, l.To, p, strings.Join(ds[k], " ")})
+			if err != nil {
+				return err
+			}
+			if !first {
+				b.WriteString(",\n")
+			}
+			first = false
+			b.Write(line)
+		}
+	}
+	b.WriteString("\n]\n")
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // realloopsTable renders the results: the corpus, the counts per policy,

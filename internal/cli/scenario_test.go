@@ -316,13 +316,14 @@ func scenarios() []scenario {
 
 		// --- tests and tasks --------------------------------------------
 		{
-			name:  "test-only-churn",
-			about: "after one real change only test files change: test_only trips when the window is all tests",
+			name: "test-only-churn",
+			about: "after one real change only the same test file's expectations are rewritten, again and again: test_only " +
+				"trips when the window is all existing tests edited",
 			loop: []*scnStep{
-				edit("internal/app/calc.go", lines("calc", 10), "feat: calculator").with("internal/app/calc_test.go", lines("test", 2)),
-				edit("internal/app/calc_test.go", lines("test", 12), "test: more cases"),
-				edit("internal/app/calc_test.go", lines("test", 22), "test: more cases"),
-				edit("internal/app/calc_test.go", lines("test", 32), "test: more cases"),
+				edit("internal/app/calc.go", lines("calc", 10), "feat: calculator").with("internal/app/calc_test.go", lines("test", 12)),
+				edit("internal/app/calc_test.go", lines("want", 12), "test: fix expectations"),
+				edit("internal/app/calc_test.go", lines("expect", 12), "test: fix expectations"),
+				edit("internal/app/calc_test.go", lines("assert", 12), "test: fix expectations"),
 			},
 			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "test_only", states: "CCCO"},
 		},
@@ -496,14 +497,16 @@ func scenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO"},
 		},
 		{
-			name:   "profiles-percent-only",
-			about:  "profiles: empty commits whose reported percentage rises by 5 each are progress (seed 001's model)",
+			name: "profiles-percent-only",
+			about: "profiles: empty commits whose reported percentage rises by 5 each: seed 001's model counted them, but a " +
+				"percentage is a claim and counts only with work behind it, so they are no progress (the counter needs 5 here; " +
+				"the score window watches)",
 			policy: "profiles",
 			loop: []*scnStep{
 				empty(progressMsg("plan: outline", 5)), empty(progressMsg("plan: design", 10)),
 				empty(progressMsg("plan: review", 15)), empty(progressMsg("plan: split", 20)),
 			},
-			want: scnWant{exit: 0, iteration: 4, state: "CLOSED", states: "CCCC"},
+			want: scnWant{exit: 0, iteration: 4, state: "HALF_OPEN", trigger: "score", states: "CCHH", progress: "nnnn"},
 		},
 		{
 			name:  "research-default",
@@ -538,13 +541,14 @@ func scenarios() []scenario {
 			want:    scnWant{exit: 1, iteration: 7, state: "OPEN", trigger: "no_progress", states: "CCHHHOO", ignored: 1, progress: "nnnnnnn"},
 		},
 		{
-			name:        "completion-claimed-ralph",
-			about:       "ralph's false negative: claiming completion while tests fail counts as progress under ralph",
+			name: "completion-claimed-ralph",
+			about: "ralph's own breaker counts a completion claim as progress, even while tests fail; here a claim is never " +
+				"evidence, so runs that only claim completion are no progress under ralph's thresholds too",
 			policy:      "ralph",
 			runs:        claimRuns(4),
 			headLog:     "All tasks complete.\n",
 			headReports: map[string]string{"junit.xml": failing},
-			want:        scnWant{exit: 0, iteration: 5, state: "CLOSED", states: "CCCCC"},
+			want:        scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CHOOO", ignored: 2},
 		},
 		{
 			name:        "completion-claimed-default",
@@ -673,7 +677,7 @@ func scenarios() []scenario {
 			build:      buildShallow,
 			want:       scnWant{exit: 2, stderr: "shallow clone"},
 		},
-	}, append(progressScenarios(), workScenarios()...)...)
+	}, append(append(progressScenarios(), workScenarios()...), shapeScenarios()...)...)
 }
 
 // ---------------------------------------------------------------------

@@ -98,6 +98,9 @@ func (f *Files) Apply(it *breaker.Iteration) {
 		it.Output = &breaker.Output{Lines: l.Lines, Bytes: l.Bytes}
 		it.PermissionDenials = l.PermissionDenials
 		it.CompletionClaimed = it.CompletionClaimed || l.CompletionClaimed
+		if l.CompletionClaimed && it.Claim == nil {
+			it.Claim = signatureOf(logClaim)
+		}
 		it.QuestionsAsked = it.QuestionsAsked || l.QuestionsAsked
 		if l.Admitted {
 			it.Admitted = true
@@ -164,7 +167,17 @@ func firstNonEmpty(a, b string) string {
 
 // blockerSignature is the signature of a blocker the agent reported, so
 // that the same blocker reported again counts like a repeated error.
-func blockerSignature(blocker string) *breaker.Signature {
-	s := signature.Of(blocker)
+func blockerSignature(blocker string) *breaker.Signature { return signatureOf(blocker) }
+
+// signatureOf is the normalised signature of a text.
+func signatureOf(text string) *breaker.Signature {
+	s := signature.Of(text)
 	return &breaker.Signature{Hash: s.Hash, Sample: s.Sample}
 }
+
+// truncateSample bounds a sample as signature.Of does.
+func truncateSample(text string) string { return signature.Of(text).Sample }
+
+// logClaim identifies a completion the agent's log claims: every such
+// claim is the same one.
+const logClaim = "the agent claims the work is done"

@@ -63,6 +63,9 @@ func sig(line, test string) breaker.Signature {
 
 func TestFilesApply(t *testing.T) {
 	t.Parallel()
+	// Every claim a log makes is the same one.
+	claimSig := signature.Of("the agent claims the work is done")
+	logClaimed := &breaker.Signature{Hash: claimSig.Hash, Sample: claimSig.Sample}
 	dir := t.TempDir()
 	junit := writeFile(t, dir, "junit.xml", junitReport)
 	build := writeFile(t, dir, "build.json", buildReport)
@@ -108,12 +111,12 @@ func TestFilesApply(t *testing.T) {
 		{
 			name: "agent log: STATUS COMPLETE claims completion",
 			log:  complete,
-			want: breaker.Iteration{ErrorsKnown: true, Output: &breaker.Output{Lines: 4, Bytes: int64(len(completeLog))}, CompletionClaimed: true},
+			want: breaker.Iteration{ErrorsKnown: true, Output: &breaker.Output{Lines: 4, Bytes: int64(len(completeLog))}, CompletionClaimed: true, Claim: logClaimed},
 		},
 		{
 			name: "agent log: EXIT_SIGNAL claims completion",
 			log:  exit,
-			want: breaker.Iteration{ErrorsKnown: true, Output: &breaker.Output{Lines: 4, Bytes: int64(len(exitLog))}, CompletionClaimed: true},
+			want: breaker.Iteration{ErrorsKnown: true, Output: &breaker.Output{Lines: 4, Bytes: int64(len(exitLog))}, CompletionClaimed: true, Claim: logClaimed},
 		},
 		{
 			name:    "reports: the build failure before the failing tests, each test's message kept",

@@ -24,7 +24,7 @@ const (
 // GitOptions compiles the policy's path lists for the git reader. extra
 // protected paths (such as the policy file's own path) are added.
 func GitOptions(p *policy.Policy, base string, extraProtected ...string) (gitlog.Options, error) {
-	o := gitlog.Options{Base: base, Shapes: true}
+	o := gitlog.Options{Base: base, Shapes: true, Written: agentlog.IsWritten}
 	sets := []struct {
 		key  string
 		list []string
@@ -72,6 +72,11 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	}
 	if completionRE().MatchString(c.Subject) {
 		it.CompletionClaimed = true
+	}
+	if k, _ := agentlog.Written(c.Subject); it.CompletionClaimed || k == agentlog.WrittenClaim {
+		// The claim's words identify it: the same claim made again with
+		// no new work is the loop going round.
+		it.Claim = signatureOf(c.Subject)
 	}
 	if c.Tasks != nil {
 		it.Tasks = &breaker.Tasks{Done: c.Tasks.Done, Total: c.Tasks.Total}
@@ -125,6 +130,17 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 	var tuned []string
 	retune := true
 	for _, f := range c.Files {
+		if f.Status != gitlog.StatusDeleted && !f.Ignored && (f.WhitespaceOnly || (f.Notes && f.Meaningful) || tasks.Match(f.Path)) {
+			// Ticking or adding tasks, a note, a reformatting pass: what
+			// records or tidies work rather than doing it.
+			out.Bookkeeping++
+		}
+		if tasks.Match(f.Path) && f.Meaningful && f.Deleted*4 <= f.Added {
+			// A plan that grows by new lines is read beside its boxes:
+			// findings written into it can be work (see breaker.Change).
+			out.PlanLines += f.Added - f.Deleted
+		}
+		readWritten(out, f.Written)
 		if !f.Meaningful || tasks.Match(f.Path) {
 			continue
 		}
@@ -183,6 +199,30 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 	}
 	return out
 }
+
+// readWritten reads the lines the loop added to one of its files: the
+// errors and reviewers' findings it recorded, and its first claim that
+// work is done. A series of review rejections is one error, whatever each
+// says.
+func readWritten(out *breaker.Change, lines []string) {
+	for _, line := range lines {
+		switch k, text := agentlog.Written(line); k {
+		case agentlog.WrittenError:
+			out.Written = append(out.Written, *signatureOf(text))
+		case agentlog.WrittenReview:
+			s := signatureOf(reviewRejected)
+			s.Sample = truncateSample(reviewRejected + ": " + text)
+			out.Written = append(out.Written, *s)
+		case agentlog.WrittenClaim:
+			if out.Claim == nil {
+				out.Claim = signatureOf(text)
+			}
+		}
+	}
+}
+
+// reviewRejected is the one error a series of review findings counts as.
+const reviewRejected = "review rejected the change"
 
 // maxTweakLines bounds the lines a re-tuned file gains and loses.
 const maxTweakLines = 6

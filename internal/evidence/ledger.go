@@ -129,7 +129,7 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 			from := FromCommit(c, nil, opts.TaskFiles)
 			it.Phase, it.PhaseByAgent = from.Phase, from.PhaseByAgent
 			it.ProgressPercent = from.ProgressPercent
-			it.CompletionClaimed = from.CompletionClaimed
+			it.CompletionClaimed, it.Claim = from.CompletionClaimed, from.Claim
 			it.Admitted, it.Blocker = from.Admitted, from.Blocker
 			if rg.Tasks != nil {
 				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}

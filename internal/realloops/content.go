@@ -41,8 +41,11 @@ type fileState struct {
 	header bool     // the generated header comes first
 	boxes  []Task   // a task list's checkboxes, before body
 	body   []string // text lines (without their newline)
-	serial int      // identity of binary and submodule content
-	exec   bool
+	// written are the lines after the body that the engine reads as what
+	// the loop wrote (writtenLine).
+	written []string
+	serial  int // identity of binary and submodule content
+	exec    bool
 
 	hash plumbing.Hash // the written blob, once written
 }
@@ -80,6 +83,9 @@ func (s *fileState) render(line func(string), raw func([]byte)) {
 		line(boxLine(t))
 	}
 	for _, l := range s.body {
+		line(l)
+	}
+	for _, l := range s.written {
 		line(l)
 	}
 }

@@ -12,9 +12,12 @@
 // not named as source); whether the commit message admits no progress, and
 // a hash of the blocker it names (the engine's own detector); whether the whole
 // tree or single files went back to an earlier version; the checkbox states
-// of its task lists, keyed by a hash of the task's text; and the Loop-Phase
-// and Loop-Progress trailers. No file content and no commit message text is
-// kept.
+// of its task lists, keyed by a hash of the task's text; the Loop-Phase
+// and Loop-Progress trailers; and what the loop wrote that the engine reads
+// as evidence, as keys: a claim of done work in the message (Commit.Claim),
+// and the errors, reviewers' findings and claims among the lines a change
+// added to a file that is not source code or a test (Change.Written). No
+// file content and no commit message text is kept.
 //
 // Load reads and validates the facts files and labels.json of a directory.
 // labels.json is a JSON array of stretches, each with the judgements of

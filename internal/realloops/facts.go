@@ -93,6 +93,10 @@ type Commit struct {
 	// that the same blocker reported again has the same hash ("" for none).
 	Admitted bool
 	Blocker  string
+	// Claim is the 12-hex key of the claim of done work the engine reads
+	// in the message ("" for none): the same claim made again has the same
+	// key.
+	Claim string
 }
 
 // Change is one changed path.
@@ -131,6 +135,9 @@ type Change struct {
 	// tell it: a text file whose old side was binary or a submodule. nil
 	// otherwise.
 	Lines *int
+	// Written are the items the engine read of what the change wrote
+	// into the file (WrittenItems), in order.
+	Written []string
 }
 
 // Task is one checkbox of a task list.
@@ -181,23 +188,25 @@ type wireCommit struct {
 	Completion   bool                `json:"completion,omitempty"`
 	Admitted     bool                `json:"admitted,omitempty"`
 	Blocker      string              `json:"blocker,omitempty"`
+	Claim        string              `json:"claim,omitempty"`
 }
 
 type wireChange struct {
-	Path           string `json:"path"`
-	Status         string `json:"status"`
-	From           string `json:"from,omitempty"`
-	Added          int    `json:"added,omitempty"`
-	Deleted        int    `json:"deleted,omitempty"`
-	Binary         bool   `json:"binary,omitempty"`
-	WhitespaceOnly bool   `json:"whitespace_only,omitempty"`
-	DigitsOnly     bool   `json:"digits_only,omitempty"`
-	Churn          bool   `json:"churn,omitempty"`
-	Code           bool   `json:"code,omitempty"`
-	Generated      bool   `json:"generated,omitempty"`
-	Submodule      bool   `json:"submodule,omitempty"`
-	Exec           bool   `json:"exec,omitempty"`
-	Lines          *int   `json:"lines,omitempty"`
+	Path           string   `json:"path"`
+	Status         string   `json:"status"`
+	From           string   `json:"from,omitempty"`
+	Added          int      `json:"added,omitempty"`
+	Deleted        int      `json:"deleted,omitempty"`
+	Binary         bool     `json:"binary,omitempty"`
+	WhitespaceOnly bool     `json:"whitespace_only,omitempty"`
+	DigitsOnly     bool     `json:"digits_only,omitempty"`
+	Churn          bool     `json:"churn,omitempty"`
+	Code           bool     `json:"code,omitempty"`
+	Generated      bool     `json:"generated,omitempty"`
+	Submodule      bool     `json:"submodule,omitempty"`
+	Exec           bool     `json:"exec,omitempty"`
+	Lines          *int     `json:"lines,omitempty"`
+	Written        []string `json:"written,omitempty"`
 }
 
 // taskTable numbers task keys in the order they are first seen.
@@ -254,7 +263,7 @@ func Write(w io.Writer, f *Facts) error {
 			Hash: c.Hash, Parents: c.Parents, Time: c.Time.Format(time.RFC3339),
 			Restores: c.Restores, FileRestores: c.FileRestores, Tasks: tt.encodeAll(c.Tasks),
 			Trailers: c.Trailers, Revert: c.Revert, Reverts: c.Reverts, Completion: c.Completion,
-			Admitted: c.Admitted, Blocker: c.Blocker,
+			Admitted: c.Admitted, Blocker: c.Blocker, Claim: c.Claim,
 		}
 		if len(c.FileRestores) == 0 {
 			wc.FileRestores = nil
@@ -266,7 +275,7 @@ func Write(w io.Writer, f *Facts) error {
 			wc.Changes = append(wc.Changes, wireChange{
 				Path: ch.Path, Status: ch.Status, From: ch.From, Added: ch.Added, Deleted: ch.Deleted,
 				Binary: ch.Binary, WhitespaceOnly: ch.WhitespaceOnly, DigitsOnly: ch.DigitsOnly, Churn: ch.Churn, Code: ch.Code,
-				Generated: ch.Generated, Submodule: ch.Submodule, Exec: ch.Exec, Lines: ch.Lines,
+				Generated: ch.Generated, Submodule: ch.Submodule, Exec: ch.Exec, Lines: ch.Lines, Written: ch.Written,
 			})
 		}
 		wf.Commits = append(wf.Commits, wc)
@@ -348,7 +357,7 @@ func decodeFacts(data []byte) (*Facts, error) {
 		c := Commit{
 			Hash: wc.Hash, Parents: wc.Parents, Restores: wc.Restores, FileRestores: wc.FileRestores,
 			Trailers: wc.Trailers, Revert: wc.Revert, Reverts: wc.Reverts, Completion: wc.Completion,
-			Admitted: wc.Admitted, Blocker: wc.Blocker,
+			Admitted: wc.Admitted, Blocker: wc.Blocker, Claim: wc.Claim,
 		}
 		t, err := time.Parse(time.RFC3339, wc.Time)
 		if err != nil {
@@ -362,7 +371,7 @@ func decodeFacts(data []byte) (*Facts, error) {
 			c.Changes = append(c.Changes, Change{
 				Path: ch.Path, Status: ch.Status, From: ch.From, Added: ch.Added, Deleted: ch.Deleted,
 				Binary: ch.Binary, WhitespaceOnly: ch.WhitespaceOnly, DigitsOnly: ch.DigitsOnly, Churn: ch.Churn, Code: ch.Code,
-				Generated: ch.Generated, Submodule: ch.Submodule, Exec: ch.Exec, Lines: ch.Lines,
+				Generated: ch.Generated, Submodule: ch.Submodule, Exec: ch.Exec, Lines: ch.Lines, Written: ch.Written,
 			})
 		}
 		f.Commits[i] = c

@@ -248,6 +248,8 @@ var (
 	repoRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*/[A-Za-z0-9._-]+$`)
 	hashRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	keyRE  = regexp.MustCompile(`^[0-9a-f]{12}$`)
+	// writtenItemRE matches an item of Change.Written.
+	writtenItemRE = regexp.MustCompile(`^(?:[ec][0-9a-f]{12}|r)$`)
 )
 
 // validate checks that the facts describe one consistent chain.
@@ -363,6 +365,9 @@ func (f *Facts) validate() error {
 		if c.Blocker != "" && (!c.Admitted || !blockerRE.MatchString(c.Blocker)) {
 			return fmt.Errorf("%s.blocker: %q is not the 12-hex hash of an admitted blocker", field, c.Blocker)
 		}
+		if c.Claim != "" && !blockerRE.MatchString(c.Claim) {
+			return fmt.Errorf("%s.claim: %q is not a 12-hex key", field, c.Claim)
+		}
 		seen[c.Hash] = i
 	}
 	return nil
@@ -413,6 +418,14 @@ func checkChanges(field string, c *Commit, present map[string]bool) error {
 		}
 		if ch.From != "" && ch.Status != StatusRenamed {
 			return fmt.Errorf("%s.from: only a rename has an old path (status %s)", cf, ch.Status)
+		}
+		for k, item := range ch.Written {
+			if !writtenItemRE.MatchString(item) {
+				return fmt.Errorf("%s.written[%d]: %q is not an item (e or c and a 12-hex key, or r)", cf, k, item)
+			}
+		}
+		if len(ch.Written) > 0 && (ch.Added == 0 || ch.Binary || ch.Submodule) {
+			return fmt.Errorf("%s.written: only a change that adds text lines writes items", cf)
 		}
 		switch ch.Status {
 		case StatusAdded:

@@ -72,12 +72,12 @@ func sampleFacts() *Facts {
 		{Changes: []Change{ // plan rewrite, a new file, a binary turned text
 			{Path: "fix_plan.md", Status: StatusModified, Added: 4, Deleted: 5},
 			{Path: "img/logo.png", Status: StatusModified, Binary: true, Lines: intp(9)},
-			{Path: "notes/TODO.md", Status: StatusAdded, Added: 5},
+			{Path: "notes/TODO.md", Status: StatusAdded, Added: 5, Written: []string{"e0123456789ab", "r", "cba9876543210"}},
 			{Path: "src/c.go", Status: StatusModified, Added: 3, Deleted: 1},
 		}, Tasks: map[string][]Task{
 			"fix_plan.md":   tasks("alpha+ beta"),
 			"notes/TODO.md": tasks("write+ docs"),
-		}, Completion: true},
+		}, Completion: true, Claim: "cafe00000001"},
 		{Changes: []Change{ // back to an earlier version of one file
 			{Path: "src/c.go", Status: StatusModified, Added: 1, Deleted: 3},
 		}},

@@ -325,6 +325,8 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 			st.boxes = tasks
 			n -= len(tasks)
 		}
+		st.written = b.writtenSection(nil, ch)
+		n -= len(st.written)
 		st.body = b.newBody(ch.Path, n)
 		return st, nil
 	case ch.Added == 0 && ch.Deleted == 0 && !hasTasks && old.header == ch.Generated:
@@ -354,7 +356,14 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		// become ordinary lines.
 		body = append(renderBoxes(old.boxes), body...)
 	}
-	del, add = max(del, 0), max(add, 0)
+	st.written = b.writtenSection(old.written, ch)
+	del, add = max(del, 0), max(add-len(ch.Written), 0)
+	if extra := del - len(body); extra > 0 {
+		// The change removes more lines than the body has: the written
+		// lines it had go too, the oldest first.
+		k := min(extra, len(old.written))
+		st.written, del = st.written[k:], del-k
+	}
 	switch {
 	case ch.WhitespaceOnly:
 		st.body, _ = b.lines.whitespaceEdit(body, del, add)
@@ -366,6 +375,20 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		st.body = b.lines.plainEdit(body, del, add)
 	}
 	return st, nil
+}
+
+// writtenSection is a text file's written lines after a change: it keeps
+// what it had and gains a line per item, which the engine reads as the
+// lines the change added.
+func (b *builder) writtenSection(old []string, ch Change) []string {
+	if len(ch.Written) == 0 {
+		return old
+	}
+	out := slices.Clone(old)
+	for _, item := range ch.Written {
+		out = append(out, writtenLine(item, b.lines.id()))
+	}
+	return out
 }
 
 func renderBoxes(ts []Task) []string {
@@ -421,7 +444,12 @@ func (b *builder) stateAt(path string, at int) *fileState {
 // the trailers.
 func (b *builder) message(i int, c *Commit) string {
 	subject := "realloops commit " + strconv.Itoa(i+1)
-	if c.Completion {
+	switch {
+	case c.Claim != "":
+		// The claim's words are its identity: the same key, the same
+		// subject.
+		subject = claimSubject(c.Claim, c.Completion)
+	case c.Completion:
 		subject += ": all tasks complete"
 	}
 	var paras []string

@@ -11,7 +11,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
-	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
 	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
 
@@ -56,11 +55,12 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	tasks, err := pathmatch.Compile(TaskFilePatterns())
+	opts, err := ReadOptions()
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := gitlog.Options{TaskFiles: tasks, MaxFileBytes: gitlog.DefaultMaxFileBytes, Shapes: true}
+	opts.Shapes = true
+	tasks := opts.TaskFiles
 	base := ""
 	if f.Base != nil {
 		if base, err = Synthetic(dir, f.Base.Hash); err != nil {
@@ -82,6 +82,7 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 		return h.Commits[f.Index(hash)].Tree
 	}
 	synth := func(i int) string { return h.Commits[i].Hash }
+	keys := keyMap{}
 	lists := map[string][]Task{}
 	if f.Base != nil {
 		maps.Copy(lists, f.Base.Tasks)
@@ -121,6 +122,12 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 				s.code = w.code
 			}
 			have[fc.Path] = s
+			// A file restore writes what the earlier content had, read as
+			// the lines it adds back: not compared, as its line counts are
+			// not.
+			if got, want := WrittenItems(fc.Written), writtenOf(c, fc.Path); c.FileRestores[fc.Path] == "" && !keys.same(got, want) {
+				add("%s: wrote %v, want the same as %v", fc.Path, got, want)
+			}
 		}
 		for _, p := range slices.Sorted(maps.Keys(want)) {
 			w, g := want[p], have[p]
@@ -192,8 +199,45 @@ func compareRebuilt(t *testing.T, f *Facts) (diffs []mismatch, restored int) {
 		if it.Admitted != c.Admitted || (it.Blocker != nil) != (c.Blocker != "") {
 			add("admission %t blocker %v, want %t %q", it.Admitted, it.Blocker, c.Admitted, c.Blocker)
 		}
+		if got := ClaimKey(it.Claim); !keys.same([]string{"c" + got}, []string{"c" + c.Claim}) {
+			add("claim %q, want the same as %q", got, c.Claim)
+		}
 	}
 	return diffs, restored
+}
+
+// keyMap pairs the keys of what a rebuilt repository wrote (synthetic
+// text) with the real ones: the engine only compares keys, so the pairing
+// must be one to one.
+type keyMap map[string]string
+
+// same reports whether the rebuilt items got are the real items want, kind
+// by kind, their keys paired one to one across the repository.
+func (k keyMap) same(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g[0] != w[0] {
+			return false
+		}
+		if g, w = "s"+g[1:], "r"+w[1:]; (k[g] != "" && k[g] != w) || (k[w] != "" && k[w] != g) {
+			return false
+		}
+		k[g], k[w] = w, g
+	}
+	return true
+}
+
+// writtenOf is the items the facts say a commit's change of path wrote.
+func writtenOf(c Commit, path string) []string {
+	for _, ch := range c.Changes {
+		if ch.Path == path {
+			return ch.Written
+		}
+	}
+	return nil
 }
 
 func parentOf(h *gitlog.History, i int) string {

@@ -114,14 +114,11 @@ func open(dir string) (*extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := pathmatch.Compile(realloops.TaskFilePatterns())
+	opts, err := realloops.ReadOptions()
 	if err != nil {
 		return nil, err
 	}
-	// The facts need no path classes (tests, docs, ignored, protected):
-	// only the diffs, and the task files' checkboxes.
-	opts := gitlog.Options{TaskFiles: tasks, MaxFileBytes: gitlog.DefaultMaxFileBytes}
-	return &extractor{git: g, log: lr, opts: opts, tasks: tasks,
+	return &extractor{git: g, log: lr, opts: opts, tasks: opts.TaskFiles,
 		contents: map[string]map[entryKey]int{}, lists: map[string][]realloops.Task{}}, nil
 }
 
@@ -300,12 +297,14 @@ func (x *extractor) commit(f *realloops.Facts, i int, c *object.Commit, prevTree
 	if len(info.Reverts) == 40 {
 		out.Reverts = info.Reverts
 	}
-	out.Completion = evidence.FromCommit(info, nil, x.tasks).CompletionClaimed
+	it := evidence.FromCommit(info, nil, x.tasks)
+	out.Completion, out.Claim = it.CompletionClaimed, realloops.ClaimKey(it.Claim)
 	out.Admitted, out.Blocker = realloops.Admission(info.Message)
 
 	for _, fc := range info.Change.Files {
 		ch := realloops.Change{Path: fc.Path, From: fc.OldPath, Added: fc.Added, Deleted: fc.Deleted,
-			Binary: fc.Binary || fc.Large, WhitespaceOnly: fc.WhitespaceOnly, Generated: fc.Generated}
+			Binary: fc.Binary || fc.Large, WhitespaceOnly: fc.WhitespaceOnly, Generated: fc.Generated,
+			Written: realloops.WrittenItems(fc.Written)}
 		if ch.Binary {
 			ch.Added, ch.Deleted = 0, 0
 		}

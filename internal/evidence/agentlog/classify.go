@@ -291,7 +291,12 @@ var hedges = map[string]bool{
 }
 
 // isCompletion reports whether a lower-cased line claims completion.
-func isCompletion(lower string) bool {
+func isCompletion(lower string) bool { return claimsPhrase(lower) || saysDone(lower) }
+
+// claimsPhrase reports whether a lower-cased line claims completion in
+// words ("all tasks complete", "the project is done"): isCompletion without
+// a bare "done".
+func claimsPhrase(lower string) bool {
 	if strings.HasSuffix(strings.TrimRight(lower, " *_`\"')]"), "?") {
 		return false
 	}
@@ -314,7 +319,7 @@ func isCompletion(lower string) bool {
 			}
 		}
 	}
-	return saysDone(lower)
+	return false
 }
 
 // saysDone reports whether a clause of the line, between sentence or

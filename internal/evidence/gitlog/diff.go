@@ -319,6 +319,9 @@ func (r *Repo) classify(raw []rawChange, o Options) (Change, error) {
 		oldProtected := fc.OldPath != "" && r.match(o.ProtectedPaths, fc.OldPath)
 		fc.Protected = newProtected || oldProtected
 		fc.Meaningful = !fc.Ignored && !fc.WhitespaceOnly && !fc.Generated
+		if err := r.readWritten(c, &fc, o); err != nil {
+			return Change{}, fmt.Errorf("read %s: %w", fc.Path, err)
+		}
 		switch {
 		case fc.Status == StatusDeleted && newProtected:
 			ch.ProtectedDeleted = append(ch.ProtectedDeleted, fc.Path)

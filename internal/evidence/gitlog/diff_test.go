@@ -373,3 +373,34 @@ func TestCompareEntriesIsGitOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffWritten: the lines a change adds to the loop's own files (not
+// source code, not tests) that Options.Written selects are kept, an
+// appended line again each time it is added again, a state file's error
+// line when it was rewritten; source files and tests are not read.
+func TestDiffWritten(t *testing.T) {
+	t.Parallel()
+	r := newTestRepo(t)
+	r.write("logs/run.log", "Error: quota exceeded\n").write("state.json", "{\n  \"last_error\": \"quota exceeded\",\n  \"run\": 1\n}\n").
+		write("main.go", "package main\n").write("main_test.go", "package main\n")
+	before := r.commit("before\n")
+	r.write("logs/run.log", "Error: quota exceeded\nretrying\nError: quota exceeded\n").
+		write("state.json", "{\n  \"last_error\": \"quota exceeded again\",\n  \"run\": 2\n}\n").
+		write("main.go", "package main\n\n// Error: not read in code\n").write("main_test.go", "package main\n\n// Error: not read in tests\n")
+	after := r.commit("after\n")
+	o := defaultOpts(t, "")
+	o.Written = func(line string) bool { return strings.Contains(line, "rror") }
+	rg, err := r.open().Diff(before.String(), after.String(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, f := range rg.Change.Files {
+		got[f.Path] = f.Written
+	}
+	want := map[string][]string{"logs/run.log": {"Error: quota exceeded"}, "state.json": {`"last_error": "quota exceeded again",`},
+		"main.go": nil, "main_test.go": nil}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("written lines (-want +got):\n%s", diff)
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// Shapes fills FileChange.Churn and FileChange.Prose: the shape of
 	// each text change, which the loop's journal is learned from.
 	Shapes bool
+	// Written, when set, selects among the lines a change added to a text
+	// file that is not source code or a test (a log, memory, state, notes
+	// or journal file) those kept in FileChange.Written.
+	Written func(line string) bool
 	// ChainOnly makes History walk the chain and describe its commits but
 	// leave their Change, Tasks and CurrentTask (and BaseTasks) empty: for callers that
 	// take their iterations from ledger records and diff those with Diff.
@@ -129,6 +133,9 @@ type FileChange struct {
 	// Meaningful is true when the change is not ignored, not
 	// whitespace-only and not generated.
 	Meaningful bool
+	// Written are the lines the change added that Options.Written selected
+	// (at most 8, of at most 4 KiB each), in file order.
+	Written []string
 }
 
 // Change summarises the diff of one iteration.
