@@ -125,7 +125,7 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 		return hookGreeting(s, fresh, at)
 	}
 	it := breaker.Iteration{At: at}
-	(&evidence.Files{Log: tr.Log}).Apply(&it)
+	(&evidence.Files{Log: tr.Log, Cost: tr.Cost}).Apply(&it)
 	tr.Apply(&it)
 	rec := ledger.FromIteration(&it, 0, 0)
 	rec.Work = workOf(changed, nil)

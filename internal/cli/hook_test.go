@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ type session struct {
 	transcript string
 	env        map[string]string
 	now        time.Time
+	turns      int // turns appended, which number a turn's {{n}} ids
 }
 
 func newSession(t *testing.T) *session {
@@ -60,13 +62,16 @@ func (s *session) input(name string, active bool) string {
 	return strings.NewReplacer("{{transcript}}", quote(s.transcript), "{{cwd}}", quote(s.dir), "{{active}}", map[bool]string{true: "true", false: "false"}[active]).Replace(string(data))
 }
 
-// turn appends a recorded turn to the transcript.
+// turn appends a recorded turn to the transcript, its {{n}} (the ids of
+// its messages) the turn's number.
 func (s *session) turn(name string) {
 	s.t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "hook", name))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	s.turns++
+	data = bytes.ReplaceAll(data, []byte("{{n}}"), []byte(strconv.Itoa(s.turns)))
 	f, err := os.OpenFile(s.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		s.t.Fatal(err)
