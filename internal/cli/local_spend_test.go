@@ -2,10 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/cli"
 )
 
 // stopWith feeds the session's recorded hook input for an event to the
@@ -115,4 +118,74 @@ func sameMap(a, b map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// claudeResult is what `claude -p --output-format json` prints at the end
+// of a run that cost usd and read and wrote these tokens.
+func claudeResult(text string, usd float64, input, cacheWrite, cacheRead, output int) string {
+	return fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"duration_ms":48210,"num_turns":7,"result":%q,"session_id":"4f1c2a9e","total_cost_usd":%g,"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":%d}}`+"\n",
+		text, usd, input, cacheWrite, cacheRead, output)
+}
+
+// TestShellLoopSpendAcrossIterations is the README's shell loop with
+// Claude's JSON output as each iteration's log and a policy that stops on
+// $4.00 spent without progress: check with no other flags keeps each
+// iteration's cost in the loop's records, so the sums cover every
+// iteration, not the newest log. The first check takes the baseline (its
+// money is spent without progress), the second lands work (the money since
+// progress starts afresh), the next two change nothing at $2.50 each (the
+// score window makes the third HALF_OPEN) and the fourth opens on spend
+// before no_progress would. status says what was
+// spent; a reset starts the sums afresh.
+func TestShellLoopSpendAcrossIterations(t *testing.T) {
+	t.Parallel()
+	l := newShellLoop(t)
+	files := t.TempDir()
+	log := filepath.Join(files, "claude.json")
+	// The policy as a loop's every command reads it: check, status, reset.
+	l.env["CIRCUIT_CONFIG"] = write(t, filepath.Join(files, "spend.toml"), "extends = \"default\"\n\n[rules.spend]\nmax_usd_without_progress = 4.0\n")
+	check := func() map[string]any {
+		t.Helper()
+		l.now = l.now.Add(10 * time.Minute)
+		code, out, errOut := call(l.now, l.env, "check", "--repo", l.dir, "--log", log, "--format", "json")
+		var d map[string]any
+		if err := json.Unmarshal([]byte(out), &d); err != nil || (code != cli.ExitContinue && code != cli.ExitOpen) {
+			t.Fatalf("check: exit %d %v\n%s%s", code, err, out, errOut)
+		}
+		return d
+	}
+	var states []string
+	var d map[string]any
+	for i, wrote := range []bool{true, true, false, false} {
+		if wrote {
+			write(t, filepath.Join(l.dir, "src", fmt.Sprintf("step%d.go", i)), fmt.Sprintf("package src\n\nconst Step%d = %d\n", i, i))
+		}
+		write(t, log, claudeResult("Worked on the parser.", 2.5, 12, 4000, 196000, 3988))
+		d = check()
+		states = append(states, d["state"].(string))
+	}
+	if got, want := strings.Join(states, " "), "CLOSED CLOSED HALF_OPEN OPEN"; got != want {
+		t.Fatalf("states %s, want %s", got, want)
+	}
+	if d["trigger"] != "spend" || d["reason"] != "$5.00 spent since the last progress (max_usd_without_progress $4.00)" {
+		t.Errorf("got trigger %v, reason %v; want spend, $5.00 since the last progress", d["trigger"], d["reason"])
+	}
+	want := map[string]any{"spent_usd": 10.0, "spent_since_progress_usd": 5.0, "spent_tokens": 4 * 204000.0, "spent_since_progress_tokens": 2 * 204000.0}
+	for k, v := range want {
+		if d[k] != v {
+			t.Errorf("%s = %v, want %v", k, d[k], v)
+		}
+	}
+	code, out, _ := call(l.now, l.env, "status", "--repo", l.dir)
+	if line := "  spent:      $10.00 since the last reset · $5.00 since the last progress · 816,000 tokens (408,000 since the last progress)\n"; code != cli.ExitOpen || !strings.Contains(out, line) {
+		t.Errorf("status: exit %d, want 1 and the line %q:\n%s", code, line, out)
+	}
+	l.now = l.now.Add(time.Hour)
+	if code, out, errOut := call(l.now, l.env, "reset", "--repo", l.dir, "--reason", "a smaller task"); code != 0 || strings.Contains(out, "spent:") {
+		t.Fatalf("reset: exit %d, want 0 and nothing spent since it\n%s%s", code, out, errOut)
+	}
+	write(t, filepath.Join(l.dir, "src", "parser.go"), "package src\n\nfunc Parse() {}\n")
+	if d = check(); d["state"] != "CLOSED" || d["spent_usd"] != 2.5 {
+		t.Errorf("the check after the reset: %v, spent_usd %v; want CLOSED, $2.50", d["state"], d["spent_usd"])
+	}
 }
