@@ -170,7 +170,7 @@ say "$@"
 FAKE
   chmod +x "$work/fake/claude"
   rm -f "$work/claude_calls"
-  (cd "$dir" && CLAUDE_CALLS="$work/claude_calls" PATH="$work/fake:$PATH" timeout 120 bash -c "$loop") >"$work/loop.out" 2>&1 ||
+  (cd "$dir" && CLAUDE_CALLS="$work/claude_calls" PATH="$work/fake:$PATH" TMPDIR="$work" timeout 120 bash -c "$loop") >"$work/loop.out" 2>&1 ||
     { echo "FAILED: the shell loop of $doc" >&2; sed 's/^/    /' "$work/loop.out" >&2; return 1; }
   calls=$(cat "$work/claude_calls")
   set +e
