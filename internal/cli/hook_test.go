@@ -82,12 +82,13 @@ func (s *session) turn(name string) {
 	}
 }
 
-// hook runs the breaker's hook on an event and decodes its answer.
-func (s *session) hook(event string, active bool) hookAnswer {
+// hook runs the breaker's hook (installed with args) on an event and
+// decodes its answer.
+func (s *session) hook(event string, active bool, args ...string) hookAnswer {
 	s.t.Helper()
 	s.now = s.now.Add(5 * time.Minute)
 	name := map[string]string{"SessionStart": "session_start.json", "Stop": "stop.json"}[event]
-	code, out, errOut := callIn(s.now, s.env, s.input(name, active), "hook", "claude-code")
+	code, out, errOut := callIn(s.now, s.env, s.input(name, active), append([]string{"hook", "claude-code"}, args...)...)
 	if code != 0 {
 		s.t.Fatalf("hook %s: exit %d, want 0 (a Stop hook's exit 2 would keep the agent going)\n%s", event, code, errOut)
 	}

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,25 +11,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/cli"
 )
-
-// stopWith feeds the session's recorded hook input for an event to the
-// hook installed with args and decodes the answer.
-func (s *session) stopWith(event string, args ...string) hookAnswer {
-	s.t.Helper()
-	s.now = s.now.Add(5 * time.Minute)
-	name := map[string]string{"SessionStart": "session_start.json", "Stop": "stop.json"}[event]
-	code, out, errOut := callIn(s.now, s.env, s.input(name, false), append([]string{"hook", "claude-code"}, args...)...)
-	if code != 0 {
-		s.t.Fatalf("hook %s: exit %d\n%s", event, code, errOut)
-	}
-	a := hookAnswer{raw: out}
-	if strings.TrimSpace(out) != "" {
-		if err := json.Unmarshal([]byte(out), &a); err != nil {
-			s.t.Fatalf("hook %s: not the hook's JSON: %v\n%s", event, err, out)
-		}
-	}
-	return a
-}
 
 // spent is what status says the session's breaker holds as spent.
 func (s *session) spent() map[string]any {
@@ -65,17 +47,17 @@ func TestHookSpendFromTheTranscript(t *testing.T) {
 		s := newSession(t)
 		pol := write(t, filepath.Join(t.TempDir(), "spend.toml"), "extends = \"default\"\n\n[rules.spend]\nmax_usd_without_progress = 4.0\n")
 		s.turn("turn_costusd.jsonl") // before the hook was there: not this breaker's money
-		s.stopWith("SessionStart", "--policy", pol)
+		s.hook("SessionStart", false, "--policy", pol)
 		s.turn("turn_costusd.jsonl")
-		if a := s.stopWith("Stop", "--policy", pol); a.stops() {
+		if a := s.hook("Stop", false, "--policy", pol); a.stops() {
 			t.Fatalf("stop 1: got %s, want the session to go on", a.raw)
 		}
 		want := map[string]any{"spent_usd": 2.05, "spent_since_progress_usd": 2.05, "spent_tokens": float64(turnTokens), "spent_since_progress_tokens": float64(turnTokens)}
-		if got := s.spent(); !sameMap(got, want) {
+		if got := s.spent(); !maps.Equal(got, want) {
 			t.Errorf("after stop 1: spent %v, want %v", got, want)
 		}
 		s.turn("turn_costusd.jsonl")
-		a := s.stopWith("Stop", "--policy", pol)
+		a := s.hook("Stop", false, "--policy", pol)
 		if want := "loopbreaker: OPEN: stop the loop (spend): $4.10 spent since the last progress (max_usd_without_progress $4.00). Reset when the cause is fixed: "; !a.stops() || !strings.HasPrefix(a.StopReason, want) {
 			t.Fatalf("stop 2: got %s, want the session stopped with %q", a.raw, want)
 		}
@@ -101,23 +83,10 @@ func TestHookSpendFromTheTranscript(t *testing.T) {
 			t.Fatalf("the third stop without progress: got %s, want the session stopped for no_progress with %q and no dollars", a.raw, want)
 		}
 		wantSpent := map[string]any{"spent_tokens": float64(4 * turnTokens), "spent_since_progress_tokens": float64(3 * turnTokens)}
-		if got := s.spent(); !sameMap(got, wantSpent) {
+		if got := s.spent(); !maps.Equal(got, wantSpent) {
 			t.Errorf("spent %v, want %v (tokens only: the transcript carries no dollars)", got, wantSpent)
 		}
 	})
-}
-
-// sameMap compares two decoded JSON objects of numbers.
-func sameMap(a, b map[string]any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // claudeResult is what `claude -p --output-format json` prints at the end
