@@ -188,13 +188,7 @@ func runHookInstall(args []string, env Env) (int, error) {
 		if _, err := loadNamedPolicy(*pol); err != nil {
 			return 0, err
 		}
-		p := *pol
-		if !isBuiltinName(p) {
-			if p, err = filepath.Abs(p); err != nil {
-				return 0, err
-			}
-		}
-		command += " --policy " + shellQuote(p)
+		command += " --policy " + shellQuote(policyRef(*pol))
 	}
 	path := filepath.Join(*dir, file)
 	data, err := regularfile.Read(path, maxSettingsBytes, "settings file")

@@ -98,25 +98,24 @@ func claudeResult(text string, usd float64, input, cacheWrite, cacheRead, output
 
 // TestShellLoopSpendAcrossIterations is the README's shell loop with
 // Claude's JSON output as each iteration's log and a policy that stops on
-// $4.00 spent without progress: check with no other flags keeps each
+// $4.00 spent without progress: check --log --policy keeps each
 // iteration's cost in the loop's records, so the sums cover every
 // iteration, not the newest log. The first check takes the baseline (its
 // money is spent without progress), the second lands work (the money since
 // progress starts afresh), the next two change nothing at $2.50 each (the
 // score window makes the third HALF_OPEN) and the fourth opens on spend
-// before no_progress would. status says what was
-// spent; a reset starts the sums afresh.
+// before no_progress would. status with no flags decides under the policy
+// the checks used and says what was spent; a reset starts the sums afresh.
 func TestShellLoopSpendAcrossIterations(t *testing.T) {
 	t.Parallel()
 	l := newShellLoop(t)
 	files := t.TempDir()
 	log := filepath.Join(files, "claude.json")
-	// The policy as a loop's every command reads it: check, status, reset.
-	l.env["CIRCUIT_CONFIG"] = write(t, filepath.Join(files, "spend.toml"), "extends = \"default\"\n\n[rules.spend]\nmax_usd_without_progress = 4.0\n")
+	pol := write(t, filepath.Join(files, "spend.toml"), "extends = \"default\"\n\n[rules.spend]\nmax_usd_without_progress = 4.0\n")
 	check := func() map[string]any {
 		t.Helper()
 		l.now = l.now.Add(10 * time.Minute)
-		code, out, errOut := call(l.now, l.env, "check", "--repo", l.dir, "--log", log, "--format", "json")
+		code, out, errOut := call(l.now, l.env, "check", "--repo", l.dir, "--log", log, "--policy", pol, "--format", "json")
 		var d map[string]any
 		if err := json.Unmarshal([]byte(out), &d); err != nil || (code != cli.ExitContinue && code != cli.ExitOpen) {
 			t.Fatalf("check: exit %d %v\n%s%s", code, err, out, errOut)
