@@ -144,7 +144,7 @@ claude_json() {
     printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"I looked at the flags again.","session_id":"s1","total_cost_usd":%s,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":20000,"output_tokens":990}}\n' "$1"
 }
 
-@test "each loop's cost is read from ralph's log of it and summed across loops" {
+@test "each loop's cost is read from ralph's log of it and summed across loops until a reset" {
     # ralph writes claude's JSON output as .ralph/logs/claude_output_TIME.log;
     # in live mode it keeps the stream as claude_output_TIME_stream.log and
     # rewrites the .log with the result line alone, after it.
@@ -166,6 +166,13 @@ claude_json() {
     [ "$(printf '%s' "$output" | jq -c '[.spent_usd, .spent_since_progress_usd, .spent_tokens]')" = "[1.2,1.2,69000]" ]
     run "${LOOPBREAKER_BIN:-loopbreaker}" status
     [[ "$output" == *'spent:      $1.20 since the last reset'* ]]
+    # A reset starts the sums afresh: the next loop's cost is all there is.
+    run "${LOOPBREAKER_BIN:-loopbreaker}" reset --reason "a smaller task"
+    [ "$status" -eq 0 ]
+    run run_loop agent_costly 1
+    [ "$output" = "never" ]
+    run "${LOOPBREAKER_BIN:-loopbreaker}" status --format json
+    [ "$(printf '%s' "$output" | jq -c '[.state, .spent_usd, .spent_tokens]')" = '["CLOSED",0.4,23000]' ]
 }
 
 @test "loopbreaker status and reset in the project find the drop-in's breaker" {

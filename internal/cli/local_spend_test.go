@@ -37,7 +37,7 @@ func (s *session) spent() map[string]any {
 // dollars, and the session ends on money spent without progress with the
 // sum in its stop reason; a transcript of today's Claude Code gives tokens
 // only, never dollars, and a session stopped for another reason hears
-// what it spent.
+// what it spent. A reset starts the sums afresh.
 func TestHookSpendFromTheTranscript(t *testing.T) {
 	t.Parallel()
 	const turnTokens = 3 + 1200 + 18000 + 350 + 5 + 800 + 19500 + 420 // two messages of a turn
@@ -63,6 +63,18 @@ func TestHookSpendFromTheTranscript(t *testing.T) {
 		}
 		if got, want := s.spent()["spent_usd"], 4.1; got != want {
 			t.Errorf("after stop 2: spent_usd %v, want %v", got, want)
+		}
+		// A reset starts the session's sums afresh.
+		s.now = s.now.Add(time.Hour)
+		if code, out, errOut := callIn(s.now, s.env, "", "reset", "--repo", s.dir, "--reason", "a smaller task"); code != 0 {
+			t.Fatalf("reset: exit %d\n%s%s", code, out, errOut)
+		}
+		s.turn("turn_costusd.jsonl")
+		if a := s.hook("Stop", false, "--policy", pol); a.stops() {
+			t.Fatalf("the stop after the reset: got %s, want the session to go on", a.raw)
+		}
+		if got := s.spent(); !maps.Equal(got, want) {
+			t.Errorf("after the reset and a stop: spent %v, want %v", got, want)
 		}
 	})
 
@@ -104,8 +116,9 @@ func claudeResult(text string, usd float64, input, cacheWrite, cacheRead, output
 // money is spent without progress), the second lands work (the money since
 // progress starts afresh), the next two change nothing at $2.50 each (the
 // score window makes the third HALF_OPEN) and the fourth opens on spend
-// before no_progress would. status with no flags decides under the policy
-// the checks used and says what was spent; a reset starts the sums afresh.
+// before no_progress would. status and replay with no flags decide under
+// the policy the checks used and say what was spent; a reset starts the
+// sums afresh.
 func TestShellLoopSpendAcrossIterations(t *testing.T) {
 	t.Parallel()
 	l := newShellLoop(t)
@@ -147,6 +160,12 @@ func TestShellLoopSpendAcrossIterations(t *testing.T) {
 	code, out, _ := call(l.now, l.env, "status", "--repo", l.dir)
 	if line := "  spent:      $10.00 since the last reset · $5.00 since the last progress · 816,000 tokens (408,000 since the last progress)\n"; code != cli.ExitOpen || !strings.Contains(out, line) {
 		t.Errorf("status: exit %d, want 1 and the line %q:\n%s", code, line, out)
+	}
+	code, out, errOut := call(l.now, l.env, "replay", "--repo", l.dir, "--format", "json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || len(lines) != 4 || last["trigger"] != "spend" || last["spent_usd"] != 10.0 {
+		t.Errorf("replay: exit %d, want its four iterations, the last opened by spend with $10.00 spent (%v)\n%s%s", code, err, out, errOut)
 	}
 	l.now = l.now.Add(time.Hour)
 	if code, out, errOut := call(l.now, l.env, "reset", "--repo", l.dir, "--reason", "a smaller task"); code != 0 || strings.Contains(out, "spent:") {
