@@ -46,8 +46,9 @@ run_loop() {
             echo "halted before $loop"
             return 0
         fi
-        "$agent" "$loop"
-        echo "loop $loop output" > ".ralph/logs/claude_output_$loop.log"
+        AGENT_LOG=""
+        "$agent" "$loop" # an agent that writes ralph's log of the loop itself sets AGENT_LOG
+        [[ -n "$AGENT_LOG" ]] || echo "loop $loop output" > ".ralph/logs/claude_output_$loop.log"
         if ! record_loop_result "$loop" 1 false 100 >/dev/null; then
             echo "opened at $loop"
             return 0
@@ -137,6 +138,43 @@ run_loop() {
     [ "$output" = "opened at 3" ]
 }
 
+# claude_json USD: what `claude -p --output-format json` prints at the end
+# of a run that cost USD and 23,000 tokens.
+claude_json() {
+    printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"I looked at the flags again.","session_id":"s1","total_cost_usd":%s,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":20000,"output_tokens":990}}\n' "$1"
+}
+
+@test "each loop's cost is read from ralph's log of it and summed across loops until a reset" {
+    # ralph writes claude's JSON output as .ralph/logs/claude_output_TIME.log;
+    # in live mode it keeps the stream as claude_output_TIME_stream.log and
+    # rewrites the .log with the result line alone, after it.
+    agent_costly() {
+        agent_notes "$1"
+        local log=".ralph/logs/claude_output_2026-11-01_10-0$1-00"
+        if [[ "$1" == 2 ]]; then
+            { printf '{"type":"system","subtype":"init","session_id":"s1"}\n'
+              printf '{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"Looking."}],"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":20000,"output_tokens":990}}}\n'
+              claude_json 0.40; } > "${log}_stream.log"
+        fi
+        claude_json 0.40 > "$log.log"
+        AGENT_LOG=$log.log
+    }
+    run run_loop agent_costly 10
+    [ "$output" = "opened at 3" ]
+    run "${LOOPBREAKER_BIN:-loopbreaker}" status --format json
+    [ "$status" -eq 1 ]
+    [ "$(printf '%s' "$output" | jq -c '[.spent_usd, .spent_since_progress_usd, .spent_tokens]')" = "[1.2,1.2,69000]" ]
+    run "${LOOPBREAKER_BIN:-loopbreaker}" status
+    [[ "$output" == *'spent:      $1.20 since the last reset'* ]]
+    # A reset starts the sums afresh: the next loop's cost is all there is.
+    run "${LOOPBREAKER_BIN:-loopbreaker}" reset --reason "a smaller task"
+    [ "$status" -eq 0 ]
+    run run_loop agent_costly 1
+    [ "$output" = "never" ]
+    run "${LOOPBREAKER_BIN:-loopbreaker}" status --format json
+    [ "$(printf '%s' "$output" | jq -c '[.state, .spent_usd, .spent_tokens]')" = '["CLOSED",0.4,23000]' ]
+}
+
 @test "loopbreaker status and reset in the project find the drop-in's breaker" {
     run run_loop agent_notes 10
     [ "$output" = "opened at 3" ]
@@ -172,7 +210,7 @@ run_loop() {
 if [[ "$1" == "--version" ]]; then echo "2.1.0 (Claude Code)"; exit 0; fi
 sleep 2
 echo "- still looking at the flags" >> TODO.md
-echo '{"type":"result","subtype":"success","is_error":false,"result":"I looked at the flags again.","session_id":"s1"}'
+echo '{"type":"result","subtype":"success","is_error":false,"result":"I looked at the flags again.","session_id":"s1","total_cost_usd":0.4,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":20000,"output_tokens":990}}'
 FAKE
     chmod +x "$BATS_TEST_TMPDIR/bin/claude"
     printf 'CB_NO_PROGRESS_THRESHOLD=3\nCLAUDE_AUTO_UPDATE=false\n' > .ralphrc
@@ -190,4 +228,7 @@ FAKE
     grep -q "Circuit breaker has opened - halting loop" "$BATS_TEST_TMPDIR/ralph.log"
     [ "$(jq -r .state .ralph/.circuit_breaker_state)" = "OPEN" ]
     [ "$(jq -r .current_loop .ralph/.circuit_breaker_state)" = "3" ]
+    # What ralph's three calls of claude cost, each read from its log.
+    run "${LOOPBREAKER_BIN:-loopbreaker}" status --format json
+    [ "$(printf '%s' "$output" | jq -c '[.spent_usd, .spent_tokens]')" = "[1.2,69000]" ]
 }

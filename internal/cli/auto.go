@@ -66,6 +66,9 @@ func (g *gitFlags) settleAuto(env Env, statusOnly bool) error {
 		g.notes = append(g.notes, note.New(note.LoopStarted, "the loop starts here: commit %s is its start, and each check from now on is one iteration (state in %s)", loop.ShortHash(head), repo.Dir))
 	}
 	g.base, g.controls, g.statusOnly = file.Base, controlsOf(file), statusOnly
+	if statusOnly && !g.policySet && file.Policy != "" {
+		g.policy = file.Policy
+	}
 	g.store, g.file, g.top = st, file, repo.Top
 	return nil
 }
@@ -246,6 +249,7 @@ func loopStatus(env Env, sf *stateFlags, l *localFlags, repo *localstate.Repo, n
 	if name == localstate.LoopCheck {
 		g := gitFlags{repo: l.repo, stateDir: l.stateDir, format: sf.format, profile: sf.profile}
 		g.policy = policyFrom(sf.policy, sf.policy != "", env, "default")
+		g.policySet = policyFrom(sf.policy, sf.policy != "", env, "") != ""
 		if err := g.settleAuto(env, true); err != nil || g.store == nil {
 			return loopResult{}, false, err
 		}

@@ -35,6 +35,10 @@ type gitFlags struct {
 	dryRun, progress                                bool
 	// stateDir moves the local state directory.
 	stateDir string
+	// policySet says the policy was named (flag or environment): status
+	// and replay of the shell loop otherwise fold with the one its last
+	// check kept.
+	policySet bool
 	// controls are a person's local resets; statusOnly folds without
 	// taking the run as an iteration.
 	controls   []loop.Control
@@ -65,7 +69,9 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 // settle applies the settings the environment may give after the flags
 // were parsed: the policy from CIRCUIT_CONFIG when --policy was not given.
 func (g *gitFlags) settle(fs *flag.FlagSet, env Env) {
-	g.policy = policyFrom(g.policy, given(fs, "policy"), env, g.policy)
+	named := given(fs, "policy")
+	g.policySet = named || policyFrom("", false, env, "") != ""
+	g.policy = policyFrom(g.policy, named, env, g.policy)
 }
 
 // folded is what a fold decided, and the ledger file it still has to
@@ -180,7 +186,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	out.notes = append(out.notes, res.Notes...)
 	out.policy = res.Policy
 	if g.store != nil && !g.statusOnly {
-		g.file.Records, g.file.UpdatedAt = res.Records, cfg.Now
+		g.file.Records, g.file.UpdatedAt, g.file.Policy = res.Records, cfg.Now, policyRef(g.policy)
 		out.save = func() error { return internal(g.store.Save(g.file)) }
 	}
 	if out.record != nil && res.Records != nil {
@@ -339,6 +345,15 @@ func runIdentity(env Env) (int64, int) {
 }
 
 func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
+
+// policyRef is how a store names its policy: a built-in one by its name, a
+// file by its absolute path (a later command may run elsewhere).
+func policyRef(p string) string {
+	if abs, err := filepath.Abs(p); err == nil && !isBuiltinName(p) {
+		return abs
+	}
+	return p
+}
 
 // policyInRepo is the path of a policy file inside the repository, which
 // the loop must not edit; none for a built-in policy or one outside.

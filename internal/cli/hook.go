@@ -125,7 +125,7 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 		return hookGreeting(s, fresh, at)
 	}
 	it := breaker.Iteration{At: at}
-	(&evidence.Files{Log: tr.Log}).Apply(&it)
+	(&evidence.Files{Log: tr.Log, Cost: tr.Cost}).Apply(&it)
 	tr.Apply(&it)
 	rec := ledger.FromIteration(&it, 0, 0)
 	rec.Work = workOf(changed, nil)
@@ -188,13 +188,7 @@ func runHookInstall(args []string, env Env) (int, error) {
 		if _, err := loadNamedPolicy(*pol); err != nil {
 			return 0, err
 		}
-		p := *pol
-		if !isBuiltinName(p) {
-			if p, err = filepath.Abs(p); err != nil {
-				return 0, err
-			}
-		}
-		command += " --policy " + shellQuote(p)
+		command += " --policy " + shellQuote(policyRef(*pol))
 	}
 	path := filepath.Join(*dir, file)
 	data, err := regularfile.Read(path, maxSettingsBytes, "settings file")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ type session struct {
 	transcript string
 	env        map[string]string
 	now        time.Time
+	turns      int // turns appended, which number a turn's {{n}} ids
 }
 
 func newSession(t *testing.T) *session {
@@ -60,13 +62,16 @@ func (s *session) input(name string, active bool) string {
 	return strings.NewReplacer("{{transcript}}", quote(s.transcript), "{{cwd}}", quote(s.dir), "{{active}}", map[bool]string{true: "true", false: "false"}[active]).Replace(string(data))
 }
 
-// turn appends a recorded turn to the transcript.
+// turn appends a recorded turn to the transcript, its {{n}} (the ids of
+// its messages) the turn's number.
 func (s *session) turn(name string) {
 	s.t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "hook", name))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	s.turns++
+	data = bytes.ReplaceAll(data, []byte("{{n}}"), []byte(strconv.Itoa(s.turns)))
 	f, err := os.OpenFile(s.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		s.t.Fatal(err)
@@ -77,12 +82,13 @@ func (s *session) turn(name string) {
 	}
 }
 
-// hook runs the breaker's hook on an event and decodes its answer.
-func (s *session) hook(event string, active bool) hookAnswer {
+// hook runs the breaker's hook (installed with args) on an event and
+// decodes its answer.
+func (s *session) hook(event string, active bool, args ...string) hookAnswer {
 	s.t.Helper()
 	s.now = s.now.Add(5 * time.Minute)
 	name := map[string]string{"SessionStart": "session_start.json", "Stop": "stop.json"}[event]
-	code, out, errOut := callIn(s.now, s.env, s.input(name, active), "hook", "claude-code")
+	code, out, errOut := callIn(s.now, s.env, s.input(name, active), append([]string{"hook", "claude-code"}, args...)...)
 	if code != 0 {
 		s.t.Fatalf("hook %s: exit %d, want 0 (a Stop hook's exit 2 would keep the agent going)\n%s", event, code, errOut)
 	}

@@ -208,9 +208,11 @@ func TestFilesInMissingDirectories(t *testing.T) {
 }
 
 // TestREADMEStuckLoopExample: the README's first screen shows what the
-// shell loop prints when it is stuck, in at most 10 lines, with the reset a
+// shell loop prints when it is stuck, in at most 11 lines, with the reset a
 // person runs: the binary's output at the third check of a repository
-// where the agent changed nothing, byte for byte (its times aside).
+// where the agent changed nothing, each check reading the agent's JSON
+// output as the loop writes it (so the money spent is shown), byte for
+// byte (its times aside).
 func TestREADMEStuckLoopExample(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -227,9 +229,15 @@ func TestREADMEStuckLoopExample(t *testing.T) {
 	}
 	dir := commitLoop(t, []map[string]string{{"main.go": "package main\n"}})
 	state := t.TempDir()
+	// `claude -p --output-format json ... > "$log"` of a run that did nothing.
+	log := filepath.Join(t.TempDir(), "tmp.log")
+	result := `{"type":"result","subtype":"success","is_error":false,"num_turns":7,"result":"The build still fails.","session_id":"4f1c2a9e","total_cost_usd":0.62,"usage":{"input_tokens":12,"cache_creation_input_tokens":9000,"cache_read_input_tokens":95000,"output_tokens":1400}}`
 	var out string
 	for i := 0; i < 3; i++ {
-		cmd := exec.Command(binary, "check")
+		if err := os.WriteFile(log, []byte(result+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(binary, "check", "--log", log)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "LOOPBREAKER_PROFILE=", "GITHUB_RUN_ID=", "GITHUB_ACTIONS=", "LOOPBREAKER_STATE_DIR="+state)
 		b, err := cmd.Output()

@@ -13,8 +13,10 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
+	"github.com/loopbreaker/loopbreaker/internal/evidence/cost"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // Hook events the breaker answers.
@@ -79,6 +81,9 @@ const MaxTranscriptBytes = 64 << 20
 // previous stop.
 type Transcript struct {
 	Log *agentlog.Log
+	// Cost is the usage of the assistant messages written since then
+	// (tokens; dollars only where a line carries its own costUSD).
+	Cost *cost.Cost
 	// End is the transcript's size when read: the next stop starts there.
 	End int64
 	// Promise is the text of the last <promise>...</promise> the agent
@@ -123,7 +128,7 @@ func ReadTranscript(path string, offset int64) (*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Transcript{Log: log, End: offset + int64(len(part)), Promise: lastPromise(part)}, nil
+	return &Transcript{Log: log, Cost: cost.Read(bytes.NewReader(part)), End: offset + int64(len(part)), Promise: lastPromise(part)}, nil
 }
 
 var promiseRE = regexp.MustCompile(`(?s)<promise>(.{1,400}?)</promise>`)
@@ -221,13 +226,18 @@ func newWarnings(d, prev *breaker.Decision) bool {
 	return false
 }
 
-// reasonLine is the verdict and its reason on one line.
+// reasonLine is the verdict and its reason on one line, with the money
+// spent when the agent reported it and the reason does not already say it.
 func reasonLine(d *breaker.Decision) string {
 	s := "loopbreaker: " + render.Verdict(d)
 	if d.Reason != nil {
 		s += " (" + *d.Trigger + "): " + *d.Reason
 	}
-	return s + "."
+	s += "."
+	if spent := render.Spent(d); spent != "" && (d.Trigger == nil || *d.Trigger != policy.RuleSpend) {
+		s += " Spent: " + spent + "."
+	}
+	return s
 }
 
 // Failed is the answer when the breaker could not decide: the session

@@ -6,11 +6,12 @@
 # 0 (continue) or 1 (OPEN), as the documentation says; anything else, or any other command
 # failing, fails the check. The test command is recognised and not run again: .ci/run runs it.
 # Then the two starts of docs/integrations.md (and of the README, once it holds them): the
-# Claude Code hook's install, its installed command fed hook input as Claude Code sends it; the
-# shell loop against a fake `claude` that edits files without committing them (claude -p's
-# default) for five iterations and then changes nothing: the loop must run on while the files
-# grow and end with OPEN three iterations after they stop; and the drop-in for ralph's breaker,
-# in ralph's call order.
+# Claude Code hook's install, its installed command fed hook input as Claude Code sends it and a
+# transcript whose messages carry their usage; the shell loop against a fake `claude` that edits
+# files without committing them (claude -p's default) for five iterations and then changes
+# nothing, and prints its JSON result with the run's cost when asked for JSON: the loop must run
+# on while the files grow, end with OPEN three iterations after they stop, and have summed what
+# every iteration cost; and the drop-in for ralph's breaker, in ralph's call order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 readme="$root/README.md"
@@ -107,7 +108,8 @@ new_repo() {
 
 # hook_start FILE: the hook's install as FILE writes it, then the command it installed (the
 # binary by its absolute path), fed the hook input Claude Code sends at a session's start and at
-# three stops that change nothing: the start is greeted, the third stop stops the session.
+# three stops that change nothing, each after an assistant message of 12,510 tokens in the
+# transcript: the start is greeted, the third stop stops the session and says what it spent.
 hook_start() {
   local doc=$1 dir="$work/hook-$RANDOM" cmd hook answer i
   cmd=$(script "loopbreaker hook install claude-code" "$doc")
@@ -125,52 +127,62 @@ hook_start() {
   answer=$(input SessionStart false | (cd "$dir" && PATH=/usr/bin:/bin bash -c "$hook"))
   [[ "$answer" == *"a fresh breaker watches this session"* ]] || { echo "FAILED: the hook's answer at the start: $answer" >&2; return 1; }
   for i in 1 2 3; do
+    printf '{"type":"assistant","message":{"id":"msg_%s","role":"assistant","content":[{"type":"text","text":"The build still fails."}],"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":12000,"output_tokens":500}}}\n' "$i" >>"$work/transcript.jsonl"
     answer=$(input Stop true | (cd "$dir" && PATH=/usr/bin:/bin bash -c "$hook"))
   done
   case "$answer" in
-    *'"continue":false'*OPEN*) echo "ok: the hook's install of $doc; the hook stopped a stuck session at its third stop" ;;
+    *'"continue":false'*OPEN*'Spent: 37,530 tokens since the last reset'*) echo "ok: the hook's install of $doc; the hook stopped a stuck session at its third stop, with what it spent" ;;
     *) echo "FAILED: the hook's answer at the third stop: $answer" >&2; return 1 ;;
   esac
 }
 
 # loop_start FILE: the shell loop as FILE writes it, against a fake `claude` that writes a new
-# file each call without committing it for five calls, then changes nothing: the loop must run
-# on while the files grow and end with OPEN at the third call after they stop.
+# file each call without committing it for five calls, then changes nothing, and costs $0.25 and
+# 23,000 tokens a call: the loop must run on while the files grow, end with OPEN at the third
+# call after they stop, and have summed every call's cost ($2.00; $0.75 since the progress).
 loop_start() {
   local doc=$1 dir="$work/loop-$RANDOM" loop calls
-  loop=$(script "loopbreaker check || break" "$doc")
-  [ -n "$loop" ] || { echo "$doc: no shell loop block (loopbreaker check || break)" >&2; return 1; }
+  loop=$(script "loopbreaker check" "$doc")
+  [ -n "$loop" ] || { echo "$doc: no shell loop block (loopbreaker check)" >&2; return 1; }
   new_repo "$dir"
   mkdir -p "$work/fake"
   cat >"$work/fake/claude" <<'FAKE'
 #!/usr/bin/env bash
 # A fake agent: counts its calls; for five calls it writes a file and commits nothing, then it
-# changes nothing; it fails after 15 calls so that a loop that never stops ends the check.
+# changes nothing; it fails after 15 calls so that a loop that never stops ends the check. With
+# --output-format json it prints its answer as claude -p does, in a result with the run's cost.
 n=$(( $(cat "$CLAUDE_CALLS" 2>/dev/null || echo 0) + 1 ))
 echo "$n" >"$CLAUDE_CALLS"
 [ "$n" -le 15 ] || { echo "the loop did not stop after 15 iterations" >&2; exit 99; }
+say() {
+  case " $* " in
+    *" --output-format json "*) printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"%s","session_id":"ci","total_cost_usd":0.25,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":20000,"output_tokens":990}}\n' "$answer" ;;
+    *) echo "$answer" ;;
+  esac
+}
 if [ "$n" -le 5 ]; then
   mkdir -p src && printf 'package src\n\nconst Step%d = %d\n' "$n" "$n" >"src/step$n.go"
-  echo "I wrote src/step$n.go."
+  answer="I wrote src/step$n.go."
 else
-  echo "I looked at the build again; nothing changed."
+  answer="I looked at the build again; nothing changed."
 fi
+say "$@"
 FAKE
   chmod +x "$work/fake/claude"
   rm -f "$work/claude_calls"
-  (cd "$dir" && CLAUDE_CALLS="$work/claude_calls" PATH="$work/fake:$PATH" timeout 120 bash -c "$loop") >"$work/loop.out" 2>&1 ||
+  (cd "$dir" && CLAUDE_CALLS="$work/claude_calls" PATH="$work/fake:$PATH" TMPDIR="$work" timeout 120 bash -c "$loop") >"$work/loop.out" 2>&1 ||
     { echo "FAILED: the shell loop of $doc" >&2; sed 's/^/    /' "$work/loop.out" >&2; return 1; }
   calls=$(cat "$work/claude_calls")
   set +e
   (cd "$dir" && loopbreaker status) >"$work/status.out" 2>&1
   local code=$?
   set -e
-  if [ "$code" -ne 1 ] || [ "$calls" -ne 8 ]; then
-    echo "FAILED: the shell loop of $doc ran $calls iterations and status exits $code (want 8: five that wrote files, three that did not; then OPEN, 1)" >&2
+  if [ "$code" -ne 1 ] || [ "$calls" -ne 8 ] || ! grep -qF 'spent:      $2.00 since the last reset · $0.75 since the last progress' "$work/status.out"; then
+    echo "FAILED: the shell loop of $doc ran $calls iterations and status exits $code (want 8: five that wrote files, three that did not; then OPEN, 1, with \$2.00 spent, \$0.75 since the progress)" >&2
     sed 's/^/    /' "$work/loop.out" "$work/status.out" >&2
     return 1
   fi
-  echo "ok: the shell loop of $doc ran on while the agent wrote files (uncommitted) and ended with OPEN after $calls iterations"
+  echo "ok: the shell loop of $doc ran on while the agent wrote files (uncommitted), ended with OPEN after $calls iterations and summed their cost"
 }
 
 echo "== the integrations' starts, verbatim"
