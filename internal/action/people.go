@@ -182,7 +182,7 @@ func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 	var run runAttempt
 	for i := range comments {
 		c := &comments[i]
-		if control.Sticky(comments[i:i+1], present.Marker, r.ev.Author) == nil {
+		if !control.IsSticky(*c, present.Marker, r.ev.Author) {
 			continue
 		}
 		d, err := present.ReadDigest(c.Body, r.seal())

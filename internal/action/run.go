@@ -19,7 +19,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
-	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -274,7 +273,10 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 	if r.client == nil || r.ev.Number == 0 {
 		return res, nil
 	}
-	claimed := control.LabelResetClaims(cfg.Ledger)
+	var claimed []ledger.LabelReset
+	if cfg.Ledger != nil && len(cfg.Ledger.Records) > 0 {
+		claimed = cfg.Ledger.Records[len(cfg.Ledger.Records)-1].LabelResets
+	}
 	d := res.Final()
 	// A breaker that opened at this run's own record never had the label:
 	// its absence says nothing.

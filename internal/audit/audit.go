@@ -672,24 +672,12 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *repor
 
 // labelledBy says who added label to p, when that person may control the
 // breaker: the disabled and force-open labels count only then, as every
-// control does (an agent can label its own pull request). The pull
-// request's label events are read for it (one call, budgeted); ok is false,
+// control does (an agent can label its own pull request). ok is false,
 // with a note, when someone else added it or the events cannot be read.
 func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label string, pr *report.PullResult) (by string, ok bool, err error) {
-	events, cached := a.prEvents[p.Number]
-	if !cached {
-		if err := a.afford(ctx, 1); err != nil {
-			return "", false, err
-		}
-		events, err = a.c.LabelEvents(ctx, p.Number)
-		if err != nil {
-			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
-				return "", false, err
-			}
-			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was ignored: who added it could not be read (%s)", label, oneLine(err.Error())))
-			return "", false, nil
-		}
-		a.prEvents[p.Number] = events
+	events, ok, err := a.pullEvents(ctx, p, pr, fmt.Sprintf("the %s label was ignored: who added it could not be read (%%s)", label))
+	if err != nil || !ok {
+		return "", false, err
 	}
 	e, ok, note, err := control.LabelledBy(events, label, a.trustedFunc(ctx, pr))
 	if err != nil || !ok {
@@ -699,6 +687,28 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label str
 		return "", false, err
 	}
 	return e.Actor, true, nil
+}
+
+// pullEvents reads p's own label events once (one call, budgeted); ok is
+// false, with the note failed (a format of the fault), when they cannot be
+// read.
+func (a *auditor) pullEvents(ctx context.Context, p *github.AuditPull, pr *report.PullResult, failed string) ([]github.LabelEvent, bool, error) {
+	if events, ok := a.prEvents[p.Number]; ok {
+		return events, true, nil
+	}
+	if err := a.afford(ctx, 1); err != nil {
+		return nil, false, err
+	}
+	events, err := a.c.LabelEvents(ctx, p.Number)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return nil, false, err
+		}
+		pr.Notes = append(pr.Notes, fmt.Sprintf(failed, oneLine(err.Error())))
+		return nil, false, nil
+	}
+	a.prEvents[p.Number] = events
+	return events, true, nil
 }
 
 // trustedFunc is trusted for the control package's walks.
@@ -728,7 +738,8 @@ func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *break
 		since = p.CreatedAt // no label event is older than its pull request
 	}
 	gone := d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, present.LabelOpen)
-	events, ok, err := a.labelEvents(ctx, p, since, gone || len(control.LabelResetClaims(led)) > 0, pr)
+	claimed := led != nil && len(led.Records) > 0 && len(led.Records[len(led.Records)-1].LabelResets) > 0
+	events, ok, err := a.labelEvents(ctx, p, since, gone || claimed, pr)
 	if err != nil || !ok {
 		return err
 	}

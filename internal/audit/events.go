@@ -94,17 +94,5 @@ func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since ti
 		return f.of(p.Number), true, nil
 	}
 	f.abandoned = true
-	if err := a.afford(ctx, 1); err != nil {
-		return nil, false, err
-	}
-	events, err = a.c.LabelEvents(ctx, p.Number)
-	if err != nil {
-		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
-			return nil, false, err
-		}
-		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
-		return nil, false, nil
-	}
-	a.prEvents[p.Number] = events
-	return events, true, nil
+	return a.pullEvents(ctx, p, pr, "the label events could not be read: %s")
 }

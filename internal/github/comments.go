@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/loopbreaker/loopbreaker/internal/control"
 )
 
 // MaxCommentLength is the longest comment body GitHub accepts, in
@@ -19,18 +21,8 @@ import (
 // posts).
 const MaxCommentLength = 65536
 
-// Comment is an issue or pull-request comment.
-type Comment struct {
-	ID int64
-	// Login is the author, UserType its account type ("User", "Bot").
-	Login, UserType string
-	Body            string
-	// CreatedAt and UpdatedAt are GitHub's timestamps.
-	CreatedAt, UpdatedAt time.Time
-	// ViaApp is the slug of the GitHub App that wrote the comment on the
-	// author's behalf (performed_via_github_app), "" when none did.
-	ViaApp string
-}
+// Comment is an issue or pull-request comment, as the trust rule reads it.
+type Comment = control.Comment
 
 // appComment is an issue comment with performed_via_github_app, which
 // go-github's IssueComment does not decode.

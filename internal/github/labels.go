@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
 	"strings"
-	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/loopbreaker/loopbreaker/internal/control"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // defaultLabelColor is GitHub's grey: the colour of a label created by
@@ -18,23 +19,9 @@ const defaultLabelColor = "ededed"
 
 var hexColor = lazyre.New(`^[0-9a-fA-F]{6}$`)
 
-// LabelEvent is one labeled or unlabeled event of an issue or pull request.
-type LabelEvent struct {
-	// Number is the issue or pull request it happened on.
-	Number int
-	// Event is "labeled" or "unlabeled".
-	Event string
-	// Label is the label's name.
-	Label string
-	// Actor is the login that added or removed the label, ActorType its
-	// account type ("User", "Bot", "Organization").
-	Actor, ActorType string
-	// At is when it happened.
-	At time.Time
-	// ViaApp is the slug of the GitHub App that acted on the actor's
-	// behalf (performed_via_github_app), "" when none did.
-	ViaApp string
-}
+// LabelEvent is one labeled or unlabeled event of an issue or pull
+// request, as the trust rule reads it.
+type LabelEvent = control.LabelEvent
 
 func validLabel(name string) error {
 	if strings.TrimSpace(name) == "" {
