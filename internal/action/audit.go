@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -149,7 +148,7 @@ func without(list []string, s string) []string {
 }
 
 // auditOutputs are the action's outputs for an audit.
-func auditOutputs(res *report.Result) map[string]string {
+func auditOutputs(res *present.AuditResult) map[string]string {
 	js := func(v any) string {
 		data, err := json.Marshal(v)
 		if err != nil {

@@ -820,7 +820,7 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 			d.Iteration, orDefault(r.deepenErr, "no fetch was possible"))))
 		r.notes = append(r.notes, note.New(note.ShallowClone, "the clone is shallow and could not be deepened: %s", orDefault(r.deepenErr, "its history is cut")))
 	}
-	r.annotate(present.Annotations(res, r.in.DryRun))
+	r.annotate(present.Annotations(res.Decisions, r.in.DryRun))
 	if err := r.sideEffects(ctx, res, g); err != nil {
 		return 0, err
 	}
@@ -835,7 +835,7 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 	if r.client != nil {
 		o.API, o.Calls, o.Planned = true, r.client.Calls(), r.client.Planned()
 	}
-	r.summary(present.Summary(res, o))
+	r.summary(present.Summary(res.Decisions, o))
 
 	// An alert goes out once, from the iteration that opened the breaker.
 	if !r.statusOnly {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -15,7 +14,7 @@ import (
 // act moves the pull request's labels to its state and writes the sticky
 // comment when asked. A refused write (a read-only token) stops further
 // writes for the run and is reported once; a rate limit stops the run.
-func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *report.PullResult, sticky *github.Comment, led *ledger.Ledger) error {
+func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *present.PullResult, sticky *github.Comment, led *ledger.Ledger) error {
 	d := pr.Decision
 	had := hasLabel(p.Labels, present.LabelOpen) || hasLabel(p.Labels, present.LabelHalfOpen)
 	pr.Recovered = had && d.State == breaker.Closed
@@ -116,7 +115,7 @@ func (a *auditor) labelMoves(p *github.AuditPull, d *breaker.Decision) (add, rem
 
 // writeFailed sorts a failed write: the rate limit stops the run (returned),
 // a refusal of the token stops writing, anything else is a note.
-func (a *auditor) writeFailed(ctx context.Context, err error, pr *report.PullResult, what string) error {
+func (a *auditor) writeFailed(ctx context.Context, err error, pr *present.PullResult, what string) error {
 	switch {
 	case errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil:
 		return err

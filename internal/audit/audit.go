@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
@@ -53,7 +52,7 @@ type auditor struct {
 	o     Options
 	eff   *policy.Policy
 	paths gitlog.Options
-	res   *report.Result
+	res   *present.AuditResult
 	// start and startCalls are the client's charged calls and calls
 	// before the run.
 	start, startCalls int
@@ -85,7 +84,7 @@ type auditor struct {
 // requests refused for a reason other than the rate limit); every other
 // problem is in the Result: a pull request that fails is skipped with its
 // reason, and a run that stops early says why and what it did not reach.
-func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
+func Run(ctx context.Context, c GitHub, o Options) (*present.AuditResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -108,9 +107,9 @@ func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
 	}
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
 		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
-		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
-			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{},
-			Marks: map[int]report.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
+		res: &present.AuditResult{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
+			Pulls: []present.PullResult{}, Skipped: []present.Skipped{}, NotReached: []int{}, Notes: []string{},
+			Marks: map[int]present.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
 	if o.Artifact != "" {
 		a.arts = &artifactIndex{name: o.Artifact, next: 1}
 	}
@@ -227,7 +226,7 @@ func (a *auditor) run(ctx context.Context) error {
 			continue
 		case errors.As(err, new(*disabledError)):
 			consecutive = 0
-			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: err.Error()})
+			a.res.Skipped = append(a.res.Skipped, present.Skipped{Number: p.Number, Reason: err.Error()})
 			continue
 		case errors.Is(err, errBudget) || errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil:
 			why := "GitHub's rate limit refused a call: " + err.Error()
@@ -244,7 +243,7 @@ func (a *auditor) run(ctx context.Context) error {
 			break
 		}
 		consecutive++
-		a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
+		a.res.Skipped = append(a.res.Skipped, present.Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
 		if consecutive >= maxConsecutiveErrors {
 			a.stop(fmt.Sprintf("%d pull requests in a row could not be evaluated; the last error: %s", consecutive, oneLine(err.Error())))
 			i++
@@ -357,7 +356,7 @@ func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
 			continue
 		}
 		if ok, why := a.o.Filters.Match(p); !ok {
-			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: why})
+			a.res.Skipped = append(a.res.Skipped, present.Skipped{Number: p.Number, Reason: why})
 			continue
 		}
 		out = append(out, p)
@@ -404,8 +403,8 @@ func (e *disabledError) Error() string {
 // request unchanged since the previous run (its mark) is read from the
 // answers the state holds; its writes, and the read-back after them, are
 // made as usual (wctx).
-func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.PullResult, error) {
-	pr := &report.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
+func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*present.PullResult, error) {
+	pr := &present.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
 	wctx := ctx
 	if m, ok := a.o.Marks[p.Number]; ok && !p.UpdatedAt.IsZero() && m.Head == p.HeadSHA && m.Updated.Equal(p.UpdatedAt) {
 		ctx = github.WithStored(ctx, p.Number)
@@ -497,11 +496,11 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 // as the run left them, the comments it read and the one it posted). A
 // mark that cannot be had is left out: the next run reads the pull
 // request again.
-func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.PullResult, comments int) {
+func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *present.PullResult, comments int) {
 	if !a.o.KeepMarks || comments < 0 {
 		return
 	}
-	m, seen := report.Mark{Head: p.HeadSHA, Updated: p.UpdatedAt}, p.Seen
+	m, seen := present.Mark{Head: p.HeadSHA, Updated: p.UpdatedAt}, p.Seen
 	if len(pr.LabelsAdded)+len(pr.LabelsRemoved) > 0 || pr.Commented {
 		if a.afford(ctx, 1) != nil {
 			return
@@ -519,7 +518,7 @@ func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.Pull
 		if err != nil || now.HeadSHA != p.HeadSHA || now.Comments != comments || !maps.Equal(got, want) {
 			return
 		}
-		m, seen = report.Mark{Head: now.HeadSHA, Updated: now.UpdatedAt}, now.Seen
+		m, seen = present.Mark{Head: now.HeadSHA, Updated: now.UpdatedAt}, now.Seen
 	}
 	// updated_at has whole seconds: a change later in its second would
 	// leave it as it is. The mark holds only once that second had passed
@@ -531,7 +530,7 @@ func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.Pull
 
 // source opens the pull request's commits: the clone when its head was
 // fetched, else the API.
-func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *report.PullResult) (source, error) {
+func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *present.PullResult) (source, error) {
 	if a.o.Clone != nil {
 		s, err := openGit(a.o.Clone, p, a.paths, a.eff.OnShallow)
 		if err == nil {
@@ -554,7 +553,7 @@ func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *report.Pu
 // that changed the tree is a meaningful change) decides the verdict; if it
 // does and the budget has room, the file list settles it.
 func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource, ds []breaker.Decision, notes []string,
-	decide func() ([]breaker.Decision, []string, error), pr *report.PullResult) ([]breaker.Decision, []string, error) {
+	decide func() ([]breaker.Decision, []string, error), pr *present.PullResult) ([]breaker.Decision, []string, error) {
 	s.credit = 0
 	without, _, err := decide()
 	s.credit = 1
@@ -586,7 +585,7 @@ func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource,
 }
 
 // describe fills the result from the decisions.
-func (a *auditor) describe(pr *report.PullResult, ds []breaker.Decision) {
+func (a *auditor) describe(pr *present.PullResult, ds []breaker.Decision) {
 	d := &ds[len(ds)-1]
 	pr.Decision = d
 	pr.State = d.State
@@ -623,7 +622,7 @@ func dedupe(s []string) []string {
 
 // controls turns the comments of trusted people into resets and holds,
 // adds the force-open label's hold, and finds loopbreaker's sticky comment.
-func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *report.PullResult) ([]loop.Control, *github.Comment, error) {
+func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *present.PullResult) ([]loop.Control, *github.Comment, error) {
 	var out []loop.Control
 	if hasLabel(p.Labels, present.LabelForceOpen) {
 		by, ok, err := a.labelledBy(ctx, p, present.LabelForceOpen, pr)
@@ -646,7 +645,7 @@ func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []
 
 // trusted reports whether login may control the breaker: a person, not a
 // bot, with write access (looked up once per run and login).
-func (a *auditor) trusted(ctx context.Context, login, userType string, pr *report.PullResult) (bool, error) {
+func (a *auditor) trusted(ctx context.Context, login, userType string, pr *present.PullResult) (bool, error) {
 	if !control.MayControl(login, userType) {
 		return false, nil
 	}
@@ -674,7 +673,7 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *repor
 // breaker: the disabled and force-open labels count only then, as every
 // control does (an agent can label its own pull request). ok is false,
 // with a note, when someone else added it or the events cannot be read.
-func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label string, pr *report.PullResult) (by string, ok bool, err error) {
+func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label string, pr *present.PullResult) (by string, ok bool, err error) {
 	events, ok, err := a.pullEvents(ctx, p, pr, fmt.Sprintf("the %s label was ignored: who added it could not be read (%%s)", label))
 	if err != nil || !ok {
 		return "", false, err
@@ -692,7 +691,7 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label str
 // pullEvents reads p's own label events once (one call, budgeted); ok is
 // false, with the note failed (a format of the fault), when they cannot be
 // read.
-func (a *auditor) pullEvents(ctx context.Context, p *github.AuditPull, pr *report.PullResult, failed string) ([]github.LabelEvent, bool, error) {
+func (a *auditor) pullEvents(ctx context.Context, p *github.AuditPull, pr *present.PullResult, failed string) ([]github.LabelEvent, bool, error) {
 	if events, ok := a.prEvents[p.Number]; ok {
 		return events, true, nil
 	}
@@ -712,7 +711,7 @@ func (a *auditor) pullEvents(ctx context.Context, p *github.AuditPull, pr *repor
 }
 
 // trustedFunc is trusted for the control package's walks.
-func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) control.Trusted {
+func (a *auditor) trustedFunc(ctx context.Context, pr *present.PullResult) control.Trusted {
 	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
 }
 
@@ -729,7 +728,7 @@ func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) contro
 // changes nothing. Otherwise the events are used only when the run holds
 // them already (the feed's pages read for other pull requests, or this
 // one's own events), at no call.
-func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *report.PullResult) error {
+func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *present.PullResult) error {
 	since, ever := control.ResetsSince(d.History)
 	if !ever {
 		return nil

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
@@ -54,7 +53,7 @@ func (x *artifactIndex) match(p *github.AuditPull, commits map[string]bool) (liv
 
 // findArtifact returns the pull request's newest artifact, reading the
 // pages of the listing not read yet.
-func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *report.PullResult) (*github.Artifact, error) {
+func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *present.PullResult) (*github.Artifact, error) {
 	x := a.arts
 	for x.next != 0 && x.pages < maxArtifactPages {
 		if err := a.afford(ctx, 1); err != nil {
@@ -89,7 +88,7 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src sou
 // comment's digest (read with the comments anyway), else the newest
 // matching record artifact. Neither is trusted over git: they add what
 // git cannot know (test results, errors, runs without a commit).
-func (a *auditor) ledger(ctx context.Context, p *github.AuditPull, sticky *github.Comment, src source, pr *report.PullResult) (*ledger.Ledger, error) {
+func (a *auditor) ledger(ctx context.Context, p *github.AuditPull, sticky *github.Comment, src source, pr *present.PullResult) (*ledger.Ledger, error) {
 	if sticky != nil {
 		l, err := present.DecodeDigest(sticky.Body)
 		switch {

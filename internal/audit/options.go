@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -146,7 +146,7 @@ type Options struct {
 	// evaluated from the answers the state holds, without calls, and an
 	// artifact whose records are held is not downloaded again.
 	KeepMarks bool
-	Marks     map[int]report.Mark
+	Marks     map[int]present.Mark
 	Ledgers   map[int64][]ledger.Record
 	// PerPage is the pull request page size (0: 100).
 	PerPage int
