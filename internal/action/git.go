@@ -85,22 +85,23 @@ func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 			g.shallow = true
 		}
 	}
+	r.mergeBase(g)
 	return g, nil
 }
 
-// mergeBase is the loop's base when the base given (a pull request's base
-// branch, which moved on) is not in the head's history: their merge base.
-func (r *run) mergeBase(g *gitState) (string, bool) {
-	if g.clone == nil || g.base == "" {
-		return "", false
+// mergeBase moves the loop's base to the merge base of the base given and
+// the head when that base (a pull request's base branch, which moved on)
+// is not in the head's history: the fold then starts where the loop did.
+func (r *run) mergeBase(g *gitState) {
+	if g.clone == nil || g.base == "" || g.inHistory(g.base) {
+		return
 	}
 	mb, err := g.clone.MergeBase(g.base, g.head)
 	if err != nil || mb == g.base {
-		return "", false
+		return
 	}
 	r.note(fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
 	g.base, g.chain = mb, nil
-	return mb, true
 }
 
 // pickCommit returns the commit the run evaluates: HEAD, or the pull

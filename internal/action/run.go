@@ -121,9 +121,38 @@ func (r *run) getenv(k string) string { return r.env.Getenv(k) }
 func (r *run) note(text string) { r.notes = append(r.notes, note.Note{Code: note.GitHub, Text: text}) }
 
 func (r *run) main(ctx context.Context) (int, error) {
+	if err := r.setup(); err != nil {
+		return 0, err
+	}
+	if r.in.Disabled {
+		return r.disabled(r.in.DisabledBy)
+	}
+	if r.in.Token == "" {
+		r.gha.Warningf("loopbreaker: no token: no labels, comment, status or artifacts; the decision is made from git alone")
+	} else if r.owner == "" || r.repo == "" {
+		r.gha.Warningf("loopbreaker: GITHUB_REPOSITORY is not set: no GitHub side effects")
+	} else {
+		var err error
+		if r.client, err = r.connect(r.owner, r.repo); err != nil {
+			return 0, err
+		}
+	}
+	if r.in.Mode == "audit" {
+		pol, protect, err := r.policy(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return r.audit(ctx, pol, protect)
+	}
+	return r.check(ctx)
+}
+
+// setup reads the inputs, the event and the run's place (repository,
+// workspace, run and attempt, record file).
+func (r *run) setup() error {
 	in, err := readInputs(r.gha.GetInput, r.getenv)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	r.in = in
 	if len(in.IgnoredEnv) > 0 {
@@ -132,48 +161,28 @@ func (r *run) main(ctx context.Context) (int, error) {
 		r.note(line)
 	}
 	if r.ev, err = ReadEvent(r.getenv("GITHUB_EVENT_NAME"), r.getenv("GITHUB_EVENT_PATH")); err != nil {
-		return 0, err
+		return err
 	}
 	if in.Branch != "" && in.Branch == r.ev.DefaultBranch {
-		return 0, fmt.Errorf("input branch: %s is the default branch, which is no agent loop's branch: give the loop's own branch", in.Branch)
+		return fmt.Errorf("input branch: %s is the default branch, which is no agent loop's branch: give the loop's own branch", in.Branch)
 	}
 	r.owner, r.repo, _ = strings.Cut(r.getenv("GITHUB_REPOSITORY"), "/")
-	r.ws = r.getenv("GITHUB_WORKSPACE")
-	if r.ws == "" {
-		r.ws = "."
-	}
+	r.ws = orDefault(r.getenv("GITHUB_WORKSPACE"), ".")
 	r.runID, _ = strconv.ParseInt(r.getenv("GITHUB_RUN_ID"), 10, 64)
 	r.try, _ = strconv.Atoi(r.getenv("GITHUB_RUN_ATTEMPT"))
 	if r.runID > 0 && r.try == 0 {
 		r.try = 1
 	}
-
 	if in.Mode != "audit" {
-		if r.record, err = recordFile(r.ws, in.RecordPath); err != nil {
-			return 0, err
-		}
+		r.record, err = recordFile(r.ws, in.RecordPath)
 	}
-	if in.Disabled {
-		return r.disabled(in.DisabledBy)
-	}
+	return err
+}
 
-	if in.Token == "" {
-		r.gha.Warningf("loopbreaker: no token: no labels, comment, status or artifacts; the decision is made from git alone")
-	} else if r.owner == "" || r.repo == "" {
-		r.gha.Warningf("loopbreaker: GITHUB_REPOSITORY is not set: no GitHub side effects")
-	} else {
-		if r.client, err = r.connect(r.owner, r.repo); err != nil {
-			return 0, err
-		}
-	}
-
-	if in.Mode == "audit" {
-		pol, protect, err := r.policy(ctx)
-		if err != nil {
-			return 0, err
-		}
-		return r.audit(ctx, pol, protect)
-	}
+// check decides one iteration of the loop (mode check) or whether the
+// agent may start one (mode gate), and reports it.
+func (r *run) check(ctx context.Context) (int, error) {
+	in := r.in
 	if err := r.pull(ctx); err != nil {
 		return 0, err
 	}
@@ -218,37 +227,11 @@ func (r *run) main(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	}
-
 	if err := r.gather(ctx, &cfg, g); err != nil {
 		return 0, err
 	}
-	if r.hold != "" {
-		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: r.hold})
-	}
-	// Neither an untrusted digest nor the job's record file (a file in the
-	// agent's workspace) is authority: the decision without them stands
-	// when it is stricter.
-	var trusted *ledger.Ledger
-	if r.looseSource == "" {
-		trusted = cfg.Ledger.Copy()
-	}
-	fromFile := r.jobRecords(&cfg)
-	res, err := loop.Run(cfg)
-	if errors.Is(err, gitlog.ErrNotAncestor) {
-		if mb, ok := r.mergeBase(g); ok {
-			cfg.Base = mb
-			res, err = loop.Run(cfg)
-		}
-	}
+	res, err := r.decide(ctx, &cfg)
 	if err != nil {
-		return 0, err
-	}
-	if r.looseSource != "" || fromFile {
-		if res, err = r.noLooser(cfg, res, trusted); err != nil {
-			return 0, err
-		}
-	}
-	if res, err = r.applyLabelResets(ctx, &cfg, res); err != nil {
 		return 0, err
 	}
 	r.notes = append(r.notes, res.Notes...)
@@ -256,6 +239,31 @@ func (r *run) main(ctx context.Context) (int, error) {
 		return r.gate(res)
 	}
 	return r.report(ctx, res, g)
+}
+
+// decide folds the loop once, then again only where a control or a
+// source of records asks: without the records that are no authority (an
+// unsealed digest, the job's own record file) when they would loosen the
+// decision, and once per reset by the open label.
+func (r *run) decide(ctx context.Context, cfg *loop.Config) (*loop.Result, error) {
+	if r.hold != "" {
+		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: r.hold})
+	}
+	var trusted *ledger.Ledger
+	if r.looseSource == "" {
+		trusted = cfg.Ledger.Copy()
+	}
+	fromFile := r.jobRecords(cfg)
+	res, err := loop.Run(*cfg)
+	if err != nil {
+		return nil, err
+	}
+	if r.looseSource != "" || fromFile {
+		if res, err = r.noLooser(*cfg, res, trusted); err != nil {
+			return nil, err
+		}
+	}
+	return r.applyLabelResets(ctx, cfg, res)
 }
 
 // applyLabelResets folds the resets people made by taking the open label
