@@ -78,12 +78,6 @@ func (r *run) untrusted(login string) string {
 	return ""
 }
 
-// teamMembers is the part of the GitHub client that reads team
-// membership.
-type teamMembers interface {
-	TeamMember(ctx context.Context, org, slug, login string) (bool, error)
-}
-
 // named reports whether the trusted input names login or a team it is an
 // active member of (one call per team, at most).
 func (r *run) named(ctx context.Context, login string) bool {
@@ -96,12 +90,7 @@ func (r *run) named(ctx context.Context, login string) bool {
 			}
 			continue
 		}
-		tm, ok := r.client.(teamMembers)
-		if !ok {
-			r.note(fmt.Sprintf("the team %s of the trusted input cannot be read through this client", t))
-			continue
-		}
-		in, err := tm.TeamMember(ctx, org, slug, login)
+		in, err := r.client.TeamMember(ctx, org, slug, login)
 		if err != nil {
 			r.apiError("read the membership of "+login+" in "+t, err)
 			continue

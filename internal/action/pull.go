@@ -61,7 +61,7 @@ func (r *run) pull(ctx context.Context) error {
 		r.note("no token: the pull request's head and base could not be read from the API")
 		return nil
 	}
-	var p *github.AuditPull
+	var p *github.Pull
 	if ev.Number > 0 {
 		got, err := r.client.GetPull(ctx, ev.Number)
 		if err := r.apiError(fmt.Sprintf("read pull request #%d", ev.Number), err); err != nil {
@@ -97,8 +97,8 @@ func (r *run) pull(ctx context.Context) error {
 // open ones with its head branch: the one whose head repository is the
 // run's and whose head is the run's commit, else the only one with the
 // head repository (pushed to since the run).
-func (r *run) matchHead(found []github.AuditPull) *github.AuditPull {
-	var same []github.AuditPull
+func (r *run) matchHead(found []github.Pull) *github.Pull {
+	var same []github.Pull
 	for _, p := range found {
 		if r.ev.HeadRepo == "" || strings.EqualFold(p.HeadRepo, r.ev.HeadRepo) {
 			same = append(same, p)

@@ -689,13 +689,6 @@ func (r *run) readArtifact(ctx context.Context, a *github.Artifact) (*ledger.Led
 	return l, nil
 }
 
-// runArtifacts is the part of the GitHub client that lists one workflow's
-// runs and one run's artifacts.
-type runArtifacts interface {
-	WorkflowRuns(ctx context.Context, workflowPath, branch string, n int) ([]github.WorkflowRun, error)
-	RunArtifacts(ctx context.Context, runID int64, name string) ([]github.Artifact, error)
-}
-
 // Bounds of the search for the previous record among this workflow's
 // runs: the runs listed (one call) and those whose artifacts are listed
 // (one call each).
@@ -718,8 +711,7 @@ const (
 func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, after runAttempt, try func(*github.Artifact) (bool, error)) (current bool, err error) {
 	name := r.artifactName(branch)
 	wf := r.workflowPath()
-	ra, ok := r.client.(runArtifacts)
-	if wf == "" || !ok || name != r.in.Artifact {
+	if wf == "" || name != r.in.Artifact {
 		belongs := g.belongs(branch)
 		if name != r.in.Artifact {
 			// The loop's runs are the default branch's, dispatched there for
@@ -738,7 +730,7 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 		_, err = try(a)
 		return false, err
 	}
-	runs, err := ra.WorkflowRuns(ctx, wf, branch, runsListed)
+	runs, err := r.client.WorkflowRuns(ctx, wf, branch, runsListed)
 	if err != nil {
 		return false, err
 	}
@@ -759,7 +751,7 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 			return false, nil
 		}
 		read++
-		arts, err := ra.RunArtifacts(ctx, run.ID, r.in.Artifact)
+		arts, err := r.client.RunArtifacts(ctx, run.ID, r.in.Artifact)
 		if err != nil {
 			return false, err
 		}

@@ -14,7 +14,7 @@ import (
 // act moves the pull request's labels to its state and writes the sticky
 // comment when asked. A refused write (a read-only token) stops further
 // writes for the run and is reported once; a rate limit stops the run.
-func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *present.PullResult, sticky *github.Comment, led *ledger.Ledger) error {
+func (a *auditor) act(ctx context.Context, p *github.Pull, pr *present.PullResult, sticky *github.Comment, led *ledger.Ledger) error {
 	d := pr.Decision
 	had := hasLabel(p.Labels, present.LabelOpen) || hasLabel(p.Labels, present.LabelHalfOpen)
 	pr.Recovered = had && d.State == breaker.Closed
@@ -84,7 +84,7 @@ func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *present.Pull
 }
 
 // labelState is the state the pull request's labels announce.
-func (a *auditor) labelState(p *github.AuditPull) breaker.State {
+func (a *auditor) labelState(p *github.Pull) breaker.State {
 	switch {
 	case hasLabel(p.Labels, present.LabelOpen):
 		return breaker.Open
@@ -98,7 +98,7 @@ func (a *auditor) labelState(p *github.AuditPull) breaker.State {
 // and there is none yet or the state changed since the labels were set,
 // and an existing one is updated when the pull request recovered. An
 // unchanged state costs no call.
-func (a *auditor) wantsComment(p *github.AuditPull, d *breaker.Decision, sticky *github.Comment) bool {
+func (a *auditor) wantsComment(p *github.Pull, d *breaker.Decision, sticky *github.Comment) bool {
 	want := a.posts().Wants(d.State, "comment")
 	changed := a.labelState(p) != d.State
 	return (want && (sticky == nil || changed)) || (sticky != nil && changed && d.State == breaker.Closed)
@@ -106,7 +106,7 @@ func (a *auditor) wantsComment(p *github.AuditPull, d *breaker.Decision, sticky 
 
 // labelMoves are the presenter's label moves for the pull request (none
 // when the audit does not manage labels).
-func (a *auditor) labelMoves(p *github.AuditPull, d *breaker.Decision) (add, remove []present.Label) {
+func (a *auditor) labelMoves(p *github.Pull, d *breaker.Decision) (add, remove []present.Label) {
 	if !a.o.ManageLabels {
 		return nil, nil
 	}

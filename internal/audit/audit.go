@@ -264,15 +264,15 @@ func (a *auditor) run(ctx context.Context) error {
 // resume puts the pull requests the previous run did not reach (cursor,
 // in its order) first, the others after them in listing order: a run cut
 // by the quota is followed by one that starts where it stopped.
-func resume(queue []*github.AuditPull, cursor []int) []*github.AuditPull {
+func resume(queue []*github.Pull, cursor []int) []*github.Pull {
 	if len(cursor) == 0 {
 		return queue
 	}
-	at := map[int]*github.AuditPull{}
+	at := map[int]*github.Pull{}
 	for _, p := range queue {
 		at[p.Number] = p
 	}
-	out := make([]*github.AuditPull, 0, len(queue))
+	out := make([]*github.Pull, 0, len(queue))
 	first := map[int]bool{}
 	for _, n := range cursor {
 		if p, ok := at[n]; ok && !first[n] {
@@ -292,7 +292,7 @@ func resume(queue []*github.AuditPull, cursor []int) []*github.AuditPull {
 // first, and selects those of the shard that the filters take. It stops
 // listing when the selected ones are expected to spend the budget, or when
 // listing has taken a tenth of it: cut then says why pages were left.
-func (a *auditor) list(ctx context.Context) (queue []*github.AuditPull, cut string, err error) {
+func (a *auditor) list(ctx context.Context) (queue []*github.Pull, cut string, err error) {
 	maxPages := max(1, a.o.Budget/10)
 	last := 0
 	for page, n := 1, 0; page != 0; n++ {
@@ -343,8 +343,8 @@ func (a *auditor) unread(page, last int) {
 
 // selectPulls applies the shard and the filters to one page; a pull
 // request already listed (one that moved between pages) is left out.
-func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
-	var out []*github.AuditPull
+func (a *auditor) selectPulls(pulls []github.Pull) []*github.Pull {
+	var out []*github.Pull
 	for i := range pulls {
 		p := &pulls[i]
 		if a.listed[p.Number] {
@@ -403,7 +403,7 @@ func (e *disabledError) Error() string {
 // request unchanged since the previous run (its mark) is read from the
 // answers the state holds; its writes, and the read-back after them, are
 // made as usual (wctx).
-func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*present.PullResult, error) {
+func (a *auditor) evaluate(ctx context.Context, p *github.Pull) (*present.PullResult, error) {
 	pr := &present.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
 	wctx := ctx
 	if m, ok := a.o.Marks[p.Number]; ok && !p.UpdatedAt.IsZero() && m.Head == p.HeadSHA && m.Updated.Equal(p.UpdatedAt) {
@@ -496,7 +496,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*present.P
 // as the run left them, the comments it read and the one it posted). A
 // mark that cannot be had is left out: the next run reads the pull
 // request again.
-func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *present.PullResult, comments int) {
+func (a *auditor) mark(ctx context.Context, p *github.Pull, pr *present.PullResult, comments int) {
 	if !a.o.KeepMarks || comments < 0 {
 		return
 	}
@@ -530,7 +530,7 @@ func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *present.Pul
 
 // source opens the pull request's commits: the clone when its head was
 // fetched, else the API.
-func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *present.PullResult) (source, error) {
+func (a *auditor) source(ctx context.Context, p *github.Pull, pr *present.PullResult) (source, error) {
 	if a.o.Clone != nil {
 		s, err := openGit(a.o.Clone, p, a.paths, a.eff.OnShallow)
 		if err == nil {
@@ -552,7 +552,7 @@ func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *present.P
 // refine decides whether the API source's benefit of the doubt (a commit
 // that changed the tree is a meaningful change) decides the verdict; if it
 // does and the budget has room, the file list settles it.
-func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource, ds []breaker.Decision, notes []string,
+func (a *auditor) refine(ctx context.Context, p *github.Pull, s *apiSource, ds []breaker.Decision, notes []string,
 	decide func() ([]breaker.Decision, []string, error), pr *present.PullResult) ([]breaker.Decision, []string, error) {
 	s.credit = 0
 	without, _, err := decide()
@@ -622,7 +622,7 @@ func dedupe(s []string) []string {
 
 // controls turns the comments of trusted people into resets and holds,
 // adds the force-open label's hold, and finds loopbreaker's sticky comment.
-func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *present.PullResult) ([]loop.Control, *github.Comment, error) {
+func (a *auditor) controls(ctx context.Context, p *github.Pull, comments []github.Comment, pr *present.PullResult) ([]loop.Control, *github.Comment, error) {
 	var out []loop.Control
 	if hasLabel(p.Labels, present.LabelForceOpen) {
 		by, ok, err := a.labelledBy(ctx, p, present.LabelForceOpen, pr)
@@ -673,7 +673,7 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *prese
 // breaker: the disabled and force-open labels count only then, as every
 // control does (an agent can label its own pull request). ok is false,
 // with a note, when someone else added it or the events cannot be read.
-func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label string, pr *present.PullResult) (by string, ok bool, err error) {
+func (a *auditor) labelledBy(ctx context.Context, p *github.Pull, label string, pr *present.PullResult) (by string, ok bool, err error) {
 	events, ok, err := a.pullEvents(ctx, p, pr, fmt.Sprintf("the %s label was ignored: who added it could not be read (%%s)", label))
 	if err != nil || !ok {
 		return "", false, err
@@ -691,7 +691,7 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label str
 // pullEvents reads p's own label events once (one call, budgeted); ok is
 // false, with the note failed (a format of the fault), when they cannot be
 // read.
-func (a *auditor) pullEvents(ctx context.Context, p *github.AuditPull, pr *present.PullResult, failed string) ([]github.LabelEvent, bool, error) {
+func (a *auditor) pullEvents(ctx context.Context, p *github.Pull, pr *present.PullResult, failed string) ([]github.LabelEvent, bool, error) {
 	if events, ok := a.prEvents[p.Number]; ok {
 		return events, true, nil
 	}
@@ -728,7 +728,7 @@ func (a *auditor) trustedFunc(ctx context.Context, pr *present.PullResult) contr
 // changes nothing. Otherwise the events are used only when the run holds
 // them already (the feed's pages read for other pull requests, or this
 // one's own events), at no call.
-func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *present.PullResult) error {
+func (a *auditor) labelResets(ctx context.Context, p *github.Pull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *present.PullResult) error {
 	since, ever := control.ResetsSince(d.History)
 	if !ever {
 		return nil

@@ -668,7 +668,7 @@ func TestFiltersSelect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := &github.AuditPull{}
+			p := &github.Pull{}
 			p.User, p.Labels, p.Draft, p.CreatedAt = tt.user, tt.labels, tt.draft, tt.at
 			ok, why := tt.f.Match(p)
 			if ok != tt.want || !strings.Contains(why, tt.why) {

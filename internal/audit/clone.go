@@ -66,9 +66,9 @@ func (c *Clone) Close() error {
 // only gets its ref; the others are fetched in batches, then one by one when
 // a batch fails. It returns notes on what could not be fetched; those pull
 // requests are read from the API instead.
-func (c *Clone) fetch(ctx context.Context, pulls []*github.AuditPull) []string {
+func (c *Clone) fetch(ctx context.Context, pulls []*github.Pull) []string {
 	var notes []string
-	var need []*github.AuditPull
+	var need []*github.Pull
 	for _, p := range pulls {
 		if _, done := c.heads[p.Number]; done {
 			continue
@@ -113,10 +113,10 @@ func (c *Clone) fetch(ctx context.Context, pulls []*github.AuditPull) []string {
 				c.failed[p.Number] = c.broken
 				continue
 			}
-			err := c.fetchRefs(ctx, []*github.AuditPull{p})
+			err := c.fetchRefs(ctx, []*github.Pull{p})
 			switch {
 			case err == nil:
-				c.collect([]*github.AuditPull{p}, &notes)
+				c.collect([]*github.Pull{p}, &notes)
 			case errors.Is(err, git.NoMatchingRefSpecError{}):
 				c.failed[p.Number] = fmt.Sprintf("refs/pull/%d/head is not on the remote", p.Number)
 			default:
@@ -129,7 +129,7 @@ func (c *Clone) fetch(ctx context.Context, pulls []*github.AuditPull) []string {
 	return notes
 }
 
-func (c *Clone) fetchRefs(ctx context.Context, pulls []*github.AuditPull) error {
+func (c *Clone) fetchRefs(ctx context.Context, pulls []*github.Pull) error {
 	specs := make([]string, 0, len(pulls))
 	for _, p := range pulls {
 		specs = append(specs, fmt.Sprintf("+refs/pull/%d/head:%s%d", p.Number, RefPrefix, p.Number))
@@ -142,7 +142,7 @@ func (c *Clone) fetchRefs(ctx context.Context, pulls []*github.AuditPull) error 
 }
 
 // collect records the fetched heads of pulls.
-func (c *Clone) collect(pulls []*github.AuditPull, notes *[]string) {
+func (c *Clone) collect(pulls []*github.Pull, notes *[]string) {
 	for _, p := range pulls {
 		h, err := c.clone.Ref(fmt.Sprintf("%s%d", RefPrefix, p.Number))
 		if err != nil {

@@ -60,7 +60,7 @@ func (f *labelFeed) of(number int) []github.LabelEvent {
 // feed while it may still reach back, else the pull request's own events.
 // ok is false when they are not at hand without read, or could not be read
 // (noted on pr).
-func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, read bool, pr *present.PullResult) (events []github.LabelEvent, ok bool, err error) {
+func (a *auditor) labelEvents(ctx context.Context, p *github.Pull, since time.Time, read bool, pr *present.PullResult) (events []github.LabelEvent, ok bool, err error) {
 	if events, ok := a.prEvents[p.Number]; ok {
 		return events, true, nil
 	}

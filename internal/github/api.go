@@ -15,8 +15,8 @@ import (
 // workflow_run).
 type PullService interface {
 	ListPulls(ctx context.Context, q PullQuery) (PullPage, error)
-	GetPull(ctx context.Context, number int) (AuditPull, error)
-	PullsByHead(ctx context.Context, owner, branch string) ([]AuditPull, error)
+	GetPull(ctx context.Context, number int) (Pull, error)
+	PullsByHead(ctx context.Context, owner, branch string) ([]Pull, error)
 	PullCommits(ctx context.Context, number int) ([]PullCommit, bool, error)
 	PullFiles(ctx context.Context, number, maxPages int) (PullFiles, error)
 }
@@ -35,18 +35,21 @@ type LabelService interface {
 }
 
 // EventService reads who added and removed labels, and whether a person
-// may control the breaker.
+// may control the breaker (a collaborator's permission, a team's members).
 type EventService interface {
 	LabelEvents(ctx context.Context, number int) ([]LabelEvent, error)
 	RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, int, error)
 	Permission(ctx context.Context, login string) (string, error)
+	TeamMember(ctx context.Context, org, slug, login string) (bool, error)
 }
 
 // ArtifactService finds and downloads the record artifacts of earlier
-// runs.
+// runs: by name across the repository, or among a workflow's runs.
 type ArtifactService interface {
 	LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error)
 	ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error)
+	WorkflowRuns(ctx context.Context, workflowPath, branch string, n int) ([]WorkflowRun, error)
+	RunArtifacts(ctx context.Context, runID int64, name string) ([]Artifact, error)
 	DownloadArtifact(ctx context.Context, a *Artifact, maxBytes int64) ([]byte, error)
 }
 

@@ -49,15 +49,11 @@ const maxArtifactPages = 50
 // head commit of the loop's history), and one from run excludeRunID (the
 // current run) never does. GitHub documents no order for the repository's
 // artifacts, so every page is read (one call per 100 artifacts of that
-// name, at most 50 pages). The newest is the one created last, the higher
-// id on a tie. When only expired ones belong it returns the newest of
-// them with Expired set, so the caller can say the record has expired;
-// nil when none belongs.
+// name, at most 50 pages). When only expired ones belong it returns the
+// newest of them with Expired set, so the caller can say the record has
+// expired; nil when none belongs.
 func (c *Client) LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error) {
-	if name == "" || belongs == nil {
-		return nil, fmt.Errorf("latest artifact: a name and a test of what belongs to the loop are required (name %q)", name)
-	}
-	var live, expired *Artifact
+	var all []Artifact
 	for page, n := 1, 0; page != 0; n++ {
 		if n == maxArtifactPages {
 			return nil, fmt.Errorf("latest artifact %s: %w: more than %d pages of artifacts of that name", name, ErrTruncated, maxArtifactPages)
@@ -66,32 +62,32 @@ func (c *Client) LatestArtifact(ctx context.Context, name string, excludeRunID i
 		if err != nil {
 			return nil, err
 		}
-		for i := range list {
-			a := list[i]
-			if excludeRunID != 0 && a.RunID == excludeRunID || !belongs(a) {
-				continue
-			}
-			best := &live
-			if a.Expired {
-				best = &expired
-			}
-			if *best == nil || newerArtifact(&a, *best) {
-				*best = &a
-			}
-		}
-		page = next
+		all, page = append(all, list...), next
 	}
+	live, expired := Newest(all, func(a Artifact) bool { return (excludeRunID == 0 || a.RunID != excludeRunID) && belongs(a) })
 	if live != nil {
 		return live, nil
 	}
 	return expired, nil
 }
 
-func newerArtifact(a, b *Artifact) bool {
-	if !a.CreatedAt.Equal(b.CreatedAt) {
-		return a.CreatedAt.After(b.CreatedAt)
+// Newest returns the newest unexpired artifact of list that belongs, and
+// the newest expired one: the one created last, the higher id on a tie.
+func Newest(list []Artifact, belongs func(Artifact) bool) (live, expired *Artifact) {
+	for i := range list {
+		a := &list[i]
+		if !belongs(*a) {
+			continue
+		}
+		best := &live
+		if a.Expired {
+			best = &expired
+		}
+		if *best == nil || a.CreatedAt.After((*best).CreatedAt) || a.CreatedAt.Equal((*best).CreatedAt) && a.ID > (*best).ID {
+			*best = a
+		}
 	}
-	return a.ID > b.ID
+	return live, expired
 }
 
 // DownloadArtifact downloads artifact a's zip, at most maxBytes bytes: one

@@ -29,27 +29,9 @@ type PullQuery struct {
 	Page, PerPage   int
 }
 
-// AuditPull is an open pull request with what an audit needs beyond Pull.
-type AuditPull struct {
-	Pull
-	// BaseSHA is the base branch's commit GitHub reports for the pull
-	// request.
-	BaseSHA string
-	// HeadRepo is the head repository's "owner/name" ("" when it was
-	// deleted).
-	HeadRepo string
-	// Comments is the number of issue comments GitHub counts: only the
-	// answer for one pull request (GetPull) carries it, a list's says 0.
-	Comments int
-	// Seen is GitHub's time (its Date header) of the answer that listed or
-	// returned the pull request: its UpdatedAt, which has whole seconds,
-	// says everything up to Seen only when it is earlier.
-	Seen time.Time
-}
-
 // PullPage is one page of open pull requests.
 type PullPage struct {
-	Pulls []AuditPull
+	Pulls []Pull
 	// Next is the following page, 0 on the last one.
 	Next int
 	// Last is the last page GitHub announces in its Link header, 0 when it
@@ -65,16 +47,6 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 	if per <= 0 || per > perPage {
 		per = perPage
 	}
-	switch q.Sort {
-	case "", "created", "updated", "popularity", "long-running":
-	default:
-		return PullPage{}, fmt.Errorf("list pull requests: sort %q is not created, updated, popularity or long-running", q.Sort)
-	}
-	switch q.Direction {
-	case "", "asc", "desc":
-	default:
-		return PullPage{}, fmt.Errorf("list pull requests: direction %q is not asc or desc", q.Direction)
-	}
 	call := "GET " + c.path("/pulls")
 	list, resp, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &gh.PullRequestListOptions{
 		State:       "open",
@@ -85,10 +57,10 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 	if err != nil {
 		return PullPage{}, c.fail(call, err)
 	}
-	out := PullPage{Pulls: make([]AuditPull, 0, len(list))}
+	out := PullPage{Pulls: make([]Pull, 0, len(list))}
 	for _, p := range list {
 		if p != nil {
-			out.Pulls = append(out.Pulls, auditPullOf(p))
+			out.Pulls = append(out.Pulls, pullOf(p))
 			out.Pulls[len(out.Pulls)-1].Seen = dateOf(resp)
 		}
 	}
@@ -98,26 +70,18 @@ func (c *Client) ListPulls(ctx context.Context, q PullQuery) (PullPage, error) {
 	return out, nil
 }
 
-func auditPullOf(p *gh.PullRequest) AuditPull {
-	ap := AuditPull{Pull: pullOf(p), BaseSHA: p.GetBase().GetSHA(), Comments: p.GetComments()}
-	if r := p.GetHead().GetRepo(); r != nil {
-		ap.HeadRepo = r.GetFullName()
-	}
-	return ap
-}
-
 // GetPull returns pull request number, open or closed: one call. A run
 // whose payload lacks the head and base (issue_comment) learns them so.
-func (c *Client) GetPull(ctx context.Context, number int) (AuditPull, error) {
+func (c *Client) GetPull(ctx context.Context, number int) (Pull, error) {
 	if err := validNumber(number); err != nil {
-		return AuditPull{}, fmt.Errorf("get pull request: %w", err)
+		return Pull{}, fmt.Errorf("get pull request: %w", err)
 	}
 	call := "GET " + c.path("/pulls/%d", number)
 	p, resp, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
 	if err != nil {
-		return AuditPull{}, c.fail(call, err)
+		return Pull{}, c.fail(call, err)
 	}
-	ap := auditPullOf(p)
+	ap := pullOf(p)
 	ap.Seen = dateOf(resp)
 	return ap, nil
 }
@@ -135,7 +99,7 @@ func dateOf(resp *gh.Response) time.Time {
 // owner's repository (the fork's owner for a fork's pull request): one
 // call. A workflow_run payload lists no pull request for a fork's branch;
 // this finds it.
-func (c *Client) PullsByHead(ctx context.Context, owner, branch string) ([]AuditPull, error) {
+func (c *Client) PullsByHead(ctx context.Context, owner, branch string) ([]Pull, error) {
 	if !loginPattern().MatchString(owner) || strings.TrimSpace(branch) == "" {
 		return nil, fmt.Errorf("pull requests by head: %q:%q is not an owner and a branch", bounded(owner, 60), bounded(branch, 100))
 	}
@@ -145,10 +109,10 @@ func (c *Client) PullsByHead(ctx context.Context, owner, branch string) ([]Audit
 	if err != nil {
 		return nil, c.fail(call, err)
 	}
-	var out []AuditPull
+	var out []Pull
 	for _, p := range list {
 		if p != nil {
-			out = append(out, auditPullOf(p))
+			out = append(out, pullOf(p))
 		}
 	}
 	return out, nil

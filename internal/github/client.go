@@ -77,10 +77,6 @@ type Options struct {
 	// Cache, when set, makes every GET conditional: an answer it holds is
 	// asked for with If-None-Match and reused on 304 Not Modified.
 	Cache *Cache
-	// TrustedAuthors, when set, are the only logins whose comments
-	// FindComment and UpsertComment accept as the sticky comment. By
-	// default any Bot or the token's own user is accepted.
-	TrustedAuthors []string
 }
 
 // Client is the GitHub adapter. It is safe for concurrent use.
@@ -406,24 +402,11 @@ func (c *Client) fail(call string, err error) error {
 		cp.Call = call
 		return &cp
 	}
-	var rle *gh.RateLimitError
-	if errors.As(err, &rle) {
-		e := &APIError{Call: call, Status: http.StatusForbidden, Message: rle.Message, RateLimited: true}
-		if rle.Response != nil {
-			e.Status = rle.Response.StatusCode
-		}
-		if !rle.Rate.Reset.IsZero() {
-			e.RetryAfter = max(0, rle.Rate.Reset.Sub(c.now()))
-			e.Message += fmt.Sprintf("; the primary rate limit resets at %s", rle.Rate.Reset.UTC().Format(time.RFC3339))
-		}
-		return e
-	}
+	// A 403 that names the secondary limit only in its documentation URL
+	// reaches go-github, which calls it an abuse limit.
 	var are *gh.AbuseRateLimitError
 	if errors.As(err, &are) {
 		e := &APIError{Call: call, Status: http.StatusForbidden, Message: are.Message, RateLimited: true}
-		if are.Response != nil {
-			e.Status = are.Response.StatusCode
-		}
 		if are.RetryAfter != nil {
 			e.RetryAfter = *are.RetryAfter
 		}

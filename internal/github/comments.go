@@ -129,14 +129,6 @@ func newer(a, b *Comment) bool {
 
 // trusted reports whether cm's author may own the sticky comment.
 func (c *Client) trusted(ctx context.Context, cm *Comment) (bool, error) {
-	if len(c.opts.TrustedAuthors) > 0 {
-		for _, a := range c.opts.TrustedAuthors {
-			if strings.EqualFold(a, cm.Login) {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
 	if strings.EqualFold(cm.UserType, "Bot") {
 		return true, nil
 	}

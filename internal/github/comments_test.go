@@ -91,15 +91,7 @@ func TestFindComment(t *testing.T) {
 			edit:     func(o *Options) { o.Token = "pat" },
 			wantBody: marker + " mine",
 		},
-		{
-			name: "trusted authors only",
-			seed: func(s *fakegithub.Server) {
-				s.AddComment(owner, repo, 1, "github-actions[bot]", "Bot", marker+" ours", t0)
-				s.AddComment(owner, repo, 1, "agent[bot]", "Bot", marker+" agent", t0.Add(time.Hour))
-			},
-			edit:     func(o *Options) { o.TrustedAuthors = []string{"github-actions[bot]"} },
-			wantBody: marker + " ours",
-		},
+
 		{
 			name: "the pull request's author, a bot, is never the sticky's",
 			seed: func(s *fakegithub.Server) {
@@ -109,14 +101,7 @@ func TestFindComment(t *testing.T) {
 			author:   "copilot",
 			wantBody: marker + " ours",
 		},
-		{
-			name: "nor a trusted author who opened it",
-			seed: func(s *fakegithub.Server) {
-				s.AddComment(owner, repo, 1, "agent[bot]", "Bot", marker+" planted", t0)
-			},
-			edit:   func(o *Options) { o.TrustedAuthors = []string{"agent[bot]"} },
-			author: "agent[bot]",
-		},
+
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

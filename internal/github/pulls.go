@@ -7,7 +7,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
-// Pull is an open pull request as the audit sees it.
+// Pull is a pull request as GitHub lists it.
 type Pull struct {
 	Number int
 	Title  string
@@ -25,6 +25,19 @@ type Pull struct {
 	Labels []string
 	// CreatedAt and UpdatedAt are GitHub's timestamps.
 	CreatedAt, UpdatedAt time.Time
+	// BaseSHA is the base branch's commit GitHub reports for the pull
+	// request.
+	BaseSHA string
+	// HeadRepo is the head repository's "owner/name" ("" when it was
+	// deleted).
+	HeadRepo string
+	// Comments is the number of issue comments GitHub counts: only the
+	// answer for one pull request (GetPull) carries it, a list's says 0.
+	Comments int
+	// Seen is GitHub's time (its Date header) of the answer that listed or
+	// returned the pull request: its UpdatedAt, which has whole seconds,
+	// says everything up to Seen only when it is earlier.
+	Seen time.Time
 }
 
 func pullOf(p *gh.PullRequest) Pull {
@@ -39,6 +52,9 @@ func pullOf(p *gh.PullRequest) Pull {
 		Draft:     p.GetDraft(),
 		CreatedAt: timeOf(p.CreatedAt),
 		UpdatedAt: timeOf(p.UpdatedAt),
+		BaseSHA:   p.GetBase().GetSHA(),
+		HeadRepo:  p.GetHead().GetRepo().GetFullName(),
+		Comments:  p.GetComments(),
 	}
 	head, base := p.GetHead().GetRepo(), p.GetBase().GetRepo()
 	switch {
