@@ -101,7 +101,6 @@ func TestFindComment(t *testing.T) {
 			author:   "copilot",
 			wantBody: marker + " ours",
 		},
-
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
