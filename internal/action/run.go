@@ -517,7 +517,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	// waits in its concurrency group, and a person's command or another
 	// run's sticky comment may have come since its event.
 	if r.ev.Number > 0 {
-		comments, err := r.client.Comments(ctx, r.ev.Number, time.Time{})
+		comments, err := r.client.Comments(ctx, r.ev.Number)
 		if err := r.apiError("list PR comments", err); err != nil {
 			return err
 		}

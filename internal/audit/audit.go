@@ -426,7 +426,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.Pull) (*present.PullRe
 	defer src.close()
 	pr.Evidence = src.kind()
 
-	comments, err := a.c.Comments(ctx, p.Number, time.Time{})
+	comments, err := a.c.Comments(ctx, p.Number)
 	read := len(comments) // the comments GitHub counts, unless cut
 	if err != nil {
 		if !errors.Is(err, github.ErrTruncated) {

@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"time"
 )
 
 // The GitHub seam is cut by role, so that a side effect's code and its
@@ -24,7 +23,7 @@ type PullService interface {
 // CommentService reads a pull request's comments (the /loopbreaker
 // commands) and writes the sticky comment.
 type CommentService interface {
-	Comments(ctx context.Context, number int, since time.Time) ([]Comment, error)
+	Comments(ctx context.Context, number int) ([]Comment, error)
 	UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (int64, error)
 }
 

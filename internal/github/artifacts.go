@@ -6,38 +6,25 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
 
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
 )
 
-// Artifact is a workflow-run artifact as GitHub lists it.
+// Artifact is a workflow-run artifact as GitHub lists it: its run's id,
+// head branch and commit, whether it expired (then it cannot be
+// downloaded), its zip's size in bytes and its upload time.
 type Artifact struct {
-	// ID is the artifact's id, RunID its workflow run's.
-	ID, RunID int64
-	// Name is the artifact's name; HeadBranch and HeadSHA are its run's.
+	ID, RunID                 int64
 	Name, HeadBranch, HeadSHA string
-	// Expired reports an artifact past its retention: it cannot be
-	// downloaded.
-	Expired bool
-	// Size is the zip's size in bytes as GitHub reports it.
-	Size int64
-	// CreatedAt is when the artifact was uploaded.
-	CreatedAt time.Time
-}
-
-func artifactOf(a *gh.Artifact) Artifact {
-	return Artifact{
-		ID:         a.GetID(),
-		RunID:      a.GetWorkflowRun().GetID(),
-		Name:       a.GetName(),
-		HeadBranch: a.GetWorkflowRun().GetHeadBranch(),
-		HeadSHA:    a.GetWorkflowRun().GetHeadSHA(),
-		Expired:    a.GetExpired(),
-		Size:       a.GetSizeInBytes(),
-		CreatedAt:  timeOf(a.CreatedAt),
-	}
+	Expired                   bool
+	Size                      int64
+	CreatedAt                 time.Time
 }
 
 // maxArtifactPages bounds LatestArtifact's listing (5,000 artifacts of one
@@ -166,4 +153,75 @@ func readBounded(resp *http.Response, call string, a *Artifact, maxBytes int64) 
 		return nil, fmt.Errorf("download artifact %d (%s): more than the %d bytes allowed", a.ID, a.Name, maxBytes)
 	}
 	return data, nil
+}
+
+// ListArtifacts returns one page (100) of the repository's artifacts
+// called name, expired ones included, and the next page (0 on the last):
+// one call. GitHub documents no order for this list.
+func (c *Client) ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error) {
+	if name == "" {
+		return nil, 0, fmt.Errorf("list artifacts: no name given")
+	}
+	return c.artifacts(ctx, "GET "+c.path("/actions/artifacts"), name, max(page, 1))
+}
+
+// artifacts reads one page of the artifact list call names, of those
+// called name, and the next page.
+func (c *Client) artifacts(ctx context.Context, call, name string, page int) ([]Artifact, int, error) {
+	q := url.Values{"name": {name}, "per_page": {strconv.Itoa(perPage)}, "page": {strconv.Itoa(page)}}
+	var list gh.ArtifactList
+	var resp *gh.Response
+	req, err := c.gh.NewRequest("GET", call[len("GET /"):]+"?"+q.Encode(), nil)
+	if err == nil {
+		resp, err = c.gh.Do(ctx, req, &list)
+	}
+	if err != nil {
+		return nil, 0, c.fail(call, err)
+	}
+	var out []Artifact
+	for _, a := range list.Artifacts {
+		if a.GetName() == name {
+			out = append(out, Artifact{ID: a.GetID(), RunID: a.GetWorkflowRun().GetID(), Name: a.GetName(), HeadBranch: a.GetWorkflowRun().GetHeadBranch(),
+				HeadSHA: a.GetWorkflowRun().GetHeadSHA(), Expired: a.GetExpired(), Size: a.GetSizeInBytes(), CreatedAt: a.GetCreatedAt().Time})
+		}
+	}
+	return out, nextPage(resp, page), nil
+}
+
+// WorkflowRun is a run of one workflow: its latest attempt (1 until it
+// is re-run), its head, and its head repository's "owner/name" (a fork's
+// for a fork's pull request).
+type WorkflowRun struct {
+	ID                            int64
+	Attempt                       int
+	HeadBranch, HeadSHA, HeadRepo string
+}
+
+// WorkflowRuns returns the newest runs (at most n, one call) of the
+// workflow file (its path in the repository, as GITHUB_WORKFLOW_REF names
+// it) on branch, newest first.
+func (c *Client) WorkflowRuns(ctx context.Context, workflowPath, branch string, n int) ([]WorkflowRun, error) {
+	file := path.Base(workflowPath)
+	if !strings.HasPrefix(workflowPath, ".github/workflows/") || file == "" || strings.TrimSpace(branch) == "" {
+		return nil, fmt.Errorf("workflow runs: %q on %q is not a workflow file and a branch", bounded(workflowPath, 100), bounded(branch, 100))
+	}
+	call := "GET " + c.path("/actions/workflows/%s/runs", file)
+	runs, _, err := c.gh.Actions.ListWorkflowRunsByFileName(ctx, c.owner, c.repo, file,
+		&gh.ListWorkflowRunsOptions{Branch: branch, ListOptions: gh.ListOptions{PerPage: max(1, min(n, perPage))}})
+	if err != nil {
+		return nil, c.fail(call, err)
+	}
+	var out []WorkflowRun
+	for _, r := range runs.WorkflowRuns {
+		out = append(out, WorkflowRun{ID: r.GetID(), Attempt: r.GetRunAttempt(), HeadBranch: r.GetHeadBranch(), HeadSHA: r.GetHeadSHA(),
+			HeadRepo: r.GetHeadRepository().GetFullName()})
+	}
+	return out, nil
+}
+
+// RunArtifacts returns run runID's artifacts called name (one call: a run
+// holds few).
+func (c *Client) RunArtifacts(ctx context.Context, runID int64, name string) ([]Artifact, error) {
+	out, _, err := c.artifacts(ctx, "GET "+c.path("/actions/runs/%d/artifacts", runID), name, 1)
+	return out, err
 }

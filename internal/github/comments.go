@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
@@ -31,40 +28,25 @@ type appComment struct {
 	PerformedViaGithubApp *gh.App `json:"performed_via_github_app,omitempty"`
 }
 
-func commentOf(ic *gh.IssueComment) Comment {
-	return Comment{
-		ID:        ic.GetID(),
-		Login:     ic.GetUser().GetLogin(),
-		UserType:  ic.GetUser().GetType(),
-		Body:      ic.GetBody(),
-		CreatedAt: timeOf(ic.CreatedAt),
-		UpdatedAt: timeOf(ic.UpdatedAt),
-	}
-}
-
 // Comments returns the comments of issue or pull request number, oldest
-// first (all pages); a non-zero since returns only those updated at or
-// after it.
-func (c *Client) Comments(ctx context.Context, number int, since time.Time) ([]Comment, error) {
+// first (all pages).
+func (c *Client) Comments(ctx context.Context, number int) ([]Comment, error) {
 	if err := validNumber(number); err != nil {
 		return nil, fmt.Errorf("comments: %w", err)
 	}
 	call := "GET " + c.path("/issues/%d/comments", number)
-	opts := &gh.IssueListCommentsOptions{}
-	if !since.IsZero() {
-		s := since.UTC()
-		opts.Since = &s
-	}
-	list, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*appComment, *gh.Response, error) {
-		opts.ListOptions = o
-		return c.listComments(ctx, number, opts)
+	list, err := listAll(ctx, c, call, func(o gh.ListOptions) (list []*appComment, resp *gh.Response, err error) {
+		req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("%s?page=%d&per_page=%d", call[len("GET /"):], o.Page, o.PerPage), nil)
+		if err == nil {
+			resp, err = c.gh.Do(ctx, req, &list)
+		}
+		return list, resp, err
 	})
 	out := make([]Comment, 0, len(list))
 	for _, ac := range list {
 		if ac != nil {
-			cm := commentOf(&ac.IssueComment)
-			cm.ViaApp = ac.PerformedViaGithubApp.GetSlug()
-			out = append(out, cm)
+			out = append(out, Comment{ID: ac.GetID(), Login: ac.GetUser().GetLogin(), UserType: ac.GetUser().GetType(), Body: ac.GetBody(),
+				CreatedAt: ac.GetCreatedAt().Time, UpdatedAt: ac.GetUpdatedAt().Time, ViaApp: ac.PerformedViaGithubApp.GetSlug()})
 		}
 	}
 	return out, err
@@ -83,60 +65,37 @@ type Sticky struct {
 }
 
 // FindComment returns the newest comment of issue or pull request number
-// whose body contains the sticky marker and whose author is trusted: one of
-// Options.TrustedAuthors when set, else any Bot or the token's own user
-// (looked up once, only when a User wrote a marked comment), and never the
-// pull request's author. It returns nil when there is none.
+// whose body contains the sticky marker and whose author may own it: a Bot
+// or the token's own user (looked up once, only when a User wrote a marked
+// comment), never the pull request's author. It returns nil when there is
+// none.
 func (c *Client) FindComment(ctx context.Context, number int, sticky Sticky) (*Comment, error) {
-	marker := sticky.Marker
-	if strings.TrimSpace(marker) == "" {
+	if strings.TrimSpace(sticky.Marker) == "" {
 		return nil, errors.New("find comment: marker is empty")
 	}
-	list, err := c.Comments(ctx, number, time.Time{})
+	list, err := c.Comments(ctx, number)
 	if err != nil && !errors.Is(err, ErrTruncated) {
 		return nil, err
 	}
 	var best *Comment
 	for i := range list {
 		cm := &list[i]
-		if !strings.Contains(cm.Body, marker) || (sticky.Author != "" && strings.EqualFold(cm.Login, sticky.Author)) {
+		if !strings.Contains(cm.Body, sticky.Marker) || (sticky.Author != "" && strings.EqualFold(cm.Login, sticky.Author)) ||
+			best != nil && (cm.CreatedAt.Before(best.CreatedAt) || cm.CreatedAt.Equal(best.CreatedAt) && cm.ID <= best.ID) {
 			continue
 		}
-		if best != nil && !newer(cm, best) {
-			continue
+		if !strings.EqualFold(cm.UserType, "Bot") {
+			self, err := c.selfLogin(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if self == "" || !strings.EqualFold(self, cm.Login) {
+				continue
+			}
 		}
-		ok, terr := c.trusted(ctx, cm)
-		if terr != nil {
-			return nil, terr
-		}
-		if ok {
-			best = cm
-		}
+		best = cm
 	}
-	if best == nil {
-		return nil, nil
-	}
-	found := *best
-	return &found, nil
-}
-
-func newer(a, b *Comment) bool {
-	if !a.CreatedAt.Equal(b.CreatedAt) {
-		return a.CreatedAt.After(b.CreatedAt)
-	}
-	return a.ID > b.ID
-}
-
-// trusted reports whether cm's author may own the sticky comment.
-func (c *Client) trusted(ctx context.Context, cm *Comment) (bool, error) {
-	if strings.EqualFold(cm.UserType, "Bot") {
-		return true, nil
-	}
-	self, err := c.selfLogin(ctx)
-	if err != nil {
-		return false, err
-	}
-	return self != "" && strings.EqualFold(self, cm.Login), nil
+	return best, nil
 }
 
 // selfLogin returns the token's own login (GET /user, once). A token that
@@ -310,30 +269,4 @@ func (c *Client) Permission(ctx context.Context, login string) (string, error) {
 	default:
 		return "", fmt.Errorf("%s: unknown permission %q", call, bounded(p, 40))
 	}
-}
-
-// listComments is go-github's Issues.ListComments decoding
-// performed_via_github_app too.
-func (c *Client) listComments(ctx context.Context, number int, opts *gh.IssueListCommentsOptions) ([]*appComment, *gh.Response, error) {
-	u := fmt.Sprintf("repos/%s/%s/issues/%d/comments", c.owner, c.repo, number)
-	q := url.Values{}
-	if opts.Since != nil {
-		q.Set("since", opts.Since.UTC().Format(time.RFC3339))
-	}
-	if opts.Page > 0 {
-		q.Set("page", strconv.Itoa(opts.Page))
-	}
-	if opts.PerPage > 0 {
-		q.Set("per_page", strconv.Itoa(opts.PerPage))
-	}
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := c.gh.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	var list []*appComment
-	resp, err := c.gh.Do(ctx, req, &list)
-	return list, resp, err
 }
