@@ -32,22 +32,11 @@ type gitState struct {
 }
 
 // prepareGit picks the commit the run evaluates, fetches what the clone
-// lacks of it with the token, and finds the loop's base.
-//
-// The commit is the pull request's head, never GitHub's test merge: for a
-// pull_request event actions/checkout checks out refs/pull/N/merge, a merge
-// of the head into the base made anew on every push
-// (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request);
-// a record of it is found by no later run. When HEAD is such a merge (its
-// second parent is the head; GitHub gives the base first,
-// https://github.com/buildbuddy-io/buildbuddy/pull/6725) or GITHUB_REF is
-// the merge ref, or HEAD is some other ref (the default branch of an
-// issue_comment or workflow_run), the head is read through a view. Commits
-// the run's own steps made on top of the head (an agent's) stay HEAD.
-//
-// A shallow clone (actions/checkout's default, fetch-depth: 1) is deepened
-// with the token; when that fails the run decides on what it sees, says so
-// in a warning and sets the shallow output: never silently.
+// lacks of it with the token, and finds the loop's base. The commit is the
+// pull request's head, never GitHub's test merge (made anew on every push,
+// so no later run finds its record): when HEAD is that merge (its second
+// parent is the head) or another ref, the head is read through a view.
+// A shallow clone is deepened; when that fails the run says so.
 func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 	g := &gitState{dir: r.ws, base: r.in.Base}
 	if g.base == "" {

@@ -9,26 +9,10 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 )
 
-// pull completes from the API what the event's payload lacks of the run's
-// pull request (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows):
-//
-//   - issue_comment names the pull request but neither its head nor its
-//     base, and runs on the default branch: GET pulls/{n} gives them, never
-//     GITHUB_REF (the newest record artifact on the default branch belongs
-//     to some other loop);
-//
-//   - workflow_run lists a same-repository pull request by number only,
-//     and none for a fork's (its pull_requests is empty): the pull request
-//     is found by its head, the fork's owner and branch. The commit
-//     evaluated stays the triggering run's head, whose evidence it is.
-//
-//   - push, workflow_dispatch and schedule name no pull request at all: the
-//     loop's branch (the branch input, the pushed one, or GITHUB_REF) finds
-//     it by its head in this repository, so that an agent loop run by hand
-//     or on a timer gets its labels, comment, commands and resets.
-//
-// One call either way; none for the events whose payload holds the pull
-// request (pull_request, pull_request_target).
+// pull completes from the API (one call) what the event's payload lacks of
+// the run's pull request: issue_comment names no head or base; workflow_run
+// names a fork's pull request by its head only; push, workflow_dispatch and
+// schedule name none, and the loop's branch finds it by its head.
 func (r *run) pull(ctx context.Context) error {
 	ev := r.ev
 	switch {

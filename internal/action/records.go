@@ -102,12 +102,8 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 			}
 		}
 	}
-	// A digest stands for the artifacts only when the digest key sealed it
-	// (anyone who can comment can write one) and it is current: no run of
-	// the loop after the one that wrote it left a record artifact that
-	// holds (an old sealed body written back is older than that). A dry
-	// run never updates the sticky comment: its digest stops at the last
-	// run that wrote.
+	// A digest stands for the artifacts only when the key sealed it and no
+	// later run left a record artifact that holds; a dry run never updates it.
 	sealed := digest != nil && r.in.DigestKey != "" && !r.in.DryRun
 	after := runAttempt{run: -1}
 	if sealed && !partial {
@@ -155,11 +151,9 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	return nil
 }
 
-// jobRecords takes up the records that earlier iterations of this job
-// (the action run more than once in one job) left in the record file, and
-// reports whether there were any: no artifact or digest holds them yet,
-// and the file is written anew. A file that holds no record of this run
-// attempt is another job's, and is not read as a ledger.
+// jobRecords takes up the records earlier iterations of this job left in
+// the record file, and reports whether there were any. A file with no
+// record of this run attempt is another job's.
 func (r *run) jobRecords(cfg *loop.Config) bool {
 	if r.runID <= 0 {
 		return false
@@ -199,14 +193,9 @@ func (r *run) jobRecords(cfg *loop.Config) bool {
 }
 
 // artifactLedger reads the newest record artifact of the loop's earlier
-// runs that holds: with the digest key, records sealed by the key for
-// that run's own file (the others are ignored), so that an artifact
-// planted in a run by a step holding the runner's runtime token, or an
-// older run's written back, never stands for the run's record; the next
-// older run's is read instead. It stops at a run (attempt) no newer than
-// after (the newest of a sealed digest's writer and records; run -1 for
-// none) and then reports current: no record artifact that holds is newer
-// than the digest.
+// runs that holds records (with the digest key, sealed for that run: a
+// planted or replayed artifact is skipped for the next older one). It stops
+// at a run no newer than after and then reports current.
 func (r *run) artifactLedger(ctx context.Context, g *gitState, branch string, after runAttempt) (l *ledger.Ledger, current bool, err error) {
 	current, err = r.recordArtifacts(ctx, g, branch, after, func(a *github.Artifact) (bool, error) {
 		l, err = r.readArtifact(ctx, a)
@@ -267,16 +256,12 @@ const (
 )
 
 // recordArtifacts hands the record artifacts of the loop's earlier runs to
-// try, newest first, until try takes one. Only runs of this workflow
-// (GITHUB_WORKFLOW_REF) on the loop's branch and head repository count:
-// another workflow's records, or a fork's branch of the same name, are
-// another loop's. It costs a constant number of calls: the runs, then the
-// artifacts of the newest few. It stops at a run no newer than after, and
-// reports whether it got there, or to the end of the runs, with none taken
-// (current). Without the workflow's name (a run outside Actions), or for a
-// loop whose runs are all dispatched on the default branch (an artifact
-// name per loop branch), the newest artifact of that name is the one
-// candidate.
+// try, newest first, until try takes one, in a constant number of calls.
+// Only this workflow's runs on the loop's branch and head repository count.
+// It stops at a run no newer than after and reports whether it got there,
+// or to the end of the runs, with none taken (current). Without the
+// workflow's name, or with an artifact name per loop branch, the newest
+// artifact of that name is the one candidate.
 func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, after runAttempt, try func(*github.Artifact) (bool, error)) (current bool, err error) {
 	name := r.artifactName(branch)
 	wf := r.workflowPath()

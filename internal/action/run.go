@@ -259,16 +259,11 @@ func (r *run) decide(ctx context.Context, cfg *loop.Config) (*loop.Result, error
 }
 
 // applyLabelResets folds the resets people made by taking the open label
-// off, which only the pull request's label events show. The
-// events are read (one call) only when a reset may be missing from res,
-// the fold without them: the open label is gone from an OPEN pull
-// request, or the ledger's newest record says its run applied such
-// resets. A record is evidence, never authority, so what it says is not
-// applied: the events are, and a forged claim costs the one read. This
-// run's record says which resets it applied, so that a later run, whose
-// payload may carry the label again (the loop opened again), does not
-// forget them; when the events could not be read it passes on the claims
-// it read, for the next run to check.
+// off. The events are read (one call) only when a reset may be missing from
+// res: the label is gone from an OPEN pull request, or the newest record
+// claims resets (evidence, never authority: a forged claim costs the read).
+// This run's record names the resets it applied, or passes on the claims
+// when the events could not be read, for the next run to check.
 func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.Result) (*loop.Result, error) {
 	if r.client == nil || r.ev.Number == 0 {
 		return res, nil

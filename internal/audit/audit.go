@@ -715,19 +715,12 @@ func (a *auditor) trustedFunc(ctx context.Context, pr *present.PullResult) contr
 	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
 }
 
-// labelResets folds the resets people made by taking the open label off,
-// which only the label events show, by the check run's rule
-// (control.LabelResets): every removal by a person with write access made
-// while the breaker was OPEN, not only the newest; refold folds again with
-// each. d is the decision without them. The events are read (from the
-// repository's feed, else the pull request's own: budgeted) when a reset
-// may be missing from d: the open label is gone from an OPEN pull request,
-// or the ledger's newest record says its run applied such resets — once
-// the loop opened again the label is back, and only that claim remembers
-// them. A claim is never applied itself: a forged one costs the read and
-// changes nothing. Otherwise the events are used only when the run holds
-// them already (the feed's pages read for other pull requests, or this
-// one's own events), at no call.
+// labelResets folds the resets people made by taking the open label off
+// (control.LabelResets; d is the decision without them). The events are
+// read, budgeted, only when a reset may be missing from d: the label is gone
+// from an OPEN pull request, or the newest record claims resets (never
+// applied itself: a forged claim costs the read only). Otherwise events the
+// run already holds are used, at no call.
 func (a *auditor) labelResets(ctx context.Context, p *github.Pull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *present.PullResult) error {
 	since, ever := control.ResetsSince(d.History)
 	if !ever {

@@ -9,20 +9,11 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// labelFeed is the repository's label events (every issue's, newest
-// first), read one page at a time for all the pull requests of a run. A
-// pull request found OPEN without its open label, or whose newest record
-// says its run applied resets by the label, needs the removals since its
-// breaker first opened, to tell a person's reset from a label never added
-// and to fold every reset, not only the newest; one page of the feed
-// usually answers that for every such pull request at once, where asking
-// each would cost a call each. Pages read for some are used for the others
-// too, at no call.
-//
-// The feed never reads more pages than pull requests have asked, and once
-// it fails to reach back far enough for one (a busy repository, a breaker
-// that opened long ago) it is left for the rest of the run: each pull
-// request then asks for its own events, as before.
+// labelFeed is the repository's label events, newest first, read a page at
+// a time and shared by the run's pull requests: one page usually answers
+// for all that need their open label's removals, where each asking would
+// cost a call. It reads no more pages than were asked for, and is abandoned
+// once it cannot reach back far enough for one.
 type labelFeed struct {
 	events    []github.LabelEvent // newest first
 	next      int                 // the next page; 0 when all are read

@@ -1,18 +1,8 @@
 // Package control decides which pull-request comments and label events may
-// steer the breaker, for the check run (internal/action) and the audit
-// (internal/audit) alike:
-//
-//   - the sticky comment (the one carrying the marker, with the ledger
-//     digest) is loopbreaker's only when a bot wrote it, and never the bot
-//     that opened the pull request: an agent running as a GitHub App is a
-//     bot too, and must not plant a digest of its own;
-//   - /loopbreaker commands, removals of the open label and additions of
-//     the disabled and force-open labels count only from people (not bots)
-//     with write access to the repository: one rule for every control.
-//
-// It takes what GitHub reported as plain values (Comment, LabelEvent) and
-// asks the caller whether a person may control the breaker (Trusted): the
-// lookup costs an API call, which the audit budgets.
+// steer the breaker, for the check run and the audit alike: the sticky
+// comment is loopbreaker's only when a bot other than the pull request's
+// author wrote it; commands and label controls count only from people with
+// write access (Trusted, which the caller answers and budgets).
 package control
 
 import (
