@@ -79,11 +79,8 @@ type auditor struct {
 	tmp       string
 }
 
-// Run audits the repository's open pull requests. It returns an error only
-// when nothing could be audited (bad options, the first page of pull
-// requests refused for a reason other than the rate limit); every other
-// problem is in the Result: a pull request that fails is skipped with its
-// reason, and a run that stops early says why and what it did not reach.
+// Run audits the repository's open pull requests. It fails only when nothing
+// could be audited; every other problem is in the result.
 func Run(ctx context.Context, c GitHub, o Options) (*present.AuditResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -187,10 +184,8 @@ func (a *auditor) stop(reason string) {
 	a.o.Log("audit: stopping early: %s", reason)
 }
 
-// run lists the open pull requests first, then evaluates them in that
-// order. Listing first keeps the order a snapshot: the labels the run
-// writes bump updated_at, which would shift later pages of a listing
-// sorted by it and make pull requests slip between pages.
+// run lists every page first, then evaluates: the labels it writes bump
+// updated_at and would shift the pages still to be read.
 func (a *auditor) run(ctx context.Context) error {
 	queue, cut, err := a.list(ctx)
 	if err != nil {
@@ -288,10 +283,9 @@ func resume(queue []*github.Pull, cursor []int) []*github.Pull {
 	return out
 }
 
-// list reads the pages of open pull requests, least recently updated
-// first, and selects those of the shard that the filters take. It stops
-// listing when the selected ones are expected to spend the budget, or when
-// listing has taken a tenth of it: cut then says why pages were left.
+// list reads the pages of open pull requests, least recently updated first,
+// and selects the shard's that the filters take, until the selected ones
+// would spend the budget or listing took a tenth of it (cut says which).
 func (a *auditor) list(ctx context.Context) (queue []*github.Pull, cut string, err error) {
 	maxPages := max(1, a.o.Budget/10)
 	last := 0
@@ -399,10 +393,8 @@ func (e *disabledError) Error() string {
 	return "the " + present.LabelDisabled + " label, added by " + e.by + ", turns the breaker off"
 }
 
-// evaluate gathers one pull request's evidence, decides and acts. A pull
-// request unchanged since the previous run (its mark) is read from the
-// answers the state holds; its writes, and the read-back after them, are
-// made as usual (wctx).
+// evaluate gathers one pull request's evidence, decides and acts; an
+// unchanged one (its mark) reads from the state's answers, writing as usual.
 func (a *auditor) evaluate(ctx context.Context, p *github.Pull) (*present.PullResult, error) {
 	pr := &present.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
 	wctx := ctx
@@ -490,12 +482,9 @@ func (a *auditor) evaluate(ctx context.Context, p *github.Pull) (*present.PullRe
 	return pr, nil
 }
 
-// mark keeps the pull request's mark for the next run: its listing's head
-// and updated_at, or, when the run's own writes moved updated_at, those of
-// a read of it that shows nothing else changed it (the head, the labels
-// as the run left them, the comments it read and the one it posted). A
-// mark that cannot be had is left out: the next run reads the pull
-// request again.
+// mark keeps the pull request's mark for the next run: its listed head and
+// updated_at, or, after the run's own writes, those of a read-back that
+// shows nothing else changed it. Without one the next run reads it again.
 func (a *auditor) mark(ctx context.Context, p *github.Pull, pr *present.PullResult, comments int) {
 	if !a.o.KeepMarks || comments < 0 {
 		return
@@ -669,10 +658,8 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *prese
 	return ok, nil
 }
 
-// labelledBy says who added label to p, when that person may control the
-// breaker: the disabled and force-open labels count only then, as every
-// control does (an agent can label its own pull request). ok is false,
-// with a note, when someone else added it or the events cannot be read.
+// labelledBy says who added label to p when that person may control the
+// breaker; ok is false, with a note, otherwise.
 func (a *auditor) labelledBy(ctx context.Context, p *github.Pull, label string, pr *present.PullResult) (by string, ok bool, err error) {
 	events, ok, err := a.pullEvents(ctx, p, pr, fmt.Sprintf("the %s label was ignored: who added it could not be read (%%s)", label))
 	if err != nil || !ok {

@@ -18,12 +18,9 @@ const RefPrefix = "refs/loopbreaker/pull/"
 // fetchBatch is how many pull request refs one fetch asks for.
 const fetchBatch = 50
 
-// Clone is a local clone of the audited repository. Pull request heads
-// (refs/pull/N/head, which GitHub keeps for forks too) are fetched into it
-// with go-git, never the git binary, and each one is read through a view
-// (checkout.Clone.View), so the clone's own HEAD and work tree are never
-// touched. What a fetch writes into the git directory is given the
-// workspace's owner. A Clone is not safe for concurrent use.
+// Clone is a local clone of the audited repository: pull request heads are
+// fetched with go-git and read through views, the work tree untouched. Not
+// safe for concurrent use.
 type Clone struct {
 	dir   string // as given: the workspace
 	clone *checkout.Clone
@@ -35,10 +32,8 @@ type Clone struct {
 	broken string         // set when fetching cannot work at all
 }
 
-// OpenClone opens the clone that contains dir. fetchURL is where pull
-// request refs are fetched from ("" uses the clone's origin remote); token,
-// when set, is sent as HTTP basic auth ("x-access-token") to an http(s)
-// URL and never to anything else.
+// OpenClone opens the clone that contains dir; pull request refs come from
+// fetchURL ("": origin), with token sent to an http(s) URL only.
 func OpenClone(dir, fetchURL, token string) (*Clone, error) {
 	cl, err := checkout.Open(dir)
 	if err != nil {
@@ -62,10 +57,8 @@ func (c *Clone) Close() error {
 	return c.clone.Close()
 }
 
-// fetch makes the heads of pulls available: a head already in the clone
-// only gets its ref; the others are fetched in batches, then one by one when
-// a batch fails. It returns notes on what could not be fetched; those pull
-// requests are read from the API instead.
+// fetch makes the heads of pulls available, in batches, then one by one
+// when a batch fails; the notes name those read from the API instead.
 func (c *Clone) fetch(ctx context.Context, pulls []*github.Pull) []string {
 	var notes []string
 	var need []*github.Pull

@@ -45,12 +45,9 @@ func (f *labelFeed) of(number int) []github.LabelEvent {
 	return out
 }
 
-// labelEvents returns the label events of pull request p: its own when
-// the run read them already, else the feed's when it reaches back to
-// since. With read, it reads what is missing (budgeted): more pages of the
-// feed while it may still reach back, else the pull request's own events.
-// ok is false when they are not at hand without read, or could not be read
-// (noted on pr).
+// labelEvents returns p's label events: its own when read already, else the
+// feed's when it reaches back to since. With read it reads what is missing,
+// budgeted; ok is false when they are not at hand.
 func (a *auditor) labelEvents(ctx context.Context, p *github.Pull, since time.Time, read bool, pr *present.PullResult) (events []github.LabelEvent, ok bool, err error) {
 	if events, ok := a.prEvents[p.Number]; ok {
 		return events, true, nil

@@ -17,11 +17,8 @@ import (
 // artifacts).
 const maxArtifactPages = 100
 
-// artifactIndex is the repository's record artifacts, listed one page at
-// a time the first time a pull request needs them, and shared by all: one
-// call serves up to a hundred pull requests instead of one call each.
-// GitHub documents no order for the list, so every page is read before an
-// artifact is taken for the newest.
+// artifactIndex is the repository's record artifacts, listed once for all
+// pull requests (every page: GitHub documents no order).
 type artifactIndex struct {
 	name  string
 	list  []github.Artifact
@@ -64,9 +61,7 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.Pull, src source, 
 }
 
 // ledger returns the earlier runs' records of a pull request: the sticky
-// comment's digest (read with the comments anyway), else the newest
-// matching record artifact. Neither is trusted over git: they add what
-// git cannot know (test results, errors, runs without a commit).
+// comment's digest, else the newest matching record artifact.
 func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Comment, src source, pr *present.PullResult) (*ledger.Ledger, error) {
 	if sticky != nil {
 		l, err := present.DecodeDigest(sticky.Body)

@@ -8,11 +8,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// sortByProgress orders the pulls by money wasted, then least recently
-// progressed: the stuck ones (not CLOSED) whose agent reported dollars
-// spent since the last progress first, most first, then those that
-// reported only tokens, most first; then never progressed, then the
-// oldest last progress; ties by number.
+// sortByProgress puts first the stuck pulls that wasted the most dollars,
+// then tokens, then the never progressed, then the oldest last progress.
 func sortByProgress(ps []present.PullResult) {
 	sort.SliceStable(ps, func(i, j int) bool {
 		ri, ai := waste(&ps[i])

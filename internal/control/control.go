@@ -71,10 +71,8 @@ func WriteAccess(permission string) bool {
 	return false
 }
 
-// Sticky returns loopbreaker's sticky comment among a pull request's
-// comments, nil when there is none: the most recently updated one carrying
-// marker written by a bot other than author (the pull request's author; ""
-// when unknown).
+// Sticky returns the most recently updated comment carrying marker written
+// by a bot other than author; nil when there is none.
 func Sticky(comments []Comment, marker, author string) *Comment {
 	var sticky *Comment
 	for i := range comments {
@@ -113,12 +111,8 @@ func fromCommand(verb, text, login string, at time.Time) (c loop.Control, ok boo
 	return c, true
 }
 
-// openAt reports whether a breaker whose transitions are history (oldest
-// first) was OPEN when a control made at t applies: after its transitions
-// before t (the fold applies a control before an iteration at the same
-// time). A time before the oldest transition of a history cut to
-// breaker.MaxHistory events is taken as OPEN: the transitions that would
-// say otherwise are gone.
+// openAt reports whether the breaker was OPEN when a control made at t
+// applies; before a cut history's oldest event it is taken as OPEN.
 func openAt(history []breaker.Event, t time.Time) bool {
 	if len(history) >= breaker.MaxHistory && t.Before(history[0].At) {
 		return true
@@ -134,10 +128,8 @@ func openAt(history []breaker.Event, t time.Time) bool {
 }
 
 // ResetsSince is the earliest time a removal of the open label can reset
-// a breaker whose transitions are history (oldest first): its first
-// opening, or the zero time when the history was cut to
-// breaker.MaxHistory events. ok is false when the breaker was never OPEN:
-// no removal is a reset, and the label events need not be read.
+// the breaker: its first opening (zero when the history was cut); ok is
+// false when it never opened.
 func ResetsSince(history []breaker.Event) (since time.Time, ok bool) {
 	if len(history) >= breaker.MaxHistory {
 		return time.Time{}, true
@@ -150,14 +142,9 @@ func ResetsSince(history []breaker.Event) (since time.Time, ok bool) {
 	return time.Time{}, false
 }
 
-// LabelResets applies every reset people made by taking label (the open
-// label) off, the one rule of the check run and the audit: each removal
-// among a pull request's label events (oldest first), made while the
-// breaker (folded with the resets before it) was OPEN, by someone trusted
-// says may control the breaker, is a reset handed to refold. A removal
-// while the breaker was not OPEN is no reset, and its actor is not looked
-// up. It returns the removals applied and, for the caller's notes, those
-// by someone who may not reset the breaker.
+// LabelResets hands to refold each removal of label (oldest first) made
+// while the breaker, folded with the resets before it, was OPEN, by someone
+// trusted; it returns those applied and those refused.
 func LabelResets(events []LabelEvent, label string, history []breaker.Event, trusted Trusted, refold Refold) (applied, refused []LabelEvent, err error) {
 	for _, e := range events {
 		if e.Event != "unlabeled" || !strings.EqualFold(e.Label, label) || !openAt(history, e.At) {
@@ -180,13 +167,9 @@ func LabelResets(events []LabelEvent, label string, history []breaker.Event, tru
 	return applied, refused, nil
 }
 
-// Commands turns the /loopbreaker commands among a pull request's
-// comments into controls. A comment carrying marker (loopbreaker's own) is
-// never a command; nor is an edited one (GitHub does not say who edited
-// it: the agent's token may have turned a person's old comment into a
-// command) or one an App wrote for its author (the App, perhaps the
-// agent, chose the words); a command counts only when trusted says its
-// author may control the breaker, and notes say which were ignored.
+// Commands turns the trusted /loopbreaker commands among comments into
+// controls. Never a command: a marked comment, an edited one (who edited it
+// is unknown), or one an App wrote for its author.
 func Commands(comments []Comment, marker string, trusted Trusted) (controls []loop.Control, notes []string, err error) {
 	for _, c := range comments {
 		if strings.Contains(c.Body, marker) {
@@ -219,10 +202,8 @@ func Commands(comments []Comment, marker string, trusted Trusted) (controls []lo
 	return controls, notes, nil
 }
 
-// LabelledBy returns the newest event that put label (compared without
-// case) on a pull request, when trusted says the person who added it may
-// control the breaker: the disabled and force-open labels count only then.
-// Otherwise ok is false and note says why the label is ignored.
+// LabelledBy returns the newest event that put label on a pull request when
+// its actor may control the breaker; otherwise ok is false and note says why.
 func LabelledBy(events []LabelEvent, label string, trusted Trusted) (e LabelEvent, ok bool, note string, err error) {
 	for i := len(events) - 1; i >= 0 && !ok; i-- {
 		e = events[i]

@@ -4,10 +4,8 @@ import (
 	"context"
 )
 
-// The GitHub seam is cut by role, so that a side effect's code and its
-// tests need only the calls of that role. *Client implements every role;
-// the Action (internal/action) holds them all as API, the audit
-// (internal/audit) the ones it uses.
+// The seam is cut by role, so that a side effect's code and tests need only
+// that role's calls; *Client implements every role.
 
 // PullService reads pull requests: those an audit walks, and the one a run
 // is about when its payload does not say enough (issue_comment, a fork's

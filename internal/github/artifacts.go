@@ -31,14 +31,10 @@ type Artifact struct {
 // name).
 const maxArtifactPages = 50
 
-// LatestArtifact finds the newest artifact called name that belongs to
-// the loop: belongs says which do (the caller's own: the branch, and a
-// head commit of the loop's history), and one from run excludeRunID (the
-// current run) never does. GitHub documents no order for the repository's
-// artifacts, so every page is read (one call per 100 artifacts of that
-// name, at most 50 pages). When only expired ones belong it returns the
-// newest of them with Expired set, so the caller can say the record has
-// expired; nil when none belongs.
+// LatestArtifact finds the newest artifact called name that belongs (and
+// is not run excludeRunID's). GitHub documents no order, so every page is
+// read. When only expired ones belong it returns the newest with Expired
+// set; nil when none belongs.
 func (c *Client) LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error) {
 	var all []Artifact
 	for page, n := 1, 0; page != 0; n++ {
@@ -77,11 +73,9 @@ func Newest(list []Artifact, belongs func(Artifact) bool) (live, expired *Artifa
 	return live, expired
 }
 
-// DownloadArtifact downloads artifact a's zip, at most maxBytes bytes: one
-// API call that answers with a redirect to storage, then the download from
-// storage without the token. An expired artifact (flagged, or 410 from the
-// API, or a refused storage link) is an error wrapping ErrExpired; a larger
-// zip is an error.
+// DownloadArtifact downloads a's zip, at most maxBytes: one API call
+// redirecting to storage, fetched without the token. An expired artifact
+// is an error wrapping ErrExpired.
 func (c *Client) DownloadArtifact(ctx context.Context, a *Artifact, maxBytes int64) ([]byte, error) {
 	if a == nil || a.ID <= 0 {
 		return nil, errors.New("download artifact: no artifact given")

@@ -26,10 +26,8 @@ const (
 	DefaultMaxRetries = 3
 	// DefaultMaxWait is the longest single wait for Retry-After or backoff.
 	DefaultMaxWait = 60 * time.Second
-	// DefaultHeaderTimeout and DefaultTimeout bound one attempt's wait for
-	// an answer and one call with its retries, when Options.HTTPClient is
-	// nil: a server that never answers must not hold the run until the
-	// job's own timeout.
+	// DefaultHeaderTimeout and DefaultTimeout bound an attempt and a call when
+	// Options.HTTPClient is nil: a silent server must not hold the run.
 	DefaultHeaderTimeout = 30 * time.Second
 	DefaultTimeout       = 10 * time.Minute
 	perPage              = 100
@@ -250,10 +248,9 @@ func (c *Client) block(resource string, t time.Time, why string) {
 	}
 }
 
-// awaitLimit lets a call through its rate limit: at once, or, for a
-// limit that renews every minute (the search API's), after waiting for a
-// reset at most MaxWait away; otherwise it is an error naming the call.
-// The primary limit renews hourly: it is not waited for.
+// awaitLimit lets a call through its rate limit: at once, or after waiting
+// up to MaxWait for a per-minute (search) limit's reset; the hourly primary
+// limit is not waited for.
 func (c *Client) awaitLimit(ctx context.Context, call string) error {
 	c.mu.Lock()
 	b := c.blocked["*"]

@@ -52,10 +52,8 @@ func (c *Client) Comments(ctx context.Context, number int) ([]Comment, error) {
 	return out, err
 }
 
-// Sticky names a pull request's sticky comment: the marker its body
-// carries (a hidden HTML comment such as "<!-- loopbreaker -->") and the
-// pull request's author ("" when unknown), whose comments are never taken
-// for it: an agent running as a GitHub App is a bot too.
+// Sticky names a sticky comment: its marker and the pull request's author,
+// whose comments are never taken for it (an agent App is a bot too).
 type Sticky struct {
 	Marker string
 	Author string
@@ -64,11 +62,9 @@ type Sticky struct {
 	Absent bool
 }
 
-// FindComment returns the newest comment of issue or pull request number
-// whose body contains the sticky marker and whose author may own it: a Bot
-// or the token's own user (looked up once, only when a User wrote a marked
-// comment), never the pull request's author. It returns nil when there is
-// none.
+// FindComment returns the newest comment of number carrying the sticky
+// marker whose author may own it (a bot or the token's own user, never the
+// pull request's author); nil when there is none.
 func (c *Client) FindComment(ctx context.Context, number int, sticky Sticky) (*Comment, error) {
 	if strings.TrimSpace(sticky.Marker) == "" {
 		return nil, errors.New("find comment: marker is empty")
@@ -124,14 +120,11 @@ func (c *Client) selfLogin(ctx context.Context) (string, error) {
 	return self, nil
 }
 
-// UpsertComment keeps one sticky comment on issue or pull request number
-// and returns its id. With knownID > 0 (the id a previous run recorded for
-// this same pull request) it edits that comment: one call, falling back to
-// a search when it is gone (404). With sticky.Absent it creates one: one
-// call. Otherwise it edits the comment FindComment finds, or creates one
-// when there is none: it never creates a second. The body gets marker prepended when it lacks it; a body over
-// MaxCommentLength characters is refused before any call. In dry-run mode it
-// returns the id it would edit, 0 for a comment it would create.
+// UpsertComment keeps one sticky comment on number and returns its id: it
+// edits knownID (searching when it is gone), creates one when sticky.Absent,
+// else edits the one FindComment finds or creates one; never a second. The
+// marker is prepended when missing; a body over MaxCommentLength is refused.
+// In dry-run mode it returns the id it would edit, 0 for a create.
 func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (id int64, err error) {
 	marker := sticky.Marker
 	if err := validNumber(number); err != nil {

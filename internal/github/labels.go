@@ -27,14 +27,9 @@ type LabelSpec struct {
 	Name, Color, Description string
 }
 
-// AddLabel puts label l on issue or pull request number with one call.
-// GitHub creates a label the repository lacks as it adds it, in its grey
-// and without a description; AddLabel then gives it l's colour and
-// description with one more call. That happens once per repository: the
-// label exists from then on. Only a label with GitHub's grey and no
-// description is taken for one just made, so a label a person recoloured
-// is left as it is. Creating a label needs issues: write on the token; a
-// token that may add labels but not edit them leaves a grey one grey.
+// AddLabel puts l on number. A label GitHub creates on the way is grey and
+// bare; AddLabel then gives it l's colour and description (one more call,
+// once per repository), leaving a label a person recoloured as it is.
 func (c *Client) AddLabel(ctx context.Context, number int, l LabelSpec) error {
 	if err := validNumber(number); err != nil {
 		return fmt.Errorf("add label: %w", err)

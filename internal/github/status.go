@@ -52,10 +52,8 @@ func (c *Client) SetStatus(ctx context.Context, sha, state, description, targetU
 	return c.fail(call, err)
 }
 
-// CreateCheckRun creates a completed check run "loopbreaker" on sha with
-// conclusion (success, failure, neutral, cancelled, skipped, timed_out or
-// action_required), an output title and a markdown summary of at most
-// 65,535 characters (a longer one is refused before any call).
+// CreateCheckRun creates a completed check run "loopbreaker" on sha; a
+// summary over 65,535 characters is refused before any call.
 func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, summary string) error {
 	if !shaPattern().MatchString(sha) {
 		return fmt.Errorf("create check run: %q is not a commit hash", bounded(sha, 80))

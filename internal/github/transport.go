@@ -26,20 +26,16 @@ const (
 	secondaryDefaultWait = time.Minute
 )
 
-// noResendKey marks a context whose write is not idempotent (creating a
-// comment): a failure that may have reached GitHub (5xx, network error) is
-// not retried. Rate-limit refusals are still waited out: GitHub did
-// nothing.
+// noResendKey marks a write that is not idempotent: a failure that may have
+// reached GitHub is not retried (rate-limit refusals still are).
 type noResendKey struct{}
 
 func withoutResend(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noResendKey{}, true)
 }
 
-// transport counts, authenticates and retries requests (see the package
-// documentation). With api false (artifact storage) it neither counts nor
-// authenticates nor reads rate-limit headers, and only retries transient
-// failures.
+// transport counts, authenticates and retries requests; for storage (api
+// false) it only retries transient failures.
 type transport struct {
 	c    *Client
 	base http.RoundTripper
