@@ -253,55 +253,7 @@ func AuditSummary(r *AuditResult) string {
 		fmt.Fprintf(&b, "> [!WARNING]\n> The audit stopped early: %s. %s\n\n", render.Markdown(plain(r.StopReason)), leftOut(r))
 	}
 	if len(r.Pulls) > 0 {
-		wasted := anyWasted(r)
-		b.WriteString("| PR | author | iterations | state | trigger | last progress | score |")
-		if wasted {
-			b.WriteString(" wasted |")
-		}
-		b.WriteString("\n|---|---|---|---|---|---|---|")
-		if wasted {
-			b.WriteString("---:|")
-		}
-		b.WriteString("\n")
-		for i := range r.Pulls {
-			p := &r.Pulls[i]
-			state := p.State.String()
-			switch {
-			case p.Recovered:
-				state += " (recovered)"
-			case len(p.LabelsAdded) > 0 && p.State != breaker.Closed:
-				state = "**" + state + "** (new)"
-			}
-			trig := "-"
-			if p.Trigger != "" {
-				trig = "`" + p.Trigger + "`"
-			}
-			last := "never"
-			if p.LastProgress != nil {
-				last = p.LastProgress.UTC().Format(time.DateOnly)
-			}
-			spark := "-"
-			if c := pullChart(p); c != "" {
-				spark = "`" + c + "`"
-			}
-			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
-				render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
-			if wasted {
-				fmt.Fprintf(&b, " %s |", orDash(render.Markdown(wastedCell(p))))
-			}
-			b.WriteString("\n")
-		}
-		var steps []breaker.Step
-		for i := range r.Pulls {
-			if d := r.Pulls[i].Decision; d != nil {
-				steps = append(steps, d.Recent...)
-			}
-		}
-		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.", render.Legend(steps))
-		if wasted {
-			b.WriteString(" Wasted: what the agent reported spending since the last progress; the stuck pull requests that wasted most come first.")
-		}
-		b.WriteString("\n\n")
+		auditTable(&b, r)
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("<details><summary>Skipped pull requests</summary>\n\n")
@@ -341,6 +293,59 @@ func AuditSummary(r *AuditResult) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// auditTable is the summary's table of the evaluated pull requests.
+func auditTable(b *strings.Builder, r *AuditResult) {
+	wasted := anyWasted(r)
+	b.WriteString("| PR | author | iterations | state | trigger | last progress | score |")
+	if wasted {
+		b.WriteString(" wasted |")
+	}
+	b.WriteString("\n|---|---|---|---|---|---|---|")
+	if wasted {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for i := range r.Pulls {
+		p := &r.Pulls[i]
+		state := p.State.String()
+		switch {
+		case p.Recovered:
+			state += " (recovered)"
+		case len(p.LabelsAdded) > 0 && p.State != breaker.Closed:
+			state = "**" + state + "** (new)"
+		}
+		trig := "-"
+		if p.Trigger != "" {
+			trig = "`" + p.Trigger + "`"
+		}
+		last := "never"
+		if p.LastProgress != nil {
+			last = p.LastProgress.UTC().Format(time.DateOnly)
+		}
+		spark := "-"
+		if c := pullChart(p); c != "" {
+			spark = "`" + c + "`"
+		}
+		fmt.Fprintf(b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
+			render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
+		if wasted {
+			fmt.Fprintf(b, " %s |", orDash(render.Markdown(wastedCell(p))))
+		}
+		b.WriteString("\n")
+	}
+	var steps []breaker.Step
+	for i := range r.Pulls {
+		if d := r.Pulls[i].Decision; d != nil {
+			steps = append(steps, d.Recent...)
+		}
+	}
+	fmt.Fprintf(b, "\nScore: the progress score of each of the last iterations; %s.", render.Legend(steps))
+	if wasted {
+		b.WriteString(" Wasted: what the agent reported spending since the last progress; the stuck pull requests that wasted most come first.")
+	}
+	b.WriteString("\n\n")
 }
 
 // AuditText is an audit's report for a terminal.
