@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,7 +131,7 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 	r.annotate(present.AuditAnnotations(res))
 	// As for a check run, only an abort fails the step: a paused loop
 	// waits, an alert or an escalation goes on.
-	if Has(in.OnOpen, "fail") && !in.DryRun && len(res.Aborted()) > 0 {
+	if slices.Contains(in.OnOpen, "fail") && !in.DryRun && len(res.Aborted()) > 0 {
 		return exitOpen, nil
 	}
 	return exitContinue, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,14 +176,7 @@ func (e *Event) Control() bool {
 }
 
 // HasLabel reports whether the event's PR carries the label.
-func (e *Event) HasLabel(name string) bool {
-	for _, l := range e.Labels {
-		if l == name {
-			return true
-		}
-	}
-	return false
-}
+func (e *Event) HasLabel(name string) bool { return slices.Contains(e.Labels, name) }
 
 // Pusher is the account that pushed the commits the run is about: the
 // sender of a push, or of a pull request's opening or new commits; "" for

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -90,7 +91,7 @@ func (r *run) report(ctx context.Context, res *loop.Result, g *gitState) (int, e
 	}
 	// Only an abort fails the step: a paused loop waits, an alert or an
 	// escalation lets it go on.
-	if d.ExitCode() == exitOpen && Has(r.in.OnOpen, "fail") && !r.in.DryRun {
+	if d.ExitCode() == exitOpen && slices.Contains(r.in.OnOpen, "fail") && !r.in.DryRun {
 		return exitOpen, nil
 	}
 	return exitContinue, nil
