@@ -26,9 +26,8 @@ type Annotation struct {
 	Message string
 }
 
-// Annotations are a check's annotations for its decisions (the newest
-// last): the state (an error when OPEN, a warning when HALF_OPEN, a notice
-// when the breaker recovered or the loop's work is done) and one warning
+// Annotations are a check's annotations: the state (error when OPEN,
+// warning when HALF_OPEN, notice on recovery or completion) and one warning
 // per warning of the decision.
 func Annotations(ds []breaker.Decision, dryRun bool) []Annotation {
 	d := &ds[len(ds)-1]

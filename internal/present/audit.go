@@ -17,8 +17,7 @@ import (
 // maxListed bounds the pull request numbers listed inline in a report.
 const maxListed = 50
 
-// AuditResult is what one audit run found and did (internal/audit makes
-// it). Its JSON form is the
+// AuditResult is what one audit run found and did; its JSON form is the
 // Action's report output and the command's --format json.
 type AuditResult struct {
 	// Repository is "owner/name"; Shard "2 of 4", or "" for all.
@@ -232,10 +231,7 @@ func plain(s string) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(s), " "), ".")
 }
 
-// AuditSummary is an audit's job summary (and its markdown report): the
-// counts, the budget, a loud warning when the run stopped early, the table
-// of evaluated pull requests (least recently progressed first), the skipped
-// ones and the notes.
+// AuditSummary is an audit's job summary and markdown report.
 func AuditSummary(r *AuditResult) string {
 	var b strings.Builder
 	title := "loopbreaker audit: " + render.Markdown(r.Repository)

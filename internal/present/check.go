@@ -35,12 +35,9 @@ type SummaryOptions struct {
 	Planned []string
 }
 
-// Summary is a check's job summary of its decisions (the newest last): the
-// report of the final decision, then the last 50 iterations as charts
-// (progress score, and tests passing where a report was read) with their
-// table beside them for screen readers (with what each iteration cost,
-// when the agent reported it), the API calls and, in a dry run, the writes
-// that were not made.
+// Summary is a check's job summary: the final decision's report, charts of
+// the last 50 iterations with their table for screen readers, the API calls
+// and, in a dry run, the writes not made.
 func Summary(ds []breaker.Decision, o SummaryOptions) string {
 	d := &ds[len(ds)-1]
 	var b strings.Builder

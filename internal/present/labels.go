@@ -86,11 +86,9 @@ func Managed() []Label {
 	return append(Labels(), PausedLabel(), CompleteLabel())
 }
 
-// WantsLabel reports whether a pull request whose decision is d carries l:
-// a state's label when the state is d's and posts ask for it, the paused
-// label while an OPEN breaker's on_open is "pause" (whatever posts say: it
-// tells a person the loop waits for them), the complete label while the
-// work is done.
+// WantsLabel reports whether a pull request decided d carries l: its
+// state's label when posts ask, the paused label while OPEN with on_open
+// "pause", the complete label while the work is done.
 func (p Posts) WantsLabel(l Label, d *breaker.Decision) bool {
 	switch l.Name {
 	case LabelPaused:
