@@ -161,10 +161,8 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 // it tests (the last one, when several are grouped).
 var queueRef = lazyre.New(`^refs/heads/gh-readonly-queue/.+/pr-([0-9]{1,9})-[0-9a-f]{40}$`)
 
-// Control reports whether the run is not an iteration of the loop: a
-// person's control (a comment, or a label added to or removed from the pull
-// request: pull_request labeled or unlabeled; the workflow token's own
-// labels start no run), or the merge queue asking for the required check.
+// Control reports whether the run is no iteration of the loop: a comment,
+// a label added or removed, or the merge queue asking for the check.
 func (e *Event) Control() bool {
 	switch e.Name {
 	case "issue_comment", "merge_group":
@@ -179,9 +177,7 @@ func (e *Event) Control() bool {
 func (e *Event) HasLabel(name string) bool { return slices.Contains(e.Labels, name) }
 
 // Pusher is the account that pushed the commits the run is about: the
-// sender of a push, or of a pull request's opening or new commits; "" for
-// other events, whose sender (a person dispatching a run, commenting or
-// labelling) pushed nothing.
+// sender of a push or of a pull request's new commits; "" otherwise.
 func (e *Event) Pusher() string {
 	switch {
 	case e.Name == "push":

@@ -120,10 +120,8 @@ func onChain(cl *checkout.Clone, head, want string) bool {
 }
 
 // deepen fetches what the clone lacks of the evaluated commit's history
-// from the repository on GitHub, with the token: the pull request's head
-// and its base branch, or the run's branch and the default branch; the
-// whole history when the clone is shallow. What it writes gets the
-// workspace's owner.
+// with the token (the whole history when shallow), giving what it writes
+// the workspace's owner.
 func (r *run) deepen(ctx context.Context, g *gitState) {
 	var specs []string
 	if r.ev.Number > 0 {
@@ -176,10 +174,8 @@ func (r *run) cloneURL(cl *checkout.Clone) string {
 	return server + "/" + r.owner + "/" + r.repo + ".git"
 }
 
-// inHistory reports whether commit h is the evaluated commit or one of its
-// first parents: a loop's runs, and so its records, are there (a merge of
-// the base branch into the loop's keeps the loop's side first). The walk
-// goes back only as far as h.
+// inHistory reports whether h is the evaluated commit or one of its first
+// parents, where a loop's runs are; the walk goes back only as far as h.
 func (g *gitState) inHistory(h string) bool {
 	if g.clone == nil {
 		return true
@@ -194,14 +190,9 @@ func (g *gitState) inHistory(h string) bool {
 	return g.chain.Has(h)
 }
 
-// foreign says that a commit belongs to another line of history: the
-// clone holds it, and the evaluated commit's history does not. A commit
-// the clone does not hold may have been force-pushed away from this
-// branch: its record still counts (as an iteration without change). So
-// does one that is an ancestor by a second parent: a merge whose first
-// parent is a new root (or an old commit) and whose second is the loop's
-// head would otherwise make every earlier record another loop's, and the
-// stuck loop a new one.
+// foreign says a commit the clone holds is outside the evaluated commit's
+// history. A commit the clone lacks (force-pushed away) or an ancestor by a
+// second parent still counts as the loop's.
 func (g *gitState) foreign(h string) bool {
 	if h == "" || g.clone == nil || !g.clone.Has(h) || g.inHistory(h) {
 		return false
@@ -218,9 +209,7 @@ func (g *gitState) foreign(h string) bool {
 const ownCheck = 64
 
 // ownRecords drops the newest earlier records (ownCheck of them) whose
-// commit is foreign (another loop's, from an artifact or a digest of
-// another branch), with a note, as the audit matches artifacts to a pull
-// request's commits.
+// commit is another loop's, with a note.
 func (r *run) ownRecords(g *gitState, l *ledger.Ledger) *ledger.Ledger {
 	if l == nil {
 		return nil

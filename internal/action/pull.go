@@ -77,10 +77,9 @@ func (r *run) pull(ctx context.Context) error {
 	return nil
 }
 
-// matchHead picks the pull request a fork's workflow_run was for among the
-// open ones with its head branch: the one whose head repository is the
-// run's and whose head is the run's commit, else the only one with the
-// head repository (pushed to since the run).
+// matchHead picks the pull request of a fork's workflow_run among those
+// with its head branch: head repository and commit match, else the only one
+// from the head repository.
 func (r *run) matchHead(found []github.Pull) *github.Pull {
 	var same []github.Pull
 	for _, p := range found {

@@ -65,10 +65,9 @@ func (r *run) sealedOnly(l *ledger.Ledger, run int64, where string) *ledger.Ledg
 	return &c
 }
 
-// gather reads the controls of trusted people and the ledger of earlier
-// runs: the sticky comment's digest when it holds every record (the
-// comments are listed anyway, for the commands), else the newest record
-// artifact of the loop. Records of another loop's commits are dropped.
+// gather reads the controls of trusted people and the earlier records: the
+// sticky comment's digest when it holds every record, else the newest
+// record artifact; records of another loop's commits are dropped.
 func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	if r.ev.HasLabel(present.LabelForceOpen) {
 		if by, _, ok := r.labelledBy(ctx, present.LabelForceOpen); ok {
@@ -320,9 +319,8 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 	return true, nil
 }
 
-// artifactName is the record artifact's name: the artifact-name input
-// with {branch} replaced by the loop's branch, escaped (an artifact's name
-// holds no "/"), so that loops whose runs all run on the default branch
+// artifactName is the artifact-name input with {branch} replaced by the
+// loop's branch, escaped: loops whose runs all run on the default branch
 // keep their records apart.
 func (r *run) artifactName(branch string) string {
 	return strings.ReplaceAll(r.in.Artifact, "{branch}", url.PathEscape(branch))

@@ -199,10 +199,8 @@ func (r *run) check(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// A comment on the pull request (a person's command) or a label added
-	// or removed starts a run that is not an iteration of the loop: it
-	// applies the control and reports the breaker's status at the run's
-	// time, as the audit does.
+	// A comment or a label change starts a run that is no iteration: it applies
+	// the control and reports the status at its time.
 	r.statusOnly = r.ev.Control() || in.Mode == "gate"
 	cfg := loop.Config{Repo: g.dir, Base: g.base, Policy: pol, ProtectPaths: protect, Profile: in.Profile,
 		Phase: in.Phase, Reports: r.inWorkspace(in.Reports), RunID: r.runID, Attempt: r.try, Now: r.env.Now().UTC(), DryRun: in.DryRun,
@@ -233,10 +231,9 @@ func (r *run) check(ctx context.Context) (int, error) {
 	return r.report(ctx, res, g)
 }
 
-// decide folds the loop once, then again only where a control or a
-// source of records asks: without the records that are no authority (an
-// unsealed digest, the job's own record file) when they would loosen the
-// decision, and once per reset by the open label.
+// decide folds once, then again only where asked: without the records that
+// are no authority when they would loosen the decision, and once per reset
+// by the open label.
 func (r *run) decide(ctx context.Context, cfg *loop.Config) (*loop.Result, error) {
 	if r.hold != "" {
 		cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: r.hold})
@@ -293,9 +290,8 @@ func (r *run) applyLabelResets(ctx context.Context, cfg *loop.Config, res *loop.
 	return res, nil
 }
 
-// noLooser folds again with the trusted records alone (the artifacts or a
-// sealed digest; nil: git and the controls alone) and keeps that decision
-// when it is stricter: an unsealed digest and the job's record file add
+// noLooser folds again with the trusted records alone and keeps that
+// decision when stricter: an unsealed digest or the job's record file adds
 // what git cannot know, never a way out.
 func (r *run) noLooser(cfg loop.Config, res *loop.Result, trusted *ledger.Ledger) (*loop.Result, error) {
 	cfg.Ledger = trusted
