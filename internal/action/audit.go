@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -131,7 +131,7 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 	r.annotate(present.AuditAnnotations(res))
 	// As for a check run, only an abort fails the step: a paused loop
 	// waits, an alert or an escalation goes on.
-	if Has(in.OnOpen, "fail") && !in.DryRun && len(res.Aborted()) > 0 {
+	if slices.Contains(in.OnOpen, "fail") && !in.DryRun && len(res.Aborted()) > 0 {
 		return exitOpen, nil
 	}
 	return exitContinue, nil
@@ -149,7 +149,7 @@ func without(list []string, s string) []string {
 }
 
 // auditOutputs are the action's outputs for an audit.
-func auditOutputs(res *report.Result) map[string]string {
+func auditOutputs(res *present.AuditResult) map[string]string {
 	js := func(v any) string {
 		data, err := json.Marshal(v)
 		if err != nil {

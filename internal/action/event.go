@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	gh "github.com/google/go-github/v60/github"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
@@ -53,72 +57,20 @@ type EventComment struct {
 	At       time.Time
 }
 
+// payload is the part of an event payload the action reads, in
+// go-github's types.
 type payload struct {
-	Action      string `json:"action"`
-	PullRequest *struct {
-		Number int `json:"number"`
-		Head   struct {
-			SHA  string `json:"sha"`
-			Ref  string `json:"ref"`
-			Repo *struct {
-				Fork     bool   `json:"fork"`
-				FullName string `json:"full_name"`
-			} `json:"repo"`
-		} `json:"head"`
-		Base struct {
-			SHA  string `json:"sha"`
-			Ref  string `json:"ref"`
-			Repo *struct {
-				FullName string `json:"full_name"`
-			} `json:"repo"`
-		} `json:"base"`
-		Labels    []struct{ Name string } `json:"labels"`
-		CreatedAt time.Time               `json:"created_at"`
-		User      user                    `json:"user"`
-	} `json:"pull_request"`
-	Issue *struct {
-		Number      int                     `json:"number"`
-		Labels      []struct{ Name string } `json:"labels"`
-		PullRequest *struct{}               `json:"pull_request"`
-		CreatedAt   time.Time               `json:"created_at"`
-		User        user                    `json:"user"`
-	} `json:"issue"`
-	Comment *struct {
-		ID        int64     `json:"id"`
-		Body      string    `json:"body"`
-		User      user      `json:"user"`
-		CreatedAt time.Time `json:"created_at"`
-	} `json:"comment"`
-	Label *struct {
-		Name string `json:"name"`
-	} `json:"label"`
-	Sender     *user  `json:"sender"`
-	After      string `json:"after"`
-	Ref        string `json:"ref"`
-	Repository *struct {
-		DefaultBranch string `json:"default_branch"`
-	} `json:"repository"`
-	MergeGroup *struct {
-		HeadSHA string `json:"head_sha"`
-		HeadRef string `json:"head_ref"`
-		BaseRef string `json:"base_ref"`
-	} `json:"merge_group"`
-	WorkflowRun *struct {
-		HeadSHA        string `json:"head_sha"`
-		HeadBranch     string `json:"head_branch"`
-		HeadRepository *struct {
-			FullName string `json:"full_name"`
-			Owner    user   `json:"owner"`
-		} `json:"head_repository"`
-		PullRequests []struct {
-			Number int `json:"number"`
-		} `json:"pull_requests"`
-	} `json:"workflow_run"`
-}
-
-type user struct {
-	Login string `json:"login"`
-	Type  string `json:"type"`
+	Action      string           `json:"action"`
+	PullRequest *gh.PullRequest  `json:"pull_request"`
+	Issue       *gh.Issue        `json:"issue"`
+	Comment     *gh.IssueComment `json:"comment"`
+	Label       *gh.Label        `json:"label"`
+	Sender      *gh.User         `json:"sender"`
+	After       string           `json:"after"`
+	Ref         string           `json:"ref"`
+	Repository  *gh.Repository   `json:"repository"`
+	MergeGroup  *gh.MergeGroup   `json:"merge_group"`
+	WorkflowRun *gh.WorkflowRun  `json:"workflow_run"`
 }
 
 // ReadEvent reads the payload at path for the named event. A missing path
@@ -154,66 +106,53 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		return nil, fmt.Errorf("event payload %s: not a %s event: %v", path, orDefault(name, "workflow"), err)
 	}
 	ev.Action = p.Action
-	if p.Repository != nil {
-		ev.DefaultBranch = p.Repository.DefaultBranch
-	}
-	if p.Sender != nil {
-		ev.Sender, ev.SenderT = p.Sender.Login, p.Sender.Type
-	}
-	if p.Label != nil {
-		ev.Label = p.Label.Name
-	}
+	ev.DefaultBranch = p.Repository.GetDefaultBranch()
+	ev.Sender, ev.SenderT = p.Sender.GetLogin(), p.Sender.GetType()
+	ev.Label = p.Label.GetName()
 	switch {
 	case p.PullRequest != nil:
 		pr := p.PullRequest
-		ev.Number = pr.Number
-		ev.HeadSHA, ev.HeadRef = pr.Head.SHA, pr.Head.Ref
-		ev.BaseSHA, ev.BaseRef = pr.Base.SHA, pr.Base.Ref
-		ev.CreatedAt = pr.CreatedAt
-		ev.Author = pr.User.Login
-		if pr.Head.Repo != nil {
-			ev.HeadRepo = pr.Head.Repo.FullName
+		ev.Number = pr.GetNumber()
+		ev.HeadSHA, ev.HeadRef = pr.GetHead().GetSHA(), pr.GetHead().GetRef()
+		ev.BaseSHA, ev.BaseRef = pr.GetBase().GetSHA(), pr.GetBase().GetRef()
+		ev.CreatedAt = pr.GetCreatedAt().Time
+		ev.Author = pr.GetUser().GetLogin()
+		head, base := pr.GetHead().Repo, pr.GetBase().Repo
+		ev.HeadRepo = head.GetFullName()
+		if head != nil && base != nil {
+			ev.Fork = head.GetFork() || head.GetFullName() != base.GetFullName()
 		}
-		if pr.Head.Repo != nil && pr.Base.Repo != nil {
-			ev.Fork = pr.Head.Repo.Fork || pr.Head.Repo.FullName != pr.Base.Repo.FullName
-		}
-		for _, l := range pr.Labels {
-			ev.Labels = append(ev.Labels, l.Name)
-		}
-	case p.Issue != nil && p.Issue.PullRequest != nil:
-		ev.Number = p.Issue.Number
-		ev.CreatedAt = p.Issue.CreatedAt
-		ev.Author = p.Issue.User.Login
-		for _, l := range p.Issue.Labels {
-			ev.Labels = append(ev.Labels, l.Name)
-		}
+		ev.Labels = labelNames(pr.Labels)
+	case p.Issue != nil && p.Issue.IsPullRequest():
+		ev.Number = p.Issue.GetNumber()
+		ev.CreatedAt = p.Issue.GetCreatedAt().Time
+		ev.Author = p.Issue.GetUser().GetLogin()
+		ev.Labels = labelNames(p.Issue.Labels)
 	case p.WorkflowRun != nil:
-		ev.HeadSHA, ev.HeadRef = p.WorkflowRun.HeadSHA, p.WorkflowRun.HeadBranch
-		if hr := p.WorkflowRun.HeadRepository; hr != nil {
-			ev.HeadRepo, ev.HeadOwner = hr.FullName, hr.Owner.Login
-		}
+		ev.HeadSHA, ev.HeadRef = p.WorkflowRun.GetHeadSHA(), p.WorkflowRun.GetHeadBranch()
+		hr := p.WorkflowRun.HeadRepository
+		ev.HeadRepo, ev.HeadOwner = hr.GetFullName(), hr.GetOwner().GetLogin()
 		// A fork's run lists no pull request: the API finds it by the
 		// head (pull.go).
 		if len(p.WorkflowRun.PullRequests) > 0 {
-			ev.Number = p.WorkflowRun.PullRequests[0].Number
+			ev.Number = p.WorkflowRun.PullRequests[0].GetNumber()
 		}
 	case p.MergeGroup != nil:
 		// The queue's branch names the pull request it tests:
 		// refs/heads/gh-readonly-queue/<base>/pr-<number>-<head sha>; the
 		// API gives the rest (pull.go).
-		ev.GroupSHA = p.MergeGroup.HeadSHA
-		if m := queueRef().FindStringSubmatch(p.MergeGroup.HeadRef); m != nil {
+		ev.GroupSHA = p.MergeGroup.GetHeadSHA()
+		if m := queueRef().FindStringSubmatch(p.MergeGroup.GetHeadRef()); m != nil {
 			ev.Number, _ = strconv.Atoi(m[1])
 		}
 	case p.After != "":
 		ev.HeadSHA = p.After
-		const heads = "refs/heads/"
-		if len(p.Ref) > len(heads) && p.Ref[:len(heads)] == heads {
-			ev.HeadRef = p.Ref[len(heads):]
+		if b, ok := strings.CutPrefix(p.Ref, "refs/heads/"); ok && b != "" {
+			ev.HeadRef = b
 		}
 	}
-	if p.Comment != nil && p.Issue != nil {
-		ev.Comment = &EventComment{ID: p.Comment.ID, Body: p.Comment.Body, Login: p.Comment.User.Login, UserType: p.Comment.User.Type, At: p.Comment.CreatedAt}
+	if c := p.Comment; c != nil && p.Issue != nil {
+		ev.Comment = &EventComment{ID: c.GetID(), Body: c.GetBody(), Login: c.GetUser().GetLogin(), UserType: c.GetUser().GetType(), At: c.GetCreatedAt().Time}
 	}
 	return ev, nil
 }
@@ -222,10 +161,8 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 // it tests (the last one, when several are grouped).
 var queueRef = lazyre.New(`^refs/heads/gh-readonly-queue/.+/pr-([0-9]{1,9})-[0-9a-f]{40}$`)
 
-// Control reports whether the run is not an iteration of the loop: a
-// person's control (a comment, or a label added to or removed from the pull
-// request: pull_request labeled or unlabeled; the workflow token's own
-// labels start no run), or the merge queue asking for the required check.
+// Control reports whether the run is no iteration of the loop: a comment,
+// a label added or removed, or the merge queue asking for the check.
 func (e *Event) Control() bool {
 	switch e.Name {
 	case "issue_comment", "merge_group":
@@ -237,19 +174,10 @@ func (e *Event) Control() bool {
 }
 
 // HasLabel reports whether the event's PR carries the label.
-func (e *Event) HasLabel(name string) bool {
-	for _, l := range e.Labels {
-		if l == name {
-			return true
-		}
-	}
-	return false
-}
+func (e *Event) HasLabel(name string) bool { return slices.Contains(e.Labels, name) }
 
 // Pusher is the account that pushed the commits the run is about: the
-// sender of a push, or of a pull request's opening or new commits; "" for
-// other events, whose sender (a person dispatching a run, commenting or
-// labelling) pushed nothing.
+// sender of a push or of a pull request's new commits; "" otherwise.
 func (e *Event) Pusher() string {
 	switch {
 	case e.Name == "push":
@@ -258,4 +186,12 @@ func (e *Event) Pusher() string {
 		return e.Sender
 	}
 	return ""
+}
+
+func labelNames(ls []*gh.Label) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.GetName())
+	}
+	return out
 }

@@ -32,22 +32,11 @@ type gitState struct {
 }
 
 // prepareGit picks the commit the run evaluates, fetches what the clone
-// lacks of it with the token, and finds the loop's base.
-//
-// The commit is the pull request's head, never GitHub's test merge: for a
-// pull_request event actions/checkout checks out refs/pull/N/merge, a merge
-// of the head into the base made anew on every push
-// (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request);
-// a record of it is found by no later run. When HEAD is such a merge (its
-// second parent is the head; GitHub gives the base first,
-// https://github.com/buildbuddy-io/buildbuddy/pull/6725) or GITHUB_REF is
-// the merge ref, or HEAD is some other ref (the default branch of an
-// issue_comment or workflow_run), the head is read through a view. Commits
-// the run's own steps made on top of the head (an agent's) stay HEAD.
-//
-// A shallow clone (actions/checkout's default, fetch-depth: 1) is deepened
-// with the token; when that fails the run decides on what it sees, says so
-// in a warning and sets the shallow output: never silently.
+// lacks of it with the token, and finds the loop's base. The commit is the
+// pull request's head, never GitHub's test merge (made anew on every push,
+// so no later run finds its record): when HEAD is that merge (its second
+// parent is the head) or another ref, the head is read through a view.
+// A shallow clone is deepened; when that fails the run says so.
 func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 	g := &gitState{dir: r.ws, base: r.in.Base}
 	if g.base == "" {
@@ -85,22 +74,23 @@ func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
 			g.shallow = true
 		}
 	}
+	r.mergeBase(g)
 	return g, nil
 }
 
-// mergeBase is the loop's base when the base given (a pull request's base
-// branch, which moved on) is not in the head's history: their merge base.
-func (r *run) mergeBase(g *gitState) (string, bool) {
-	if g.clone == nil || g.base == "" {
-		return "", false
+// mergeBase moves the loop's base to the merge base of the base given and
+// the head when that base (a pull request's base branch, which moved on)
+// is not in the head's history: the fold then starts where the loop did.
+func (r *run) mergeBase(g *gitState) {
+	if g.clone == nil || g.base == "" || g.inHistory(g.base) {
+		return
 	}
 	mb, err := g.clone.MergeBase(g.base, g.head)
 	if err != nil || mb == g.base {
-		return "", false
+		return
 	}
 	r.note(fmt.Sprintf("the base %.12s is not in the head's history (the base branch moved on): the loop starts at their merge base %.12s", g.base, mb))
 	g.base, g.chain = mb, nil
-	return mb, true
 }
 
 // pickCommit returns the commit the run evaluates: HEAD, or the pull
@@ -130,10 +120,8 @@ func onChain(cl *checkout.Clone, head, want string) bool {
 }
 
 // deepen fetches what the clone lacks of the evaluated commit's history
-// from the repository on GitHub, with the token: the pull request's head
-// and its base branch, or the run's branch and the default branch; the
-// whole history when the clone is shallow. What it writes gets the
-// workspace's owner.
+// with the token (the whole history when shallow), giving what it writes
+// the workspace's owner.
 func (r *run) deepen(ctx context.Context, g *gitState) {
 	var specs []string
 	if r.ev.Number > 0 {
@@ -186,10 +174,8 @@ func (r *run) cloneURL(cl *checkout.Clone) string {
 	return server + "/" + r.owner + "/" + r.repo + ".git"
 }
 
-// inHistory reports whether commit h is the evaluated commit or one of its
-// first parents: a loop's runs, and so its records, are there (a merge of
-// the base branch into the loop's keeps the loop's side first). The walk
-// goes back only as far as h.
+// inHistory reports whether h is the evaluated commit or one of its first
+// parents, where a loop's runs are; the walk goes back only as far as h.
 func (g *gitState) inHistory(h string) bool {
 	if g.clone == nil {
 		return true
@@ -204,14 +190,9 @@ func (g *gitState) inHistory(h string) bool {
 	return g.chain.Has(h)
 }
 
-// foreign says that a commit belongs to another line of history: the
-// clone holds it, and the evaluated commit's history does not. A commit
-// the clone does not hold may have been force-pushed away from this
-// branch: its record still counts (as an iteration without change). So
-// does one that is an ancestor by a second parent: a merge whose first
-// parent is a new root (or an old commit) and whose second is the loop's
-// head would otherwise make every earlier record another loop's, and the
-// stuck loop a new one.
+// foreign says a commit the clone holds is outside the evaluated commit's
+// history. A commit the clone lacks (force-pushed away) or an ancestor by a
+// second parent still counts as the loop's.
 func (g *gitState) foreign(h string) bool {
 	if h == "" || g.clone == nil || !g.clone.Has(h) || g.inHistory(h) {
 		return false
@@ -228,9 +209,7 @@ func (g *gitState) foreign(h string) bool {
 const ownCheck = 64
 
 // ownRecords drops the newest earlier records (ownCheck of them) whose
-// commit is foreign (another loop's, from an artifact or a digest of
-// another branch), with a note, as the audit matches artifacts to a pull
-// request's commits.
+// commit is another loop's, with a note.
 func (r *run) ownRecords(g *gitState, l *ledger.Ledger) *ledger.Ledger {
 	if l == nil {
 		return nil

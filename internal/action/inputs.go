@@ -2,6 +2,7 @@ package action
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,16 +147,6 @@ func readInputs(get, getenv func(string) string) (*Inputs, error) {
 	return in, nil
 }
 
-// Has reports whether an action list holds the action.
-func Has(list []string, a string) bool {
-	for _, x := range list {
-		if x == a {
-			return true
-		}
-	}
-	return false
-}
-
 func orDefault(v, def string) string {
 	if strings.TrimSpace(v) == "" {
 		return def
@@ -187,10 +178,8 @@ func parseBool(name, v string, def bool) (bool, error) {
 }
 
 func oneOf(name, v string, allowed ...string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
+	if slices.Contains(allowed, v) {
+		return nil
 	}
 	return fmt.Errorf("input %s: %q is not allowed: want one of %s", name, v, strings.Join(allowed, ", "))
 }
@@ -202,7 +191,7 @@ func actions(name, v string, allowed ...string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if Has(out, "none") {
+	if slices.Contains(out, "none") {
 		if len(out) > 1 {
 			return nil, fmt.Errorf("input %s: \"none\" cannot be combined with other actions", name)
 		}

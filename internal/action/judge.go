@@ -14,12 +14,9 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
-// The agent and the judge run in separate jobs. The agent's job holds no
-// write token: it hands its new commits to the judge as a git bundle in an
-// artifact. The judge applies the bundle to its checkout of the loop's
-// branch, refuses one that is not a fast-forward of it, pushes it with its
-// own token, and then decides on the pushed commit. Before the agent runs,
-// the gate (mode: gate) says whether it may start at all.
+// The agent's job holds no write token: it hands its commits to the judge
+// as a git bundle artifact, which the judge applies (fast-forwards only),
+// pushes with its own token, and decides on.
 
 // applyBundle applies the bundle input: the agent's new commits become the
 // loop branch's head, locally and, unless this is a dry run, on GitHub.
@@ -109,11 +106,9 @@ func mayStart(d *breaker.Decision) bool {
 	return d.State != breaker.Open && d.AllowContinue && !d.Complete
 }
 
-// gate reports the breaker's state before the agent runs: the proceed
-// output says whether it may start; nothing is written to GitHub. The step
-// never fails for a stopped loop: the agent's job reads proceed. A fork's
-// pull request has no loop here: its head branch is the fork's, and a
-// branch of this repository with the same name is another.
+// gate reports whether the agent may start (the proceed output); nothing is
+// written to GitHub and the step never fails. A fork's pull request has no
+// loop here.
 func (r *run) gate(res *loop.Result) (int, error) {
 	d := res.Final()
 	out, err := outputs(d, r.notes, "")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // metadata is what the line reader takes from an action.yml: each input's
@@ -157,7 +157,7 @@ func TestEveryInputReadIsDeclared(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("inputs read but not declared in action.yml: %v", missing)
 	}
-	for name := range auditOutputs(&report.Result{}) {
+	for name := range auditOutputs(&present.AuditResult{}) {
 		if _, ok := docker.outputs[name]; !ok {
 			t.Errorf("the audit sets output %s, which action.yml does not declare", name)
 		}

@@ -9,36 +9,27 @@ import (
 )
 
 // recordFile resolves the record-path input in the workspace and refuses a
-// path that leaves it: an absolute one, one through "..", or one through a
-// symbolic link. The workspace holds what the agent committed; a
-// .loopbreaker committed as a link would make the action write its record
-// wherever the link points.
+// path that leaves it: absolute, through "..", or through a symbolic link
+// (a .loopbreaker committed as a link would send the record anywhere).
 func recordFile(ws, rel string) (string, error) {
 	clean := filepath.Clean(filepath.FromSlash(rel))
-	if filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+	if !filepath.IsLocal(clean) {
 		return "", fmt.Errorf("input record-path: %q must be a file path inside the workspace", rel)
 	}
-	p := ws
-	parts := strings.Split(clean, string(filepath.Separator))
-	for i, part := range parts {
-		p = filepath.Join(p, part)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			if os.IsNotExist(err) {
-				break // created by the write, inside the workspace
-			}
-			return "", fmt.Errorf("input record-path: %s: %w", p, err)
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return "", fmt.Errorf("input record-path: %s is a symbolic link (committed in the repository?): refusing to write the record through it, outside the workspace", filepath.Join(parts[:i+1]...))
-		case i < len(parts)-1 && !fi.IsDir():
-			return "", fmt.Errorf("input record-path: %s is not a directory", filepath.Join(parts[:i+1]...))
-		case i == len(parts)-1 && !fi.Mode().IsRegular():
-			return "", fmt.Errorf("input record-path: %s is not a regular file", clean)
-		}
+	p := filepath.Join(ws, clean)
+	if l := throughLink(ws, p); l != "" {
+		return "", fmt.Errorf("input record-path: %s is a symbolic link (committed in the repository?): refusing to write the record through it, outside the workspace", l)
 	}
-	return filepath.Join(ws, clean), nil
+	fi, err := os.Stat(p)
+	switch {
+	case os.IsNotExist(err):
+		return p, nil // created by the write, inside the workspace
+	case err != nil:
+		return "", fmt.Errorf("input record-path: %s: %w", clean, err)
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("input record-path: %s is not a regular file", clean)
+	}
+	return p, nil
 }
 
 // recordTop is the first path element of the record path in the
@@ -53,13 +44,10 @@ func recordTop(ws, recordPath string) string {
 	return filepath.Join(ws, first)
 }
 
-// throughLink returns the first element of path p, below the workspace
-// ws, that is a symbolic link, relative to ws; "" when there is none. The
-// workspace holds what the agent committed: a log, report or bundle
-// committed as a link (or in a linked folder) would have the judge read a
-// file of its own machine, and show it in the log, the summary and the
-// comment. A path outside the workspace is the workflow's own and is not
-// looked at.
+// throughLink returns the first element of p below the workspace ws that
+// is a symbolic link, relative to ws; "" when there is none. An agent file
+// committed as a link would have the judge read and show a file of its own
+// machine. A path outside the workspace is the workflow's own.
 func throughLink(ws, p string) string {
 	rel, err := filepath.Rel(ws, p)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

@@ -14,17 +14,12 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// One trust rule for every control a person gives: a /loopbreaker
-// command, the open label removed, the disabled or force-open label added —
-// each counts only from a person, not a bot, with write access
-// (control.MayControl, control.WriteAccess). The agent under watch holds
-// the checkout's token and may add labels; that must not turn its breaker
-// off.
+// One trust rule for every control (command, label removed or added): a
+// person, not a bot, with write access. The agent holds the checkout's
+// token and may add labels; that must not turn its breaker off.
 
 // trusted reports whether login may control the breaker, asking the API
-// once per login and run: a person (not a bot) with write access who is
-// none of the loop's own identities (untrusted) and, when the trusted input
-// names people or teams, one of them.
+// once per login and run; the trusted input, when set, narrows it further.
 func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	if !control.MayControl(login, userType) {
 		return false
@@ -54,10 +49,9 @@ func (r *run) trusted(ctx context.Context, login, userType string) bool {
 	return ok
 }
 
-// untrusted says why login is one of the loop's own identities, which never
-// control its breaker ("" when it is none): the pull request's author, the
-// account that pushed the iteration (the sender of a push or pull request
-// event), a known coding agent or one the agent-logins input names.
+// untrusted says why login is one of the loop's own identities (the
+// author, the pusher, a known or named agent), which never control its
+// breaker; "" when it is none.
 func (r *run) untrusted(login string) string {
 	switch {
 	case r.ev.Author != "" && strings.EqualFold(login, r.ev.Author):
@@ -78,12 +72,6 @@ func (r *run) untrusted(login string) string {
 	return ""
 }
 
-// teamMembers is the part of the GitHub client that reads team
-// membership.
-type teamMembers interface {
-	TeamMember(ctx context.Context, org, slug, login string) (bool, error)
-}
-
 // named reports whether the trusted input names login or a team it is an
 // active member of (one call per team, at most).
 func (r *run) named(ctx context.Context, login string) bool {
@@ -96,12 +84,7 @@ func (r *run) named(ctx context.Context, login string) bool {
 			}
 			continue
 		}
-		tm, ok := r.client.(teamMembers)
-		if !ok {
-			r.note(fmt.Sprintf("the team %s of the trusted input cannot be read through this client", t))
-			continue
-		}
-		in, err := tm.TeamMember(ctx, org, slug, login)
+		in, err := r.client.TeamMember(ctx, org, slug, login)
 		if err != nil {
 			r.apiError("read the membership of "+login+" in "+t, err)
 			continue
@@ -129,10 +112,8 @@ func (r *run) labelEvents(ctx context.Context) ([]github.LabelEvent, bool) {
 	return r.events, r.eventsOK
 }
 
-// labelledBy says who put label on the pull request, when that person may
-// control the breaker: ok is false, with a note, when the label was added
-// by someone else (a bot, the agent, a person without write access) or
-// when who added it cannot be read.
+// labelledBy says who put label on the pull request when that person may
+// control the breaker; ok is false, with a note, otherwise.
 func (r *run) labelledBy(ctx context.Context, label string) (by string, at time.Time, ok bool) {
 	if r.client == nil || r.ev.Number == 0 {
 		r.note(fmt.Sprintf("the %s label was ignored: without a token, who added it cannot be checked", label))
@@ -170,10 +151,9 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 	}
 }
 
-// sealedSticky is, with a digest key, the one of loopbreaker's candidate
-// sticky comments whose digest verifies and was written by the newest run: a marked comment the agent posted
-// with a token of loopbreaker's identity is then neither read nor edited
-// (nil when none verifies, or without a key).
+// sealedSticky is, with a digest key, the candidate sticky comment whose
+// digest verifies and is the newest run's: a marked comment the agent
+// posted with loopbreaker's identity is then neither read nor edited.
 func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 	if r.in.DigestKey == "" {
 		return nil
@@ -182,7 +162,7 @@ func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 	var run runAttempt
 	for i := range comments {
 		c := &comments[i]
-		if control.Sticky(comments[i:i+1], present.Marker, r.ev.Author) == nil {
+		if !control.IsSticky(*c, present.Marker, r.ev.Author) {
 			continue
 		}
 		d, err := present.ReadDigest(c.Body, r.seal())
@@ -200,12 +180,8 @@ func (r *run) sealedSticky(comments []github.Comment) *github.Comment {
 }
 
 // labelResets applies every reset a person made by taking the open label
-// off, by control.LabelResets (the audit's rule too): each removal, oldest
-// first, by someone who may control the breaker (trusted), made while the
-// breaker — folded with the resets before it — was OPEN; the fold is run
-// again after each. Removal by the workflow's own token (a bot), by
-// someone without write access, or while the breaker was not OPEN is no
-// reset. It returns the result, the resets applied (the newest
+// off (control.LabelResets, the audit's rule too), folding again after
+// each. It returns the result, the resets applied (the newest
 // ledger.MaxLabelResets) and whether the label events could be read.
 func (r *run) labelResets(ctx context.Context, cfg *loop.Config, res *loop.Result) (*loop.Result, []ledger.LabelReset, bool, error) {
 	events, read := r.labelEvents(ctx)

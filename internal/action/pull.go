@@ -9,26 +9,10 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/github"
 )
 
-// pull completes from the API what the event's payload lacks of the run's
-// pull request (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows):
-//
-//   - issue_comment names the pull request but neither its head nor its
-//     base, and runs on the default branch: GET pulls/{n} gives them, never
-//     GITHUB_REF (the newest record artifact on the default branch belongs
-//     to some other loop);
-//
-//   - workflow_run lists a same-repository pull request by number only,
-//     and none for a fork's (its pull_requests is empty): the pull request
-//     is found by its head, the fork's owner and branch. The commit
-//     evaluated stays the triggering run's head, whose evidence it is.
-//
-//   - push, workflow_dispatch and schedule name no pull request at all: the
-//     loop's branch (the branch input, the pushed one, or GITHUB_REF) finds
-//     it by its head in this repository, so that an agent loop run by hand
-//     or on a timer gets its labels, comment, commands and resets.
-//
-// One call either way; none for the events whose payload holds the pull
-// request (pull_request, pull_request_target).
+// pull completes from the API (one call) what the event's payload lacks of
+// the run's pull request: issue_comment names no head or base; workflow_run
+// names a fork's pull request by its head only; push, workflow_dispatch and
+// schedule name none, and the loop's branch finds it by its head.
 func (r *run) pull(ctx context.Context) error {
 	ev := r.ev
 	switch {
@@ -61,7 +45,7 @@ func (r *run) pull(ctx context.Context) error {
 		r.note("no token: the pull request's head and base could not be read from the API")
 		return nil
 	}
-	var p *github.AuditPull
+	var p *github.Pull
 	if ev.Number > 0 {
 		got, err := r.client.GetPull(ctx, ev.Number)
 		if err := r.apiError(fmt.Sprintf("read pull request #%d", ev.Number), err); err != nil {
@@ -93,12 +77,11 @@ func (r *run) pull(ctx context.Context) error {
 	return nil
 }
 
-// matchHead picks the pull request a fork's workflow_run was for among the
-// open ones with its head branch: the one whose head repository is the
-// run's and whose head is the run's commit, else the only one with the
-// head repository (pushed to since the run).
-func (r *run) matchHead(found []github.AuditPull) *github.AuditPull {
-	var same []github.AuditPull
+// matchHead picks the pull request of a fork's workflow_run among those
+// with its head branch: head repository and commit match, else the only one
+// from the head repository.
+func (r *run) matchHead(found []github.Pull) *github.Pull {
+	var same []github.Pull
 	for _, p := range found {
 		if r.ev.HeadRepo == "" || strings.EqualFold(p.HeadRepo, r.ev.HeadRepo) {
 			same = append(same, p)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -15,7 +14,7 @@ import (
 // act moves the pull request's labels to its state and writes the sticky
 // comment when asked. A refused write (a read-only token) stops further
 // writes for the run and is reported once; a rate limit stops the run.
-func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *report.PullResult, sticky *github.Comment, led *ledger.Ledger) error {
+func (a *auditor) act(ctx context.Context, p *github.Pull, pr *present.PullResult, sticky *github.Comment, led *ledger.Ledger) error {
 	d := pr.Decision
 	had := hasLabel(p.Labels, present.LabelOpen) || hasLabel(p.Labels, present.LabelHalfOpen)
 	pr.Recovered = had && d.State == breaker.Closed
@@ -85,7 +84,7 @@ func (a *auditor) act(ctx context.Context, p *github.AuditPull, pr *report.PullR
 }
 
 // labelState is the state the pull request's labels announce.
-func (a *auditor) labelState(p *github.AuditPull) breaker.State {
+func (a *auditor) labelState(p *github.Pull) breaker.State {
 	switch {
 	case hasLabel(p.Labels, present.LabelOpen):
 		return breaker.Open
@@ -99,7 +98,7 @@ func (a *auditor) labelState(p *github.AuditPull) breaker.State {
 // and there is none yet or the state changed since the labels were set,
 // and an existing one is updated when the pull request recovered. An
 // unchanged state costs no call.
-func (a *auditor) wantsComment(p *github.AuditPull, d *breaker.Decision, sticky *github.Comment) bool {
+func (a *auditor) wantsComment(p *github.Pull, d *breaker.Decision, sticky *github.Comment) bool {
 	want := a.posts().Wants(d.State, "comment")
 	changed := a.labelState(p) != d.State
 	return (want && (sticky == nil || changed)) || (sticky != nil && changed && d.State == breaker.Closed)
@@ -107,7 +106,7 @@ func (a *auditor) wantsComment(p *github.AuditPull, d *breaker.Decision, sticky 
 
 // labelMoves are the presenter's label moves for the pull request (none
 // when the audit does not manage labels).
-func (a *auditor) labelMoves(p *github.AuditPull, d *breaker.Decision) (add, remove []present.Label) {
+func (a *auditor) labelMoves(p *github.Pull, d *breaker.Decision) (add, remove []present.Label) {
 	if !a.o.ManageLabels {
 		return nil, nil
 	}
@@ -116,7 +115,7 @@ func (a *auditor) labelMoves(p *github.AuditPull, d *breaker.Decision) (add, rem
 
 // writeFailed sorts a failed write: the rate limit stops the run (returned),
 // a refusal of the token stops writing, anything else is a note.
-func (a *auditor) writeFailed(ctx context.Context, err error, pr *report.PullResult, what string) error {
+func (a *auditor) writeFailed(ctx context.Context, err error, pr *present.PullResult, what string) error {
 	switch {
 	case errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil:
 		return err

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
@@ -53,7 +52,7 @@ type auditor struct {
 	o     Options
 	eff   *policy.Policy
 	paths gitlog.Options
-	res   *report.Result
+	res   *present.AuditResult
 	// start and startCalls are the client's charged calls and calls
 	// before the run.
 	start, startCalls int
@@ -80,12 +79,9 @@ type auditor struct {
 	tmp       string
 }
 
-// Run audits the repository's open pull requests. It returns an error only
-// when nothing could be audited (bad options, the first page of pull
-// requests refused for a reason other than the rate limit); every other
-// problem is in the Result: a pull request that fails is skipped with its
-// reason, and a run that stops early says why and what it did not reach.
-func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
+// Run audits the repository's open pull requests. It fails only when nothing
+// could be audited; every other problem is in the result.
+func Run(ctx context.Context, c GitHub, o Options) (*present.AuditResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -108,9 +104,9 @@ func Run(ctx context.Context, c GitHub, o Options) (*report.Result, error) {
 	}
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
 		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
-		res: &report.Result{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
-			Pulls: []report.PullResult{}, Skipped: []report.Skipped{}, NotReached: []int{}, Notes: []string{},
-			Marks: map[int]report.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
+		res: &present.AuditResult{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
+			Pulls: []present.PullResult{}, Skipped: []present.Skipped{}, NotReached: []int{}, Notes: []string{},
+			Marks: map[int]present.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
 	if o.Artifact != "" {
 		a.arts = &artifactIndex{name: o.Artifact, next: 1}
 	}
@@ -188,10 +184,8 @@ func (a *auditor) stop(reason string) {
 	a.o.Log("audit: stopping early: %s", reason)
 }
 
-// run lists the open pull requests first, then evaluates them in that
-// order. Listing first keeps the order a snapshot: the labels the run
-// writes bump updated_at, which would shift later pages of a listing
-// sorted by it and make pull requests slip between pages.
+// run lists every page first, then evaluates: the labels it writes bump
+// updated_at and would shift the pages still to be read.
 func (a *auditor) run(ctx context.Context) error {
 	queue, cut, err := a.list(ctx)
 	if err != nil {
@@ -227,7 +221,7 @@ func (a *auditor) run(ctx context.Context) error {
 			continue
 		case errors.As(err, new(*disabledError)):
 			consecutive = 0
-			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: err.Error()})
+			a.res.Skipped = append(a.res.Skipped, present.Skipped{Number: p.Number, Reason: err.Error()})
 			continue
 		case errors.Is(err, errBudget) || errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil:
 			why := "GitHub's rate limit refused a call: " + err.Error()
@@ -244,7 +238,7 @@ func (a *auditor) run(ctx context.Context) error {
 			break
 		}
 		consecutive++
-		a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
+		a.res.Skipped = append(a.res.Skipped, present.Skipped{Number: p.Number, Reason: "not evaluated: " + oneLine(err.Error())})
 		if consecutive >= maxConsecutiveErrors {
 			a.stop(fmt.Sprintf("%d pull requests in a row could not be evaluated; the last error: %s", consecutive, oneLine(err.Error())))
 			i++
@@ -265,15 +259,15 @@ func (a *auditor) run(ctx context.Context) error {
 // resume puts the pull requests the previous run did not reach (cursor,
 // in its order) first, the others after them in listing order: a run cut
 // by the quota is followed by one that starts where it stopped.
-func resume(queue []*github.AuditPull, cursor []int) []*github.AuditPull {
+func resume(queue []*github.Pull, cursor []int) []*github.Pull {
 	if len(cursor) == 0 {
 		return queue
 	}
-	at := map[int]*github.AuditPull{}
+	at := map[int]*github.Pull{}
 	for _, p := range queue {
 		at[p.Number] = p
 	}
-	out := make([]*github.AuditPull, 0, len(queue))
+	out := make([]*github.Pull, 0, len(queue))
 	first := map[int]bool{}
 	for _, n := range cursor {
 		if p, ok := at[n]; ok && !first[n] {
@@ -289,11 +283,10 @@ func resume(queue []*github.AuditPull, cursor []int) []*github.AuditPull {
 	return out
 }
 
-// list reads the pages of open pull requests, least recently updated
-// first, and selects those of the shard that the filters take. It stops
-// listing when the selected ones are expected to spend the budget, or when
-// listing has taken a tenth of it: cut then says why pages were left.
-func (a *auditor) list(ctx context.Context) (queue []*github.AuditPull, cut string, err error) {
+// list reads the pages of open pull requests, least recently updated first,
+// and selects the shard's that the filters take, until the selected ones
+// would spend the budget or listing took a tenth of it (cut says which).
+func (a *auditor) list(ctx context.Context) (queue []*github.Pull, cut string, err error) {
 	maxPages := max(1, a.o.Budget/10)
 	last := 0
 	for page, n := 1, 0; page != 0; n++ {
@@ -344,8 +337,8 @@ func (a *auditor) unread(page, last int) {
 
 // selectPulls applies the shard and the filters to one page; a pull
 // request already listed (one that moved between pages) is left out.
-func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
-	var out []*github.AuditPull
+func (a *auditor) selectPulls(pulls []github.Pull) []*github.Pull {
+	var out []*github.Pull
 	for i := range pulls {
 		p := &pulls[i]
 		if a.listed[p.Number] {
@@ -357,7 +350,7 @@ func (a *auditor) selectPulls(pulls []github.AuditPull) []*github.AuditPull {
 			continue
 		}
 		if ok, why := a.o.Filters.Match(p); !ok {
-			a.res.Skipped = append(a.res.Skipped, report.Skipped{Number: p.Number, Reason: why})
+			a.res.Skipped = append(a.res.Skipped, present.Skipped{Number: p.Number, Reason: why})
 			continue
 		}
 		out = append(out, p)
@@ -400,12 +393,10 @@ func (e *disabledError) Error() string {
 	return "the " + present.LabelDisabled + " label, added by " + e.by + ", turns the breaker off"
 }
 
-// evaluate gathers one pull request's evidence, decides and acts. A pull
-// request unchanged since the previous run (its mark) is read from the
-// answers the state holds; its writes, and the read-back after them, are
-// made as usual (wctx).
-func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.PullResult, error) {
-	pr := &report.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
+// evaluate gathers one pull request's evidence, decides and acts; an
+// unchanged one (its mark) reads from the state's answers, writing as usual.
+func (a *auditor) evaluate(ctx context.Context, p *github.Pull) (*present.PullResult, error) {
+	pr := &present.PullResult{Number: p.Number, Title: p.Title, Author: p.User, Fork: p.Fork, Draft: p.Draft}
 	wctx := ctx
 	if m, ok := a.o.Marks[p.Number]; ok && !p.UpdatedAt.IsZero() && m.Head == p.HeadSHA && m.Updated.Equal(p.UpdatedAt) {
 		ctx = github.WithStored(ctx, p.Number)
@@ -427,7 +418,7 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 	defer src.close()
 	pr.Evidence = src.kind()
 
-	comments, err := a.c.Comments(ctx, p.Number, time.Time{})
+	comments, err := a.c.Comments(ctx, p.Number)
 	read := len(comments) // the comments GitHub counts, unless cut
 	if err != nil {
 		if !errors.Is(err, github.ErrTruncated) {
@@ -491,17 +482,14 @@ func (a *auditor) evaluate(ctx context.Context, p *github.AuditPull) (*report.Pu
 	return pr, nil
 }
 
-// mark keeps the pull request's mark for the next run: its listing's head
-// and updated_at, or, when the run's own writes moved updated_at, those of
-// a read of it that shows nothing else changed it (the head, the labels
-// as the run left them, the comments it read and the one it posted). A
-// mark that cannot be had is left out: the next run reads the pull
-// request again.
-func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.PullResult, comments int) {
+// mark keeps the pull request's mark for the next run: its listed head and
+// updated_at, or, after the run's own writes, those of a read-back that
+// shows nothing else changed it. Without one the next run reads it again.
+func (a *auditor) mark(ctx context.Context, p *github.Pull, pr *present.PullResult, comments int) {
 	if !a.o.KeepMarks || comments < 0 {
 		return
 	}
-	m, seen := report.Mark{Head: p.HeadSHA, Updated: p.UpdatedAt}, p.Seen
+	m, seen := present.Mark{Head: p.HeadSHA, Updated: p.UpdatedAt}, p.Seen
 	if len(pr.LabelsAdded)+len(pr.LabelsRemoved) > 0 || pr.Commented {
 		if a.afford(ctx, 1) != nil {
 			return
@@ -519,7 +507,7 @@ func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.Pull
 		if err != nil || now.HeadSHA != p.HeadSHA || now.Comments != comments || !maps.Equal(got, want) {
 			return
 		}
-		m, seen = report.Mark{Head: now.HeadSHA, Updated: now.UpdatedAt}, now.Seen
+		m, seen = present.Mark{Head: now.HeadSHA, Updated: now.UpdatedAt}, now.Seen
 	}
 	// updated_at has whole seconds: a change later in its second would
 	// leave it as it is. The mark holds only once that second had passed
@@ -531,7 +519,7 @@ func (a *auditor) mark(ctx context.Context, p *github.AuditPull, pr *report.Pull
 
 // source opens the pull request's commits: the clone when its head was
 // fetched, else the API.
-func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *report.PullResult) (source, error) {
+func (a *auditor) source(ctx context.Context, p *github.Pull, pr *present.PullResult) (source, error) {
 	if a.o.Clone != nil {
 		s, err := openGit(a.o.Clone, p, a.paths, a.eff.OnShallow)
 		if err == nil {
@@ -553,8 +541,8 @@ func (a *auditor) source(ctx context.Context, p *github.AuditPull, pr *report.Pu
 // refine decides whether the API source's benefit of the doubt (a commit
 // that changed the tree is a meaningful change) decides the verdict; if it
 // does and the budget has room, the file list settles it.
-func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource, ds []breaker.Decision, notes []string,
-	decide func() ([]breaker.Decision, []string, error), pr *report.PullResult) ([]breaker.Decision, []string, error) {
+func (a *auditor) refine(ctx context.Context, p *github.Pull, s *apiSource, ds []breaker.Decision, notes []string,
+	decide func() ([]breaker.Decision, []string, error), pr *present.PullResult) ([]breaker.Decision, []string, error) {
 	s.credit = 0
 	without, _, err := decide()
 	s.credit = 1
@@ -586,7 +574,7 @@ func (a *auditor) refine(ctx context.Context, p *github.AuditPull, s *apiSource,
 }
 
 // describe fills the result from the decisions.
-func (a *auditor) describe(pr *report.PullResult, ds []breaker.Decision) {
+func (a *auditor) describe(pr *present.PullResult, ds []breaker.Decision) {
 	d := &ds[len(ds)-1]
 	pr.Decision = d
 	pr.State = d.State
@@ -623,7 +611,7 @@ func dedupe(s []string) []string {
 
 // controls turns the comments of trusted people into resets and holds,
 // adds the force-open label's hold, and finds loopbreaker's sticky comment.
-func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []github.Comment, pr *report.PullResult) ([]loop.Control, *github.Comment, error) {
+func (a *auditor) controls(ctx context.Context, p *github.Pull, comments []github.Comment, pr *present.PullResult) ([]loop.Control, *github.Comment, error) {
 	var out []loop.Control
 	if hasLabel(p.Labels, present.LabelForceOpen) {
 		by, ok, err := a.labelledBy(ctx, p, present.LabelForceOpen, pr)
@@ -646,7 +634,7 @@ func (a *auditor) controls(ctx context.Context, p *github.AuditPull, comments []
 
 // trusted reports whether login may control the breaker: a person, not a
 // bot, with write access (looked up once per run and login).
-func (a *auditor) trusted(ctx context.Context, login, userType string, pr *report.PullResult) (bool, error) {
+func (a *auditor) trusted(ctx context.Context, login, userType string, pr *present.PullResult) (bool, error) {
 	if !control.MayControl(login, userType) {
 		return false, nil
 	}
@@ -670,26 +658,12 @@ func (a *auditor) trusted(ctx context.Context, login, userType string, pr *repor
 	return ok, nil
 }
 
-// labelledBy says who added label to p, when that person may control the
-// breaker: the disabled and force-open labels count only then, as every
-// control does (an agent can label its own pull request). The pull
-// request's label events are read for it (one call, budgeted); ok is false,
-// with a note, when someone else added it or the events cannot be read.
-func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label string, pr *report.PullResult) (by string, ok bool, err error) {
-	events, cached := a.prEvents[p.Number]
-	if !cached {
-		if err := a.afford(ctx, 1); err != nil {
-			return "", false, err
-		}
-		events, err = a.c.LabelEvents(ctx, p.Number)
-		if err != nil {
-			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
-				return "", false, err
-			}
-			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was ignored: who added it could not be read (%s)", label, oneLine(err.Error())))
-			return "", false, nil
-		}
-		a.prEvents[p.Number] = events
+// labelledBy says who added label to p when that person may control the
+// breaker; ok is false, with a note, otherwise.
+func (a *auditor) labelledBy(ctx context.Context, p *github.Pull, label string, pr *present.PullResult) (by string, ok bool, err error) {
+	events, ok, err := a.pullEvents(ctx, p, pr, fmt.Sprintf("the %s label was ignored: who added it could not be read (%%s)", label))
+	if err != nil || !ok {
+		return "", false, err
 	}
 	e, ok, note, err := control.LabelledBy(events, label, a.trustedFunc(ctx, pr))
 	if err != nil || !ok {
@@ -701,25 +675,40 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.AuditPull, label str
 	return e.Actor, true, nil
 }
 
+// pullEvents reads p's own label events once (one call, budgeted); ok is
+// false, with the note failed (a format of the fault), when they cannot be
+// read.
+func (a *auditor) pullEvents(ctx context.Context, p *github.Pull, pr *present.PullResult, failed string) ([]github.LabelEvent, bool, error) {
+	if events, ok := a.prEvents[p.Number]; ok {
+		return events, true, nil
+	}
+	if err := a.afford(ctx, 1); err != nil {
+		return nil, false, err
+	}
+	events, err := a.c.LabelEvents(ctx, p.Number)
+	if err != nil {
+		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+			return nil, false, err
+		}
+		pr.Notes = append(pr.Notes, fmt.Sprintf(failed, oneLine(err.Error())))
+		return nil, false, nil
+	}
+	a.prEvents[p.Number] = events
+	return events, true, nil
+}
+
 // trustedFunc is trusted for the control package's walks.
-func (a *auditor) trustedFunc(ctx context.Context, pr *report.PullResult) control.Trusted {
+func (a *auditor) trustedFunc(ctx context.Context, pr *present.PullResult) control.Trusted {
 	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
 }
 
-// labelResets folds the resets people made by taking the open label off,
-// which only the label events show, by the check run's rule
-// (control.LabelResets): every removal by a person with write access made
-// while the breaker was OPEN, not only the newest; refold folds again with
-// each. d is the decision without them. The events are read (from the
-// repository's feed, else the pull request's own: budgeted) when a reset
-// may be missing from d: the open label is gone from an OPEN pull request,
-// or the ledger's newest record says its run applied such resets — once
-// the loop opened again the label is back, and only that claim remembers
-// them. A claim is never applied itself: a forged one costs the read and
-// changes nothing. Otherwise the events are used only when the run holds
-// them already (the feed's pages read for other pull requests, or this
-// one's own events), at no call.
-func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *report.PullResult) error {
+// labelResets folds the resets people made by taking the open label off
+// (control.LabelResets; d is the decision without them). The events are
+// read, budgeted, only when a reset may be missing from d: the label is gone
+// from an OPEN pull request, or the newest record claims resets (never
+// applied itself: a forged claim costs the read only). Otherwise events the
+// run already holds are used, at no call.
+func (a *auditor) labelResets(ctx context.Context, p *github.Pull, d *breaker.Decision, led *ledger.Ledger, refold control.Refold, pr *present.PullResult) error {
 	since, ever := control.ResetsSince(d.History)
 	if !ever {
 		return nil
@@ -728,7 +717,8 @@ func (a *auditor) labelResets(ctx context.Context, p *github.AuditPull, d *break
 		since = p.CreatedAt // no label event is older than its pull request
 	}
 	gone := d.State == breaker.Open && d.OpenedAt != nil && !hasLabel(p.Labels, present.LabelOpen)
-	events, ok, err := a.labelEvents(ctx, p, since, gone || len(control.LabelResetClaims(led)) > 0, pr)
+	claimed := led != nil && len(led.Records) > 0 && len(led.Records[len(led.Records)-1].LabelResets) > 0
+	events, ok, err := a.labelEvents(ctx, p, since, gone || claimed, pr)
 	if err != nil || !ok {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
@@ -669,7 +668,7 @@ func TestFiltersSelect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := &github.AuditPull{}
+			p := &github.Pull{}
 			p.User, p.Labels, p.Draft, p.CreatedAt = tt.user, tt.labels, tt.draft, tt.at
 			ok, why := tt.f.Match(p)
 			if ok != tt.want || !strings.Contains(why, tt.why) {
@@ -795,7 +794,7 @@ func TestLabelFeedServesEveryPullRequest(t *testing.T) {
 	}
 	const feed = "/issues/events"
 	perPRCalls := func(e *env) int { return e.calls("GET", "/issues/[1-3]/events") }
-	check := func(t *testing.T, res *report.Result) {
+	check := func(t *testing.T, res *present.AuditResult) {
 		t.Helper()
 		for n, want := range map[int]string{1: "OPEN", 2: "CLOSED", 3: "OPEN"} {
 			if got := stateOf(res, n); got != want {

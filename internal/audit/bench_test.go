@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // benchEnv is 100 open agent pull requests of 30 commits each on the
@@ -20,7 +20,7 @@ func benchEnv(b *testing.B) *env {
 	return e
 }
 
-func runBench(b *testing.B, e *env) *report.Result {
+func runBench(b *testing.B, e *env) *present.AuditResult {
 	b.Helper()
 	res, err := Run(context.Background(), e.client(false), e.opts)
 	if err != nil {

@@ -18,12 +18,9 @@ const RefPrefix = "refs/loopbreaker/pull/"
 // fetchBatch is how many pull request refs one fetch asks for.
 const fetchBatch = 50
 
-// Clone is a local clone of the audited repository. Pull request heads
-// (refs/pull/N/head, which GitHub keeps for forks too) are fetched into it
-// with go-git, never the git binary, and each one is read through a view
-// (checkout.Clone.View), so the clone's own HEAD and work tree are never
-// touched. What a fetch writes into the git directory is given the
-// workspace's owner. A Clone is not safe for concurrent use.
+// Clone is a local clone of the audited repository: pull request heads are
+// fetched with go-git and read through views, the work tree untouched. Not
+// safe for concurrent use.
 type Clone struct {
 	dir   string // as given: the workspace
 	clone *checkout.Clone
@@ -35,10 +32,8 @@ type Clone struct {
 	broken string         // set when fetching cannot work at all
 }
 
-// OpenClone opens the clone that contains dir. fetchURL is where pull
-// request refs are fetched from ("" uses the clone's origin remote); token,
-// when set, is sent as HTTP basic auth ("x-access-token") to an http(s)
-// URL and never to anything else.
+// OpenClone opens the clone that contains dir; pull request refs come from
+// fetchURL ("": origin), with token sent to an http(s) URL only.
 func OpenClone(dir, fetchURL, token string) (*Clone, error) {
 	cl, err := checkout.Open(dir)
 	if err != nil {
@@ -62,13 +57,11 @@ func (c *Clone) Close() error {
 	return c.clone.Close()
 }
 
-// fetch makes the heads of pulls available: a head already in the clone
-// only gets its ref; the others are fetched in batches, then one by one when
-// a batch fails. It returns notes on what could not be fetched; those pull
-// requests are read from the API instead.
-func (c *Clone) fetch(ctx context.Context, pulls []*github.AuditPull) []string {
+// fetch makes the heads of pulls available, in batches, then one by one
+// when a batch fails; the notes name those read from the API instead.
+func (c *Clone) fetch(ctx context.Context, pulls []*github.Pull) []string {
 	var notes []string
-	var need []*github.AuditPull
+	var need []*github.Pull
 	for _, p := range pulls {
 		if _, done := c.heads[p.Number]; done {
 			continue
@@ -113,10 +106,10 @@ func (c *Clone) fetch(ctx context.Context, pulls []*github.AuditPull) []string {
 				c.failed[p.Number] = c.broken
 				continue
 			}
-			err := c.fetchRefs(ctx, []*github.AuditPull{p})
+			err := c.fetchRefs(ctx, []*github.Pull{p})
 			switch {
 			case err == nil:
-				c.collect([]*github.AuditPull{p}, &notes)
+				c.collect([]*github.Pull{p}, &notes)
 			case errors.Is(err, git.NoMatchingRefSpecError{}):
 				c.failed[p.Number] = fmt.Sprintf("refs/pull/%d/head is not on the remote", p.Number)
 			default:
@@ -129,7 +122,7 @@ func (c *Clone) fetch(ctx context.Context, pulls []*github.AuditPull) []string {
 	return notes
 }
 
-func (c *Clone) fetchRefs(ctx context.Context, pulls []*github.AuditPull) error {
+func (c *Clone) fetchRefs(ctx context.Context, pulls []*github.Pull) error {
 	specs := make([]string, 0, len(pulls))
 	for _, p := range pulls {
 		specs = append(specs, fmt.Sprintf("+refs/pull/%d/head:%s%d", p.Number, RefPrefix, p.Number))
@@ -142,7 +135,7 @@ func (c *Clone) fetchRefs(ctx context.Context, pulls []*github.AuditPull) error 
 }
 
 // collect records the fetched heads of pulls.
-func (c *Clone) collect(pulls []*github.AuditPull, notes *[]string) {
+func (c *Clone) collect(pulls []*github.Pull, notes *[]string) {
 	for _, p := range pulls {
 		h, err := c.clone.Ref(fmt.Sprintf("%s%d", RefPrefix, p.Number))
 		if err != nil {

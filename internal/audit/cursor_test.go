@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // cursorRun runs the audit with the previous run's cursor (nil: none) and
 // a new token each time, and returns the result, the answers to keep and
 // the requests made.
-func (e *env) cursorRun(prev *report.Result, answers map[string]github.Answer) (*report.Result, map[string]github.Answer, []string) {
+func (e *env) cursorRun(prev *present.AuditResult, answers map[string]github.Answer) (*present.AuditResult, map[string]github.Answer, []string) {
 	e.t.Helper()
 	tok := fmt.Sprintf("ghs_%d", time.Now().UnixNano())
 	e.fake.AddToken(tok, bot, "Bot")

@@ -5,24 +5,15 @@ import (
 	"errors"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// labelFeed is the repository's label events (every issue's, newest
-// first), read one page at a time for all the pull requests of a run. A
-// pull request found OPEN without its open label, or whose newest record
-// says its run applied resets by the label, needs the removals since its
-// breaker first opened, to tell a person's reset from a label never added
-// and to fold every reset, not only the newest; one page of the feed
-// usually answers that for every such pull request at once, where asking
-// each would cost a call each. Pages read for some are used for the others
-// too, at no call.
-//
-// The feed never reads more pages than pull requests have asked, and once
-// it fails to reach back far enough for one (a busy repository, a breaker
-// that opened long ago) it is left for the rest of the run: each pull
-// request then asks for its own events, as before.
+// labelFeed is the repository's label events, newest first, read a page at
+// a time and shared by the run's pull requests: one page usually answers
+// for all that need their open label's removals, where each asking would
+// cost a call. It reads no more pages than were asked for, and is abandoned
+// once it cannot reach back far enough for one.
 type labelFeed struct {
 	events    []github.LabelEvent // newest first
 	next      int                 // the next page; 0 when all are read
@@ -54,13 +45,10 @@ func (f *labelFeed) of(number int) []github.LabelEvent {
 	return out
 }
 
-// labelEvents returns the label events of pull request p: its own when
-// the run read them already, else the feed's when it reaches back to
-// since. With read, it reads what is missing (budgeted): more pages of the
-// feed while it may still reach back, else the pull request's own events.
-// ok is false when they are not at hand without read, or could not be read
-// (noted on pr).
-func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since time.Time, read bool, pr *report.PullResult) (events []github.LabelEvent, ok bool, err error) {
+// labelEvents returns p's label events: its own when read already, else the
+// feed's when it reaches back to since. With read it reads what is missing,
+// budgeted; ok is false when they are not at hand.
+func (a *auditor) labelEvents(ctx context.Context, p *github.Pull, since time.Time, read bool, pr *present.PullResult) (events []github.LabelEvent, ok bool, err error) {
 	if events, ok := a.prEvents[p.Number]; ok {
 		return events, true, nil
 	}
@@ -94,17 +82,5 @@ func (a *auditor) labelEvents(ctx context.Context, p *github.AuditPull, since ti
 		return f.of(p.Number), true, nil
 	}
 	f.abandoned = true
-	if err := a.afford(ctx, 1); err != nil {
-		return nil, false, err
-	}
-	events, err = a.c.LabelEvents(ctx, p.Number)
-	if err != nil {
-		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
-			return nil, false, err
-		}
-		pr.Notes = append(pr.Notes, "the label events could not be read: "+oneLine(err.Error()))
-		return nil, false, nil
-	}
-	a.prEvents[p.Number] = events
-	return events, true, nil
+	return a.pullEvents(ctx, p, pr, "the label events could not be read: %s")
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -78,7 +77,7 @@ func (e *env) client(dryRun bool) *github.Client {
 	return c
 }
 
-func (e *env) run() *report.Result {
+func (e *env) run() *present.AuditResult {
 	e.t.Helper()
 	res, err := Run(context.Background(), e.client(e.opts.DryRun), e.opts)
 	if err != nil {
@@ -158,7 +157,7 @@ func (e *env) calls(method, path string) int {
 	return e.fake.CallsMatching(method, regexp.MustCompile("^/repos/"+owner+"/"+repo+path+"$"))
 }
 
-func numbersOf(ps []report.PullResult) []int {
+func numbersOf(ps []present.PullResult) []int {
 	var out []int
 	for _, p := range ps {
 		out = append(out, p.Number)
@@ -166,7 +165,7 @@ func numbersOf(ps []report.PullResult) []int {
 	return out
 }
 
-func find(r *report.Result, n int) *report.PullResult {
+func find(r *present.AuditResult, n int) *present.PullResult {
 	for i := range r.Pulls {
 		if r.Pulls[i].Number == n {
 			return &r.Pulls[i]
@@ -175,7 +174,7 @@ func find(r *report.Result, n int) *report.PullResult {
 	return nil
 }
 
-func stateOf(r *report.Result, n int) string {
+func stateOf(r *present.AuditResult, n int) string {
 	if p := find(r, n); p != nil {
 		return p.State.String()
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/present"
@@ -18,11 +17,8 @@ import (
 // artifacts).
 const maxArtifactPages = 100
 
-// artifactIndex is the repository's record artifacts, listed one page at
-// a time the first time a pull request needs them, and shared by all: one
-// call serves up to a hundred pull requests instead of one call each.
-// GitHub documents no order for the list, so every page is read before an
-// artifact is taken for the newest.
+// artifactIndex is the repository's record artifacts, listed once for all
+// pull requests (every page: GitHub documents no order).
 type artifactIndex struct {
 	name  string
 	list  []github.Artifact
@@ -30,31 +26,9 @@ type artifactIndex struct {
 	pages int
 }
 
-// match returns the newest artifact of the pull request's loop runs: same
-// head branch, and a head commit that is one of its commits (so that a fork
-// with a branch of the same name, or an old pull request from the same
-// branch, never lends its records). live is the newest unexpired one,
-// expired the newest expired one.
-func (x *artifactIndex) match(p *github.AuditPull, commits map[string]bool) (live, expired *github.Artifact) {
-	for i := range x.list {
-		ar := &x.list[i]
-		if ar.HeadBranch != p.HeadRef || !commits[ar.HeadSHA] {
-			continue
-		}
-		best := &live
-		if ar.Expired {
-			best = &expired
-		}
-		if *best == nil || ar.CreatedAt.After((*best).CreatedAt) || ar.CreatedAt.Equal((*best).CreatedAt) && ar.ID > (*best).ID {
-			*best = ar
-		}
-	}
-	return live, expired
-}
-
 // findArtifact returns the pull request's newest artifact, reading the
 // pages of the listing not read yet.
-func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src source, pr *report.PullResult) (*github.Artifact, error) {
+func (a *auditor) findArtifact(ctx context.Context, p *github.Pull, src source, pr *present.PullResult) (*github.Artifact, error) {
 	x := a.arts
 	for x.next != 0 && x.pages < maxArtifactPages {
 		if err := a.afford(ctx, 1); err != nil {
@@ -78,7 +52,8 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src sou
 	if x.next != 0 {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("only the first %d pages of record artifacts were read: a newer one may be missed", maxArtifactPages))
 	}
-	live, expired := x.match(p, src.commits())
+	commits := src.commits()
+	live, expired := github.Newest(x.list, func(a github.Artifact) bool { return a.HeadBranch == p.HeadRef && commits[a.HeadSHA] })
 	if live != nil {
 		return live, nil
 	}
@@ -86,10 +61,8 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.AuditPull, src sou
 }
 
 // ledger returns the earlier runs' records of a pull request: the sticky
-// comment's digest (read with the comments anyway), else the newest
-// matching record artifact. Neither is trusted over git: they add what
-// git cannot know (test results, errors, runs without a commit).
-func (a *auditor) ledger(ctx context.Context, p *github.AuditPull, sticky *github.Comment, src source, pr *report.PullResult) (*ledger.Ledger, error) {
+// comment's digest, else the newest matching record artifact.
+func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Comment, src source, pr *present.PullResult) (*ledger.Ledger, error) {
 	if sticky != nil {
 		l, err := present.DecodeDigest(sticky.Body)
 		switch {

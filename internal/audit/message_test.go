@@ -16,7 +16,7 @@ func TestAPICommitsCarryPhaseAndClaims(t *testing.T) {
 		{SHA: sha(1, 2), Tree: "t2", Message: "All tasks complete\n\nLoop-Progress: 100%\n", At: t0.Add(time1)},
 		{SHA: sha(1, 3), Tree: "t1", Message: "Revert \"x\"", At: t0.Add(2 * time1)},
 	}
-	p := &github.AuditPull{BaseSHA: sha(0, 0)}
+	p := &github.Pull{BaseSHA: sha(0, 0)}
 	s := newAPISource(list, false, p, e.pathsFor(t))
 	its, _, err := s.iterations(nil)
 	if err != nil {
@@ -44,7 +44,7 @@ func TestAPIHeadPastTheListedCommits(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	list := []github.PullCommit{{SHA: sha(1, 0), Tree: "t1", Message: "one", At: t0}, {SHA: sha(1, 1), Tree: "t1", Message: "two", At: t0.Add(time1)}}
-	s := newAPISource(list, true, &github.AuditPull{Pull: github.Pull{HeadSHA: sha(1, 9)}}, e.pathsFor(t))
+	s := newAPISource(list, true, &github.Pull{HeadSHA: sha(1, 9)}, e.pathsFor(t))
 	its, notes, err := s.iterations(nil)
 	if err != nil {
 		t.Fatal(err)

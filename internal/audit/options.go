@@ -8,15 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// DefaultBudget is the default number of API calls per run (the Action's
-// operations-per-run). A selected pull request typically costs two or
-// three calls, so 200 audits about 70 to 100 of them and leaves most of a
-// workflow token's 1,000 calls an hour to the loops' own check runs.
+// DefaultBudget is the default API calls per run: about 70 to 100 pull
+// requests, leaving most of a token's hourly 1,000 to the loops' checks.
 const DefaultBudget = 200
 
 // DefaultAuthors are the agent accounts audited when Filters.Authors is
@@ -139,14 +137,12 @@ type Options struct {
 	// Resume are the pull requests a previous run stopped before (its
 	// Result.NotReached): they are evaluated first.
 	Resume []int
-	// KeepMarks makes the run leave a cursor for the next one
-	// (Result.Marks, Result.Ledgers): it reads a pull request back once
-	// after its own writes. Marks and Ledgers are the previous run's: a
-	// pull request listed with the head and updated_at of its mark is
-	// evaluated from the answers the state holds, without calls, and an
-	// artifact whose records are held is not downloaded again.
+	// KeepMarks makes the run leave a cursor for the next (Result.Marks and
+	// Ledgers, reading a pull request back after its writes). Marks and Ledgers
+	// are the previous run's: an unchanged pull request and a held artifact
+	// cost no call.
 	KeepMarks bool
-	Marks     map[int]report.Mark
+	Marks     map[int]present.Mark
 	Ledgers   map[int64][]ledger.Record
 	// PerPage is the pull request page size (0: 100).
 	PerPage int

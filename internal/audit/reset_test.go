@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -50,7 +49,7 @@ func (e *env) resetLife(n int, claims []ledger.LabelReset, removals bool) {
 
 // opened checks pull request n's decision: OPEN since at, with ignored
 // iterations run while OPEN.
-func opened(t *testing.T, pr *report.PullResult, at time.Time, ignored int) {
+func opened(t *testing.T, pr *present.PullResult, at time.Time, ignored int) {
 	t.Helper()
 	if pr == nil || pr.Decision == nil {
 		t.Fatal("the pull request was not evaluated")

@@ -4,16 +4,13 @@ import (
 	"cmp"
 	"sort"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
-// sortByProgress orders the pulls by money wasted, then least recently
-// progressed: the stuck ones (not CLOSED) whose agent reported dollars
-// spent since the last progress first, most first, then those that
-// reported only tokens, most first; then never progressed, then the
-// oldest last progress; ties by number.
-func sortByProgress(ps []report.PullResult) {
+// sortByProgress puts first the stuck pulls that wasted the most dollars,
+// then tokens, then the never progressed, then the oldest last progress.
+func sortByProgress(ps []present.PullResult) {
 	sort.SliceStable(ps, func(i, j int) bool {
 		ri, ai := waste(&ps[i])
 		rj, aj := waste(&ps[j])
@@ -36,7 +33,7 @@ func sortByProgress(ps []report.PullResult) {
 // waste ranks a pull request by the money its loop wasted: 2 and the
 // dollars spent since the last progress, 1 and the tokens when only
 // tokens are known, 0 for a CLOSED one or one that wasted nothing known.
-func waste(p *report.PullResult) (rank int, amount float64) {
+func waste(p *present.PullResult) (rank int, amount float64) {
 	switch {
 	case p.State == breaker.Closed:
 	case p.WastedUSD != nil && *p.WastedUSD > 0:

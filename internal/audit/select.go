@@ -37,7 +37,7 @@ func ShardOf(number, count int) int {
 }
 
 // Match reports whether the filters select the pull request, and why not.
-func (f *Filters) Match(p *github.AuditPull) (ok bool, reason string) {
+func (f *Filters) Match(p *github.Pull) (ok bool, reason string) {
 	if !f.authorMatches(p.User) {
 		return false, "author " + p.User + " is not an audited author"
 	}

@@ -41,7 +41,7 @@ type gitSource struct {
 
 // openGit reads a pull request's history from the clone, through a view
 // whose HEAD is the fetched head.
-func openGit(c *Clone, p *github.AuditPull, base gitlog.Options, onShallow policy.OnShallow) (*gitSource, error) {
+func openGit(c *Clone, p *github.Pull, base gitlog.Options, onShallow policy.OnShallow) (*gitSource, error) {
 	head, err := c.head(p.Number)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ type apiSource struct {
 	unlisted string
 }
 
-func newAPISource(list []github.PullCommit, capped bool, p *github.AuditPull, paths gitlog.Options) *apiSource {
+func newAPISource(list []github.PullCommit, capped bool, p *github.Pull, paths gitlog.Options) *apiSource {
 	s := &apiSource{list: list, capped: capped, base: p.BaseSHA, paths: paths, credit: 1, set: map[string]bool{}}
 	for _, c := range list {
 		s.set[c.SHA] = true

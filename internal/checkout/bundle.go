@@ -30,12 +30,9 @@ const MaxBundleBytes = 512 << 20
 // refs) before the pack.
 const maxBundleHeader = 1 << 20
 
-// ApplyBundle reads the git bundle at path (as `git bundle create` writes
-// it, version 2 or 3 with SHA-1) into the clone's objects and returns the
-// commit its one ref names. The bundle must be a fast-forward of base: every
-// prerequisite is in the clone and the tip has base in its history (or is
-// base). Nothing else is changed: no ref moves. Only a regular file is
-// opened, so that a named pipe cannot hang the run.
+// ApplyBundle reads the git bundle at path (v2 or v3, SHA-1) into the
+// clone's objects and returns the commit its one ref names. It must be a
+// fast-forward of base; no ref moves. Only a regular file is opened.
 func (c *Clone) ApplyBundle(path, base string) (string, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -112,21 +109,18 @@ func (c *Clone) firstParentOf(top *object.Commit, base string) (bool, error) {
 	}
 }
 
-// Bounds of the objects of a bundle once inflated. A pack of a megabyte
-// can hold a gigabyte of zeros, which go-git inflates into memory: the
-// 512 MiB a bundle may weigh would hold more than any runner's memory.
-// GitHub refuses a file over 100 MiB in a push.
+// Bounds of a bundle's objects once inflated: a megabyte of pack can hold a
+// gigabyte of zeros, which go-git inflates in memory. GitHub refuses a file
+// over 100 MiB in a push.
 const (
 	MaxBundleObject   int64 = 100 << 20
 	MaxBundleInflated int64 = 2 << 30
 )
 
-// packSizes reads the pack's object headers and refuses an object, or all
-// of them together, larger than the bounds once inflated, before anything
-// is inflated into memory. A delta is measured by the object it makes. It
-// checks the pack's checksum and returns its number of objects and the
-// bases its ref-deltas name that are no whole object of the pack: in a
-// thin pack, objects of the prerequisites.
+// packSizes reads the pack's object headers and refuses an object, or the
+// whole, larger than the bounds once inflated (a delta by the object it
+// makes), before anything is inflated. It checks the checksum and returns
+// the count and the thin bases (ref-delta bases outside the pack).
 func packSizes(r io.Reader) (count uint32, thin []plumbing.Hash, err error) {
 	s := packfile.NewScanner(r)
 	_, n, err := s.Header()
@@ -176,15 +170,10 @@ func packSizes(r io.Reader) (count uint32, thin []plumbing.Hash, err error) {
 	return n, slices.DeleteFunc(thin, func(h plumbing.Hash) bool { return whole[h] }), nil
 }
 
-// storePack writes the bundle's pack (as packSizes read it) into the
-// clone's objects as a pack of its own, completed with the bases of the
-// clone that its ref-deltas name. git bundle writes a thin pack, whose
-// deltas may name objects of the prerequisites, and go-git's pack writer
-// indexes a pack alone: the bases are appended as whole objects, as
-// `git index-pack --fix-thin` does. (go-git's parser over the object
-// storage resolves such bases too, but writes every object loose, each
-// held whole in memory, and every later read of a loose object does so
-// again.)
+// storePack writes the bundle's thin pack into the clone as a pack of its
+// own, with the bases its ref-deltas name appended whole (as git index-pack
+// --fix-thin does): go-git's pack writer indexes a pack alone, and its
+// storage parser would write every object loose, held whole in memory.
 func (c *Clone) storePack(pack *io.SectionReader, count uint32, thin []plumbing.Hash) (err error) {
 	var bases []plumbing.Hash
 	for _, h := range thin {
@@ -373,12 +362,9 @@ func (c *Clone) Push(ctx context.Context, rawURL, token, h, branch string) error
 	return nil
 }
 
-// Changed finds a commit on tip's first-parent chain down to base
-// (excluded) that changes the folder dir at the top of the tree, and a
-// path it changes there; "" when none does. A merge that takes dir as
-// one of its other parents has it changes nothing when that parent is in
-// trusted's history ("": none is): a merge of the default branch brings
-// the default branch's own files.
+// Changed finds a commit on tip's first-parent chain down to base that
+// changes the top folder dir, and a path it changes; "" when none does. A
+// merge whose other parent brings dir from trusted's history changes nothing.
 func (c *Clone) Changed(tip, base, dir, trusted string) (commit, path string, err error) {
 	var known map[string]bool
 	for h := tip; h != base; {

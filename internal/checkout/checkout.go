@@ -152,13 +152,10 @@ func Auth(rawURL, token string) transport.AuthMethod {
 	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
 }
 
-// Fetch fetches specs (refspecs such as "+refs/pull/7/head:refs/remotes/pull/7/head")
-// from rawURL into the clone with go-git, authenticated with token as
-// actions/checkout does. depth 0 fetches what is missing; Unshallow takes a
-// shallow clone's whole history of what it fetches, and .git/shallow is
-// then repaired: go-git keeps listing the commits whose parents arrived,
-// which would still cut every walk there. A fetch with nothing new is not
-// an error.
+// Fetch fetches refspecs from rawURL with go-git and the token. depth 0
+// fetches what is missing; Unshallow takes the whole history, and then
+// .git/shallow is repaired (go-git leaves it listing commits whose parents
+// arrived). Nothing new is not an error.
 func (c *Clone) Fetch(ctx context.Context, rawURL, token string, specs []string, depth int) error {
 	if rawURL == "" {
 		return errors.New("fetch: no URL to fetch from")
@@ -240,10 +237,8 @@ func (c *Clone) MergeBase(a, b string) (string, error) {
 	return bases[0].Hash.String(), nil
 }
 
-// Chain walks a commit's first parents lazily, only as far as the
-// questions asked of it need: the iterations of a loop are its head's first
-// parents, and whether a commit is one of them is answered by walking back
-// to it, not over the whole history.
+// Chain walks a commit's first parents lazily, only as far as the questions
+// asked need.
 type Chain struct {
 	c       *Clone
 	cur     *object.Commit
@@ -333,10 +328,9 @@ func (c *Clone) shallowSet() map[plumbing.Hash]bool {
 	return set
 }
 
-// View returns a git directory whose HEAD is commit h and whose objects
-// and refs are the clone's (git's linked-worktree layout), for reading h
-// like any repository without touching the clone's HEAD or work tree. The
-// directory is reused by the next View and removed by Close.
+// View returns a git directory whose HEAD is h and whose objects and refs
+// are the clone's, to read h without touching the clone's HEAD or work
+// tree; reused by the next View, removed by Close.
 func (c *Clone) View(h string) (string, error) {
 	if !fullHash().MatchString(h) {
 		return "", fmt.Errorf("view: %q is not a commit hash", h)
@@ -437,10 +431,9 @@ func readSmall(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, 4096))
 }
 
-// regularFiles refuses a clone whose files go-git reads are named pipes,
-// sockets or devices (go-git would wait on a pipe for good): HEAD, config,
-// packed-refs, shallow and the pack indexes. They are checked by type,
-// without opening them.
+// regularFiles refuses a clone whose files go-git reads (HEAD, config,
+// packed-refs, shallow, pack indexes) are not regular: go-git would wait on
+// a pipe for good. They are checked by type, unopened.
 func regularFiles(gitdir, common string) error {
 	paths := []string{filepath.Join(gitdir, "HEAD")}
 	for _, n := range []string{"config", "packed-refs", "shallow"} {
@@ -472,11 +465,10 @@ func isGitDir(dir string) bool {
 	return true
 }
 
-// Ancestors is the set of commits reachable from head by any parent, or
-// nil when there are more than maxWalk of them (or the walk meets a
-// missing commit other than at a shallow boundary): the caller then
-// cannot tell, and takes the stricter answer. Commit dates are not used
-// to stop the walk: the agent chooses them.
+// Ancestors is the set of commits reachable from head by any parent; nil
+// when there are more than maxWalk or a commit is missing short of a
+// shallow boundary (the caller takes the stricter answer). Commit dates,
+// which the agent chooses, never stop the walk.
 func (c *Clone) Ancestors(head string) map[string]bool {
 	start, err := c.commit(head)
 	if err != nil {

@@ -10,14 +10,9 @@ import (
 	"syscall"
 )
 
-// Own gives each path (a directory with everything in it) the owner of
-// workspace, when this process runs as root and the owner differs: a
-// Docker action runs as root
-// (https://docs.github.com/en/actions/reference/workflows-and-actions/dockerfile-support#user),
-// and files it leaves in the workspace belong to root otherwise, which a
-// self-hosted runner's next actions/checkout cannot remove
-// (https://github.com/actions/runner/issues/434). Symbolic links are
-// changed themselves, never followed.
+// Own gives each path (recursively) the owner of workspace when this
+// process runs as root: a Docker action does, and a self-hosted runner's
+// next checkout cannot remove root's files. Links are changed, not followed.
 func Own(workspace string, paths ...string) error {
 	if os.Geteuid() != 0 {
 		return nil

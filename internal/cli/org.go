@@ -12,8 +12,8 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
 	"github.com/loopbreaker/loopbreaker/internal/audit/org"
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // runDiscover finds the repositories with open agent pull requests, by
@@ -156,7 +156,7 @@ func (s *auditState) load(env Env, co *github.Options, opts *audit.Options) erro
 }
 
 // save writes the state and the result of a run.
-func (s *auditState) save(res *report.Result) error {
+func (s *auditState) save(res *present.AuditResult) error {
 	if s.statePath != "" {
 		st := &org.State{Version: org.StateVersion, Repository: s.repository, Shard: s.shard, At: res.At,
 			Pending: append([]int{}, res.NotReached...), Answers: s.cache.Used(), Marks: res.Marks, Ledgers: res.Ledgers}

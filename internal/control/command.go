@@ -13,13 +13,10 @@ const maxCommandText = 500
 // markdown allows a paragraph (four make it code).
 var commandRE = lazyre.New(`^ {0,3}/loopbreaker\s+(reset|resume|skip-phase|abort|guide)\b[ \t]*([^\r\n]*)`)
 
-// ParseCommand returns the first /loopbreaker command of a comment body:
-// its verb (reset, resume, skip-phase, abort or guide) and the rest of its line,
-// trimmed and cut to 500 bytes on a character boundary. ok is false when
-// the body holds no command at the start of a line. A line inside a fenced
-// or indented code block or a quote is never a command: a pasted log or a
-// quoted agent message must not steer the breaker. Whether its author may
-// give it is the caller's to check (FromCommand turns it into a control).
+// ParseCommand returns the first /loopbreaker command at the start of a
+// line of body: its verb and the rest of the line, cut to 500 bytes. A line
+// in a code block or a quote is never a command (a pasted log must not
+// steer the breaker).
 func ParseCommand(body string) (verb, text string, ok bool) {
 	fence := ""
 	for _, line := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n") {

@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/github"
-	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
 )
 
@@ -29,8 +27,8 @@ func TestIsBotAndMayControl(t *testing.T) {
 		{"", "User", false, false},
 	}
 	for _, tt := range tests {
-		if got := IsBot(tt.login, tt.typ); got != tt.bot {
-			t.Errorf("IsBot(%q, %q) = %v, want %v", tt.login, tt.typ, got, tt.bot)
+		if got := isBot(tt.login, tt.typ); got != tt.bot {
+			t.Errorf("isBot(%q, %q) = %v, want %v", tt.login, tt.typ, got, tt.bot)
 		}
 		if got := MayControl(tt.login, tt.typ); got != tt.may {
 			t.Errorf("MayControl(%q, %q) = %v, want %v", tt.login, tt.typ, got, tt.may)
@@ -46,32 +44,32 @@ func TestIsBotAndMayControl(t *testing.T) {
 func TestSticky(t *testing.T) {
 	t.Parallel()
 	const marker = "<!-- loopbreaker -->"
-	c := func(id int64, login, typ, body string, updated time.Duration) github.Comment {
-		return github.Comment{ID: id, Login: login, UserType: typ, Body: body, CreatedAt: t0, UpdatedAt: t0.Add(updated)}
+	c := func(id int64, login, typ, body string, updated time.Duration) Comment {
+		return Comment{ID: id, Login: login, UserType: typ, Body: body, CreatedAt: t0, UpdatedAt: t0.Add(updated)}
 	}
 	tests := []struct {
 		name     string
-		comments []github.Comment
+		comments []Comment
 		author   string
 		want     int64 // 0: none
 	}{
-		{"none", []github.Comment{c(1, "github-actions[bot]", "Bot", "no marker", 0)}, "", 0},
-		{"the most recently updated bot comment", []github.Comment{
+		{"none", []Comment{c(1, "github-actions[bot]", "Bot", "no marker", 0)}, "", 0},
+		{"the most recently updated bot comment", []Comment{
 			c(1, "github-actions[bot]", "Bot", marker+" a", 2*time.Hour),
 			c(2, "github-actions[bot]", "Bot", marker+" b", time.Hour),
 		}, "", 1},
-		{"a person's marker is not the sticky", []github.Comment{
+		{"a person's marker is not the sticky", []Comment{
 			c(1, "github-actions[bot]", "Bot", marker, 0),
 			c(2, "mallory", "User", marker, time.Hour),
 		}, "", 1},
-		{"the author's bot is not the sticky", []github.Comment{
+		{"the author's bot is not the sticky", []Comment{
 			c(1, "github-actions[bot]", "Bot", marker, 0),
 			c(2, "Copilot", "Bot", marker, time.Hour),
 		}, "copilot", 1},
-		{"only the author's bot: none", []github.Comment{
+		{"only the author's bot: none", []Comment{
 			c(2, "agent[bot]", "Bot", marker, time.Hour),
 		}, "agent[bot]", 0},
-		{"author unknown: any bot", []github.Comment{
+		{"author unknown: any bot", []Comment{
 			c(2, "agent[bot]", "Bot", marker, time.Hour),
 		}, "", 2},
 	}
@@ -103,22 +101,13 @@ func TestFromCommand(t *testing.T) {
 		{"explode", "", loop.Control{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := FromCommand(tt.verb, tt.text, "alice", at)
+		got, ok := fromCommand(tt.verb, tt.text, "alice", at)
 		if ok != tt.ok {
 			t.Errorf("%s: ok %v, want %v", tt.verb, ok, tt.ok)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.verb, diff)
 		}
-	}
-}
-
-func TestLabelReset(t *testing.T) {
-	t.Parallel()
-	e := github.LabelEvent{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "alice", ActorType: "User", At: t0.Add(time.Hour)}
-	want := loop.Control{At: t0.Add(time.Hour), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"}
-	if diff := cmp.Diff(want, LabelReset(e, "loopbreaker:open")); diff != "" {
-		t.Errorf("LabelReset (-want +got):\n%s", diff)
 	}
 }
 
@@ -129,15 +118,15 @@ func TestLabelReset(t *testing.T) {
 func TestLabelResets(t *testing.T) {
 	t.Parallel()
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
-	rm := func(actor string, h int) github.LabelEvent {
-		return github.LabelEvent{Event: "unlabeled", Label: "loopbreaker:open", Actor: actor, ActorType: "User", At: at(h)}
+	rm := func(actor string, h int) LabelEvent {
+		return LabelEvent{Event: "unlabeled", Label: "loopbreaker:open", Actor: actor, ActorType: "User", At: at(h)}
 	}
-	events := []github.LabelEvent{
+	events := []LabelEvent{
 		rm("alice", 1),
 		{Event: "labeled", Label: "loopbreaker:open", Actor: "github-actions[bot]", ActorType: "Bot", At: at(2)},
 		rm("mallory", 3), rm("alice", 4), rm("bob", 5),
 		{Event: "unlabeled", Label: "other", Actor: "alice", ActorType: "User", At: at(6).Add(time.Minute)},
-		rm("alice", 7),
+		{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "alice", ActorType: "User", At: at(7)}, // labels compare without case
 	}
 	opened := []breaker.Event{{At: at(2), From: breaker.Closed, To: breaker.Open}}
 	// The fold after each reset: closed at it, OPEN again at 6h.
@@ -160,7 +149,7 @@ func TestLabelResets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	times := func(es []github.LabelEvent) []time.Time {
+	times := func(es []LabelEvent) []time.Time {
 		var out []time.Time
 		for _, e := range es {
 			out = append(out, e.At)
@@ -173,7 +162,10 @@ func TestLabelResets(t *testing.T) {
 	if len(refused) != 1 || refused[0].Actor != "mallory" {
 		t.Errorf("got refused %+v, want mallory's removal", refused)
 	}
-	want := []loop.Control{LabelReset(events[3], "loopbreaker:open"), LabelReset(events[6], "loopbreaker:open")}
+	want := []loop.Control{
+		{At: at(4), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"},
+		{At: at(7), Kind: loop.ControlReset, Reason: "the loopbreaker:open label was removed by alice"},
+	}
 	if diff := cmp.Diff(want, given); diff != "" {
 		t.Errorf("controls folded (-want +got):\n%s", diff)
 	}
@@ -185,23 +177,6 @@ func TestLabelResets(t *testing.T) {
 	_, _, err = LabelResets(events, "loopbreaker:open", opened, func(string, string) (bool, error) { return false, broken }, refold)
 	if !errors.Is(err, broken) {
 		t.Errorf("a failed lookup: got %v, want it returned", err)
-	}
-}
-
-func TestLabelRemovals(t *testing.T) {
-	t.Parallel()
-	events := []github.LabelEvent{
-		{Event: "unlabeled", Label: "loopbreaker:open", Actor: "alice", At: t0},
-		{Event: "labeled", Label: "loopbreaker:open", Actor: "github-actions[bot]", At: t0.Add(time.Hour)},
-		{Event: "unlabeled", Label: "other", Actor: "carol", At: t0.Add(2 * time.Hour)},
-		{Event: "unlabeled", Label: "LoopBreaker:Open", Actor: "bob", At: t0.Add(3 * time.Hour)},
-	}
-	var got []string
-	for _, e := range LabelRemovals(events, "loopbreaker:open") {
-		got = append(got, e.Actor)
-	}
-	if diff := cmp.Diff([]string{"alice", "bob"}, got); diff != "" {
-		t.Errorf("removals (-want +got):\n%s", diff)
 	}
 }
 
@@ -226,18 +201,18 @@ func TestOpenAtAndResetsSince(t *testing.T) {
 		{at(7), true},
 	}
 	for _, tt := range tests {
-		if got := OpenAt(history, tt.at); got != tt.want {
-			t.Errorf("OpenAt(%s) = %v, want %v", tt.at.Format(time.RFC3339), got, tt.want)
+		if got := openAt(history, tt.at); got != tt.want {
+			t.Errorf("openAt(%s) = %v, want %v", tt.at.Format(time.RFC3339), got, tt.want)
 		}
 	}
-	if OpenAt(nil, at(1)) {
+	if openAt(nil, at(1)) {
 		t.Error("OpenAt with no transition: got OPEN")
 	}
 	full := make([]breaker.Event, breaker.MaxHistory)
 	for i := range full {
 		full[i] = breaker.Event{At: at(10 + i), From: breaker.Open, To: breaker.Closed}
 	}
-	if !OpenAt(full, at(9)) || OpenAt(full, at(11).Add(time.Minute)) {
+	if !openAt(full, at(9)) || openAt(full, at(11).Add(time.Minute)) {
 		t.Error("a cut history: want OPEN before its oldest transition, what it says after")
 	}
 
@@ -257,26 +232,6 @@ func TestOpenAtAndResetsSince(t *testing.T) {
 	}
 }
 
-func TestLabelResetClaims(t *testing.T) {
-	t.Parallel()
-	claim := []ledger.LabelReset{{At: t0, By: "alice"}}
-	tests := []struct {
-		name string
-		l    *ledger.Ledger
-		want int
-	}{
-		{"no ledger", nil, 0},
-		{"no record", &ledger.Ledger{}, 0},
-		{"the newest record claims", &ledger.Ledger{Records: []ledger.Record{{}, {LabelResets: claim}}}, 1},
-		{"only an older record claims", &ledger.Ledger{Records: []ledger.Record{{LabelResets: claim}, {}}}, 0},
-	}
-	for _, tt := range tests {
-		if got := LabelResetClaims(tt.l); len(got) != tt.want {
-			t.Errorf("%s: got %d claims, want %d", tt.name, len(got), tt.want)
-		}
-	}
-}
-
 // writers trusts the logins listed.
 func writers(logins ...string) Trusted {
 	return func(login, _ string) (bool, error) {
@@ -291,7 +246,7 @@ func writers(logins ...string) Trusted {
 
 func TestCommandsCountOnlyFromTrustedPeople(t *testing.T) {
 	t.Parallel()
-	comments := []github.Comment{
+	comments := []Comment{
 		{Login: "alice", Body: "/loopbreaker reset", CreatedAt: t0},
 		{Login: "mallory", Body: "/loopbreaker reset", CreatedAt: t0.Add(time.Minute)},
 		{Login: "github-actions[bot]", UserType: "Bot", Body: "<!-- m -->\n/loopbreaker reset", CreatedAt: t0},
@@ -313,7 +268,7 @@ func TestCommandsCountOnlyFromTrustedPeople(t *testing.T) {
 
 func TestLabelledBy(t *testing.T) {
 	t.Parallel()
-	events := []github.LabelEvent{
+	events := []LabelEvent{
 		{Event: "labeled", Label: "loopbreaker:disabled", Actor: "alice", At: t0},
 		{Event: "unlabeled", Label: "loopbreaker:disabled", Actor: "alice", At: t0.Add(time.Minute)},
 		{Event: "labeled", Label: "LOOPBREAKER:DISABLED", Actor: "agent", At: t0.Add(2 * time.Minute)},

@@ -2,21 +2,18 @@ package github
 
 import (
 	"context"
-	"time"
 )
 
-// The GitHub seam is cut by role, so that a side effect's code and its
-// tests need only the calls of that role. *Client implements every role;
-// the Action (internal/action) holds them all as API, the audit
-// (internal/audit) the ones it uses.
+// The seam is cut by role, so that a side effect's code and tests need only
+// that role's calls; *Client implements every role.
 
 // PullService reads pull requests: those an audit walks, and the one a run
 // is about when its payload does not say enough (issue_comment, a fork's
 // workflow_run).
 type PullService interface {
 	ListPulls(ctx context.Context, q PullQuery) (PullPage, error)
-	GetPull(ctx context.Context, number int) (AuditPull, error)
-	PullsByHead(ctx context.Context, owner, branch string) ([]AuditPull, error)
+	GetPull(ctx context.Context, number int) (Pull, error)
+	PullsByHead(ctx context.Context, owner, branch string) ([]Pull, error)
 	PullCommits(ctx context.Context, number int) ([]PullCommit, bool, error)
 	PullFiles(ctx context.Context, number, maxPages int) (PullFiles, error)
 }
@@ -24,7 +21,7 @@ type PullService interface {
 // CommentService reads a pull request's comments (the /loopbreaker
 // commands) and writes the sticky comment.
 type CommentService interface {
-	Comments(ctx context.Context, number int, since time.Time) ([]Comment, error)
+	Comments(ctx context.Context, number int) ([]Comment, error)
 	UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (int64, error)
 }
 
@@ -35,18 +32,21 @@ type LabelService interface {
 }
 
 // EventService reads who added and removed labels, and whether a person
-// may control the breaker.
+// may control the breaker (a collaborator's permission, a team's members).
 type EventService interface {
 	LabelEvents(ctx context.Context, number int) ([]LabelEvent, error)
 	RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, int, error)
 	Permission(ctx context.Context, login string) (string, error)
+	TeamMember(ctx context.Context, org, slug, login string) (bool, error)
 }
 
 // ArtifactService finds and downloads the record artifacts of earlier
-// runs.
+// runs: by name across the repository, or among a workflow's runs.
 type ArtifactService interface {
 	LatestArtifact(ctx context.Context, name string, excludeRunID int64, belongs func(Artifact) bool) (*Artifact, error)
 	ListArtifacts(ctx context.Context, name string, page int) ([]Artifact, int, error)
+	WorkflowRuns(ctx context.Context, workflowPath, branch string, n int) ([]WorkflowRun, error)
+	RunArtifacts(ctx context.Context, runID int64, name string) ([]Artifact, error)
 	DownloadArtifact(ctx context.Context, a *Artifact, maxBytes int64) ([]byte, error)
 }
 

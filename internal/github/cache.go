@@ -22,11 +22,9 @@ type Answer struct {
 	Body string `json:"body"`
 }
 
-// Cache keeps GET answers by request (method, path and query) so that the
-// next run can ask with If-None-Match and reuse the answer on a 304, which
-// GitHub does not count against the primary rate limit. It is safe for
-// concurrent use; Used returns only the answers this run asked for, so a
-// cache saved from it never grows with requests no longer made.
+// Cache keeps GET answers by request so that the next run can ask with
+// If-None-Match and reuse them on a 304, which is not charged. Used holds
+// only the answers this run asked for, so a saved cache does not grow.
 type Cache struct {
 	mu      sync.Mutex
 	answers map[string]Answer
@@ -92,12 +90,9 @@ func (c *Client) cacheKey(req *http.Request) string {
 // from the cache's held answers without a request (WithStored).
 type storedKey struct{}
 
-// WithStored returns ctx whose GET calls about pull request number (its
-// commits, files, comments and events), when the Cache holds an answer for
-// them, take that answer and make no request: for a pull request the
-// caller knows to be unchanged since the answers were kept (its head and
-// updated_at are those it had then). Every other call, the repository's
-// lists included, is asked for as usual.
+// WithStored returns ctx whose GETs about pull request number (commits,
+// files, comments, events) take the Cache's answer without a request: for a
+// pull request the caller knows is unchanged since then.
 func WithStored(ctx context.Context, number int) context.Context {
 	return context.WithValue(ctx, storedKey{}, number)
 }

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	gh "github.com/google/go-github/v60/github"
+
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"github.com/loopbreaker/loopbreaker/internal/textcut"
-
-	gh "github.com/google/go-github/v60/github"
 )
 
 const (
@@ -25,62 +26,46 @@ const (
 	DefaultMaxRetries = 3
 	// DefaultMaxWait is the longest single wait for Retry-After or backoff.
 	DefaultMaxWait = 60 * time.Second
-	// DefaultHeaderTimeout bounds the wait for one attempt's answer when
-	// Options.HTTPClient is nil.
+	// DefaultHeaderTimeout and DefaultTimeout bound an attempt and a call when
+	// Options.HTTPClient is nil: a silent server must not hold the run.
 	DefaultHeaderTimeout = 30 * time.Second
-	// DefaultTimeout bounds one call, its retries and waits included, when
-	// Options.HTTPClient is nil.
-	DefaultTimeout = 10 * time.Minute
-	// perPage is the page size of every list.
-	perPage = 100
+	DefaultTimeout       = 10 * time.Minute
+	perPage              = 100
 	// maxListPages bounds every list (10,000 items); past it the list
 	// stops with ErrTruncated.
 	maxListPages = 100
-	// maxPlanned bounds the dry-run plan kept in memory.
-	maxPlanned = 1000
+	maxPlanned   = 1000
 )
 
 // Options configure a Client. Owner and Repo are required (Owner alone for
 // NewOrg); everything else has a working default.
 type Options struct {
-	// Token authenticates API requests ("Bearer"); empty means anonymous.
-	// It is never sent to the storage host an artifact download is
-	// redirected to.
+	// Token authenticates API requests; it is never sent to the storage
+	// host an artifact download is redirected to.
 	Token string
-	// BaseURL is the API base, for example $GITHUB_API_URL
-	// (DefaultBaseURL when empty; a GitHub Enterprise Server URL ends in
-	// /api/v3).
-	BaseURL string
-	// Owner and Repo name the repository every call is about (Repo is
-	// empty for NewOrg's Client).
+	// BaseURL is the API base, such as $GITHUB_API_URL (DefaultBaseURL when
+	// empty; a GitHub Enterprise Server URL ends in /api/v3).
+	BaseURL     string
 	Owner, Repo string
-	// DryRun skips every write and describes it in Planned instead; reads
-	// still happen.
+	// DryRun skips every write and describes it in Planned instead.
 	DryRun bool
 	// MaxRetries is how often a transient failure (500, 502, 503, 504,
 	// network error) or a short rate-limit wait is retried: zero means
 	// DefaultMaxRetries, negative means never.
 	MaxRetries int
-	// MaxWait is the longest single wait for Retry-After or backoff
-	// (DefaultMaxWait when zero). A longer required wait is an error, never
-	// an hour-long sleep.
+	// MaxWait is the longest single wait (DefaultMaxWait when zero): a
+	// longer required wait is an error, never an hour-long sleep.
 	MaxWait time.Duration
-	// Sleep waits between attempts (default: a timer honouring ctx).
+	// Sleep waits between attempts (default SleepTimer); Now is the clock
+	// of rate-limit resets and check-run completion (default time.Now).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock used for rate-limit reset times and check-run
-	// completion (default time.Now).
-	Now func() time.Time
-	// HTTPClient supplies the underlying transport and timeout (default
-	// http.DefaultTransport with DefaultHeaderTimeout per attempt and
-	// DefaultTimeout per call).
+	Now   func() time.Time
+	// HTTPClient supplies the transport and timeout (default: see
+	// DefaultTimeout).
 	HTTPClient *http.Client
 	// Cache, when set, makes every GET conditional: an answer it holds is
 	// asked for with If-None-Match and reused on 304 Not Modified.
 	Cache *Cache
-	// TrustedAuthors, when set, are the only logins whose comments
-	// FindComment and UpsertComment accept as the sticky comment. By
-	// default any Bot or the token's own user is accepted.
-	TrustedAuthors []string
 }
 
 // Client is the GitHub adapter. It is safe for concurrent use.
@@ -88,38 +73,28 @@ type Client struct {
 	opts       Options
 	maxRetries int
 	gh         *gh.Client
-	// noRedirect shares the API transport but stops at a redirect (the
-	// artifact download link).
-	noRedirect *http.Client
-	// storage fetches artifact blobs: no token, not counted.
-	storage  *http.Client
-	basePath string
-	apiHost  string
-	owner    string
-	repo     string
+	// noRedirect stops at a redirect (the artifact download link); storage
+	// fetches artifact blobs, without the token and uncounted.
+	noRedirect, storage *http.Client
+	basePath, apiHost   string
+	owner, repo         string
 
 	calls, notModified atomic.Int64
 
-	mu          sync.Mutex
-	planned     []string
-	plannedLost int
-	remaining   int
-	limit       int
-	rateKnown   bool
-	// blocked holds, by rate-limit resource ("core", "search"; "*" for
-	// every one), until when GitHub refuses calls and why.
-	blocked   map[string]blockade
-	self      string
-	selfKnown bool
+	mu               sync.Mutex
+	planned          []string
+	plannedLost      int
+	remaining, limit int
+	rateKnown        bool
+	blocked          map[string]blockade // by rate-limit resource; "*" for every one
+	self             string
+	selfKnown        bool
 }
 
 var namePart = lazyre.New(`^[A-Za-z0-9_.-]{1,100}$`)
 
 // New returns a Client for the repository Owner/Repo. It makes no request.
 func New(o Options) (*Client, error) {
-	if o.Owner == "" || o.Repo == "" {
-		return nil, fmt.Errorf("github client: owner and repository are required (got %q/%q)", o.Owner, o.Repo)
-	}
 	if !ValidRepo(o.Owner, o.Repo) {
 		return nil, fmt.Errorf("github client: %q/%q is not a repository name", o.Owner, o.Repo)
 	}
@@ -136,10 +111,7 @@ func NewOrg(o Options) (*Client, error) {
 }
 
 func build(o Options) (*Client, error) {
-	if o.BaseURL == "" {
-		o.BaseURL = DefaultBaseURL
-	}
-	base, err := url.Parse(o.BaseURL)
+	base, err := url.Parse(cmp.Or(o.BaseURL, DefaultBaseURL))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("github client: API base URL %q is not an http(s) URL", o.BaseURL)
 	}
@@ -156,20 +128,10 @@ func build(o Options) (*Client, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := &Client{
-		opts:     o,
-		basePath: strings.TrimSuffix(base.Path, "/"),
-		apiHost:  base.Host,
-		owner:    o.Owner,
-		repo:     o.Repo,
-	}
-	switch {
-	case o.MaxRetries == 0:
+	c := &Client{opts: o, basePath: strings.TrimSuffix(base.Path, "/"), apiHost: base.Host, owner: o.Owner, repo: o.Repo, maxRetries: o.MaxRetries}
+	if o.MaxRetries == 0 {
 		c.maxRetries = DefaultMaxRetries
-	case o.MaxRetries > 0:
-		c.maxRetries = o.MaxRetries
 	}
-
 	var rt http.RoundTripper = http.DefaultTransport
 	var timeout time.Duration
 	if o.HTTPClient != nil {
@@ -178,42 +140,22 @@ func build(o Options) (*Client, error) {
 		}
 		timeout = o.HTTPClient.Timeout
 	} else if dt, ok := http.DefaultTransport.(*http.Transport); ok {
-		// A server that never answers must not hold the run until the
-		// job's own timeout: an attempt waits at most DefaultHeaderTimeout
-		// for the answer (then it is a network error, retried when that is
-		// safe), and a call with its retries at most DefaultTimeout.
 		tr := dt.Clone()
 		tr.ResponseHeaderTimeout = DefaultHeaderTimeout
 		rt, timeout = tr, DefaultTimeout
 	}
 	api := &transport{c: c, base: rt, api: true}
-	apiClient := &http.Client{
-		Transport: api,
-		Timeout:   timeout,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			// The token is added per request: follow only redirects that
-			// stay on the API host.
-			if len(via) >= 5 || req.URL.Host != c.apiHost || req.URL.Scheme != base.Scheme {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		},
-	}
-	c.noRedirect = &http.Client{
-		Transport:     api,
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	c.storage = &http.Client{
-		Transport: &transport{c: c, base: rt},
-		Timeout:   timeout,
-		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("too many redirects")
-			}
-			return nil
-		},
-	}
+	stop := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	// The token is added per request: follow only redirects that stay on
+	// the API host.
+	apiClient := &http.Client{Transport: api, Timeout: timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 || req.URL.Host != c.apiHost || req.URL.Scheme != base.Scheme {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	c.noRedirect = &http.Client{Transport: api, Timeout: timeout, CheckRedirect: stop}
+	c.storage = &http.Client{Transport: &transport{c: c, base: rt}, Timeout: timeout}
 	c.gh = gh.NewClient(apiClient)
 	c.gh.BaseURL = base
 	c.gh.UserAgent = "loopbreaker"
@@ -221,18 +163,13 @@ func build(o Options) (*Client, error) {
 }
 
 // Calls returns how many API requests the client has made, each retry
-// counted; requests refused locally (rate limit known to be exhausted) and
-// the artifact blob download from storage are not API requests.
+// counted; requests refused locally (a rate limit known to be spent) and
+// artifact downloads from storage are not API requests.
 func (c *Client) Calls() int { return int(c.calls.Load()) }
 
-// Charged returns how many of the calls counted against GitHub's primary
-// rate limit: every call but the conditional ones answered 304 Not
-// Modified.
+// Charged returns how many calls counted against GitHub's primary rate
+// limit: every call but the conditional ones answered 304 Not Modified.
 func (c *Client) Charged() int { return int(c.calls.Load() - c.notModified.Load()) }
-
-// NotModified returns how many calls were answered 304 Not Modified and
-// served from Options.Cache.
-func (c *Client) NotModified() int { return int(c.notModified.Load()) }
 
 // Planned returns, in dry-run mode, the writes the client skipped, in
 // order, human readable.
@@ -285,12 +222,11 @@ func (c *Client) recordRate(call string, h http.Header) {
 	if reset, ok := parseUnix(h.Get("X-RateLimit-Reset")); ok && rem == 0 {
 		c.block(res, reset, fmt.Sprintf("the %s rate limit of %d calls is spent", res, lim))
 	}
-	if res != "core" {
-		return
+	if res == "core" {
+		c.mu.Lock()
+		c.remaining, c.limit, c.rateKnown = rem, lim, true
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	c.remaining, c.limit, c.rateKnown = rem, lim, true
-	c.mu.Unlock()
 }
 
 // blockade is a rate limit that refuses calls until a time.
@@ -312,10 +248,9 @@ func (c *Client) block(resource string, t time.Time, why string) {
 	}
 }
 
-// awaitLimit lets a call through its rate limit: at once, or, for a
-// limit that renews every minute (the search API's), after waiting for a
-// reset at most MaxWait away; otherwise it is an error naming the call.
-// The primary limit renews hourly: it is not waited for.
+// awaitLimit lets a call through its rate limit: at once, or after waiting
+// up to MaxWait for a per-minute (search) limit's reset; the hourly primary
+// limit is not waited for.
 func (c *Client) awaitLimit(ctx context.Context, call string) error {
 	c.mu.Lock()
 	b := c.blocked["*"]
@@ -406,24 +341,11 @@ func (c *Client) fail(call string, err error) error {
 		cp.Call = call
 		return &cp
 	}
-	var rle *gh.RateLimitError
-	if errors.As(err, &rle) {
-		e := &APIError{Call: call, Status: http.StatusForbidden, Message: rle.Message, RateLimited: true}
-		if rle.Response != nil {
-			e.Status = rle.Response.StatusCode
-		}
-		if !rle.Rate.Reset.IsZero() {
-			e.RetryAfter = max(0, rle.Rate.Reset.Sub(c.now()))
-			e.Message += fmt.Sprintf("; the primary rate limit resets at %s", rle.Rate.Reset.UTC().Format(time.RFC3339))
-		}
-		return e
-	}
+	// A 403 that names the secondary limit only in its documentation URL
+	// reaches go-github, which calls it an abuse limit.
 	var are *gh.AbuseRateLimitError
 	if errors.As(err, &are) {
 		e := &APIError{Call: call, Status: http.StatusForbidden, Message: are.Message, RateLimited: true}
-		if are.Response != nil {
-			e.Status = are.Response.StatusCode
-		}
 		if are.RetryAfter != nil {
 			e.RetryAfter = *are.RetryAfter
 		}
@@ -447,9 +369,6 @@ func (c *Client) fail(call string, err error) error {
 		}
 		if len(details) > 0 {
 			e.Message = bounded(e.Message+" ("+strings.Join(details, "; ")+")", 1000)
-		}
-		if e.Status == http.StatusTooManyRequests {
-			e.RateLimited = true
 		}
 		return e
 	}
@@ -513,13 +432,6 @@ func validNumber(number int) error {
 		return fmt.Errorf("issue or pull request number %d is not positive", number)
 	}
 	return nil
-}
-
-func timeOf(ts *gh.Timestamp) time.Time {
-	if ts == nil {
-		return time.Time{}
-	}
-	return ts.Time
 }
 
 // loginPattern is a GitHub login, bots included ("name[bot]").

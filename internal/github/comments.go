@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/loopbreaker/loopbreaker/internal/control"
 )
 
 // MaxCommentLength is the longest comment body GitHub accepts, in
@@ -19,18 +18,8 @@ import (
 // posts).
 const MaxCommentLength = 65536
 
-// Comment is an issue or pull-request comment.
-type Comment struct {
-	ID int64
-	// Login is the author, UserType its account type ("User", "Bot").
-	Login, UserType string
-	Body            string
-	// CreatedAt and UpdatedAt are GitHub's timestamps.
-	CreatedAt, UpdatedAt time.Time
-	// ViaApp is the slug of the GitHub App that wrote the comment on the
-	// author's behalf (performed_via_github_app), "" when none did.
-	ViaApp string
-}
+// Comment is an issue or pull-request comment, as the trust rule reads it.
+type Comment = control.Comment
 
 // appComment is an issue comment with performed_via_github_app, which
 // go-github's IssueComment does not decode.
@@ -39,49 +28,32 @@ type appComment struct {
 	PerformedViaGithubApp *gh.App `json:"performed_via_github_app,omitempty"`
 }
 
-func commentOf(ic *gh.IssueComment) Comment {
-	return Comment{
-		ID:        ic.GetID(),
-		Login:     ic.GetUser().GetLogin(),
-		UserType:  ic.GetUser().GetType(),
-		Body:      ic.GetBody(),
-		CreatedAt: timeOf(ic.CreatedAt),
-		UpdatedAt: timeOf(ic.UpdatedAt),
-	}
-}
-
 // Comments returns the comments of issue or pull request number, oldest
-// first (all pages); a non-zero since returns only those updated at or
-// after it.
-func (c *Client) Comments(ctx context.Context, number int, since time.Time) ([]Comment, error) {
+// first (all pages).
+func (c *Client) Comments(ctx context.Context, number int) ([]Comment, error) {
 	if err := validNumber(number); err != nil {
 		return nil, fmt.Errorf("comments: %w", err)
 	}
 	call := "GET " + c.path("/issues/%d/comments", number)
-	opts := &gh.IssueListCommentsOptions{}
-	if !since.IsZero() {
-		s := since.UTC()
-		opts.Since = &s
-	}
-	list, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*appComment, *gh.Response, error) {
-		opts.ListOptions = o
-		return c.listComments(ctx, number, opts)
+	list, err := listAll(ctx, c, call, func(o gh.ListOptions) (list []*appComment, resp *gh.Response, err error) {
+		req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("%s?page=%d&per_page=%d", call[len("GET /"):], o.Page, o.PerPage), nil)
+		if err == nil {
+			resp, err = c.gh.Do(ctx, req, &list)
+		}
+		return list, resp, err
 	})
 	out := make([]Comment, 0, len(list))
 	for _, ac := range list {
 		if ac != nil {
-			cm := commentOf(&ac.IssueComment)
-			cm.ViaApp = ac.PerformedViaGithubApp.GetSlug()
-			out = append(out, cm)
+			out = append(out, Comment{ID: ac.GetID(), Login: ac.GetUser().GetLogin(), UserType: ac.GetUser().GetType(), Body: ac.GetBody(),
+				CreatedAt: ac.GetCreatedAt().Time, UpdatedAt: ac.GetUpdatedAt().Time, ViaApp: ac.PerformedViaGithubApp.GetSlug()})
 		}
 	}
 	return out, err
 }
 
-// Sticky names a pull request's sticky comment: the marker its body
-// carries (a hidden HTML comment such as "<!-- loopbreaker -->") and the
-// pull request's author ("" when unknown), whose comments are never taken
-// for it: an agent running as a GitHub App is a bot too.
+// Sticky names a sticky comment: its marker and the pull request's author,
+// whose comments are never taken for it (an agent App is a bot too).
 type Sticky struct {
 	Marker string
 	Author string
@@ -90,69 +62,36 @@ type Sticky struct {
 	Absent bool
 }
 
-// FindComment returns the newest comment of issue or pull request number
-// whose body contains the sticky marker and whose author is trusted: one of
-// Options.TrustedAuthors when set, else any Bot or the token's own user
-// (looked up once, only when a User wrote a marked comment), and never the
-// pull request's author. It returns nil when there is none.
+// FindComment returns the newest comment of number carrying the sticky
+// marker whose author may own it (a bot or the token's own user, never the
+// pull request's author); nil when there is none.
 func (c *Client) FindComment(ctx context.Context, number int, sticky Sticky) (*Comment, error) {
-	marker := sticky.Marker
-	if strings.TrimSpace(marker) == "" {
+	if strings.TrimSpace(sticky.Marker) == "" {
 		return nil, errors.New("find comment: marker is empty")
 	}
-	list, err := c.Comments(ctx, number, time.Time{})
+	list, err := c.Comments(ctx, number)
 	if err != nil && !errors.Is(err, ErrTruncated) {
 		return nil, err
 	}
 	var best *Comment
 	for i := range list {
 		cm := &list[i]
-		if !strings.Contains(cm.Body, marker) || (sticky.Author != "" && strings.EqualFold(cm.Login, sticky.Author)) {
+		if !strings.Contains(cm.Body, sticky.Marker) || (sticky.Author != "" && strings.EqualFold(cm.Login, sticky.Author)) ||
+			best != nil && (cm.CreatedAt.Before(best.CreatedAt) || cm.CreatedAt.Equal(best.CreatedAt) && cm.ID <= best.ID) {
 			continue
 		}
-		if best != nil && !newer(cm, best) {
-			continue
-		}
-		ok, terr := c.trusted(ctx, cm)
-		if terr != nil {
-			return nil, terr
-		}
-		if ok {
-			best = cm
-		}
-	}
-	if best == nil {
-		return nil, nil
-	}
-	found := *best
-	return &found, nil
-}
-
-func newer(a, b *Comment) bool {
-	if !a.CreatedAt.Equal(b.CreatedAt) {
-		return a.CreatedAt.After(b.CreatedAt)
-	}
-	return a.ID > b.ID
-}
-
-// trusted reports whether cm's author may own the sticky comment.
-func (c *Client) trusted(ctx context.Context, cm *Comment) (bool, error) {
-	if len(c.opts.TrustedAuthors) > 0 {
-		for _, a := range c.opts.TrustedAuthors {
-			if strings.EqualFold(a, cm.Login) {
-				return true, nil
+		if !strings.EqualFold(cm.UserType, "Bot") {
+			self, err := c.selfLogin(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if self == "" || !strings.EqualFold(self, cm.Login) {
+				continue
 			}
 		}
-		return false, nil
+		best = cm
 	}
-	if strings.EqualFold(cm.UserType, "Bot") {
-		return true, nil
-	}
-	self, err := c.selfLogin(ctx)
-	if err != nil {
-		return false, err
-	}
-	return self != "" && strings.EqualFold(self, cm.Login), nil
+	return best, nil
 }
 
 // selfLogin returns the token's own login (GET /user, once). A token that
@@ -181,14 +120,11 @@ func (c *Client) selfLogin(ctx context.Context) (string, error) {
 	return self, nil
 }
 
-// UpsertComment keeps one sticky comment on issue or pull request number
-// and returns its id. With knownID > 0 (the id a previous run recorded for
-// this same pull request) it edits that comment: one call, falling back to
-// a search when it is gone (404). With sticky.Absent it creates one: one
-// call. Otherwise it edits the comment FindComment finds, or creates one
-// when there is none: it never creates a second. The body gets marker prepended when it lacks it; a body over
-// MaxCommentLength characters is refused before any call. In dry-run mode it
-// returns the id it would edit, 0 for a comment it would create.
+// UpsertComment keeps one sticky comment on number and returns its id: it
+// edits knownID (searching when it is gone), creates one when sticky.Absent,
+// else edits the one FindComment finds or creates one; never a second. The
+// marker is prepended when missing; a body over MaxCommentLength is refused.
+// In dry-run mode it returns the id it would edit, 0 for a create.
 func (c *Client) UpsertComment(ctx context.Context, number int, knownID int64, sticky Sticky, body string) (id int64, err error) {
 	marker := sticky.Marker
 	if err := validNumber(number); err != nil {
@@ -326,30 +262,4 @@ func (c *Client) Permission(ctx context.Context, login string) (string, error) {
 	default:
 		return "", fmt.Errorf("%s: unknown permission %q", call, bounded(p, 40))
 	}
-}
-
-// listComments is go-github's Issues.ListComments decoding
-// performed_via_github_app too.
-func (c *Client) listComments(ctx context.Context, number int, opts *gh.IssueListCommentsOptions) ([]*appComment, *gh.Response, error) {
-	u := fmt.Sprintf("repos/%s/%s/issues/%d/comments", c.owner, c.repo, number)
-	q := url.Values{}
-	if opts.Since != nil {
-		q.Set("since", opts.Since.UTC().Format(time.RFC3339))
-	}
-	if opts.Page > 0 {
-		q.Set("page", strconv.Itoa(opts.Page))
-	}
-	if opts.PerPage > 0 {
-		q.Set("per_page", strconv.Itoa(opts.PerPage))
-	}
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := c.gh.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	var list []*appComment
-	resp, err := c.gh.Do(ctx, req, &list)
-	return list, resp, err
 }

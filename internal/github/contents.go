@@ -11,11 +11,8 @@ import (
 // MaxFileBytes bounds the files FileAt reads.
 const MaxFileBytes = 1 << 20
 
-// FileAt returns the content of the file at path on ref (a branch, tag or
-// commit; empty means the default branch). The policy is read this way
-// from the base branch, never from a pull request's head. A missing file
-// is an error wrapping ErrNotFound; a directory, a symlink or a file over
-// MaxFileBytes is an error.
+// FileAt returns the file at path on ref ("" for the default branch); the
+// policy is read so from the base branch. A missing file wraps ErrNotFound.
 func (c *Client) FileAt(ctx context.Context, ref, path string) ([]byte, error) {
 	if err := validRepoPath(path); err != nil {
 		return nil, fmt.Errorf("file at %s: %w", ref, err)

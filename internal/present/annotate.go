@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
@@ -28,11 +26,11 @@ type Annotation struct {
 	Message string
 }
 
-// Annotations are a check's annotations: the state (an error when OPEN, a
-// warning when HALF_OPEN, a notice when the breaker recovered or the
-// loop's work is done) and one warning per warning of the decision.
-func Annotations(res *loop.Result, dryRun bool) []Annotation {
-	d := res.Final()
+// Annotations are a check's annotations: the state (error when OPEN,
+// warning when HALF_OPEN, notice on recovery or completion) and one warning
+// per warning of the decision.
+func Annotations(ds []breaker.Decision, dryRun bool) []Annotation {
+	d := &ds[len(ds)-1]
 	reason := ""
 	if d.Reason != nil {
 		reason = fmt.Sprintf("%s (%s)", render.Clean(*d.Reason), *d.Trigger)
@@ -55,7 +53,7 @@ func Annotations(res *loop.Result, dryRun bool) []Annotation {
 	case d.State == breaker.HalfOpen:
 		out = append(out, Annotation{Warning, "loopbreaker HALF_OPEN: watching", fmt.Sprintf("iteration %d: %s", d.Iteration, reason)})
 	default:
-		if n := len(res.Decisions); n > 1 && res.Decisions[n-2].State != breaker.Closed {
+		if n := len(ds); n > 1 && ds[n-2].State != breaker.Closed {
 			out = append(out, Annotation{Notice, "loopbreaker recovered", fmt.Sprintf("iteration %d: progress resumed; the breaker is CLOSED", d.Iteration)})
 		}
 	}
@@ -68,7 +66,7 @@ func Annotations(res *loop.Result, dryRun bool) []Annotation {
 // AuditAnnotations are an audit's annotations: a warning when it stopped
 // early (never a silent success), one for the stuck pull requests, one per
 // refused write, and a notice with the counts and the budget.
-func AuditAnnotations(r *report.Result) []Annotation {
+func AuditAnnotations(r *AuditResult) []Annotation {
 	var out []Annotation
 	if s := AuditStop(r); s != "" {
 		out = append(out, Annotation{Warning, "loopbreaker audit stopped early", render.Clean(s) + " " + AuditBudget(r)})

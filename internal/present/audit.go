@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/textcut"
 )
@@ -17,10 +17,165 @@ import (
 // maxListed bounds the pull request numbers listed inline in a report.
 const maxListed = 50
 
+// AuditResult is what one audit run found and did; its JSON form is the
+// Action's report output and the command's --format json.
+type AuditResult struct {
+	// Repository is "owner/name"; Shard "2 of 4", or "" for all.
+	Repository string    `json:"repository"`
+	Shard      string    `json:"shard,omitempty"`
+	At         time.Time `json:"at"`
+	DryRun     bool      `json:"dry_run"`
+	// Pulls are the evaluated pull requests, least recently progressed
+	// first (never progressed first of all).
+	Pulls []PullResult `json:"pulls"`
+	// Skipped are pull requests of the shard that the filters left out or
+	// that could not be evaluated, with the reason.
+	Skipped []Skipped `json:"skipped"`
+	// NotReached are selected pull requests the run stopped before.
+	NotReached []int `json:"not_reached"`
+	// UnreadPages counts the pages of open pull requests (of up to PerPage
+	// each) never listed because the run stopped; UnreadPagesKnown is
+	// false when GitHub did not say how many there are (then at least one).
+	UnreadPages      int  `json:"unread_pages"`
+	UnreadPagesKnown bool `json:"unread_pages_known"`
+	// Operations is the API call budget and its use.
+	Operations Operations `json:"operations"`
+	// StoppedEarly is true when the run ended before every pull request
+	// was evaluated; StopReason says why.
+	StoppedEarly bool   `json:"stopped_early"`
+	StopReason   string `json:"stop_reason,omitempty"`
+	// Notes are run-wide notes (fetch problems, refused writes).
+	Notes []string `json:"notes"`
+	// Planned are the writes a dry run did not make.
+	Planned []string `json:"planned,omitempty"`
+	// OtherShards counts open pull requests left to the other shards.
+	OtherShards int `json:"other_shards,omitempty"`
+	// Marks and Ledgers are the cursor the next run starts from (kept in
+	// the audit state, not reported): each pull request's Mark, and the
+	// records of each record artifact read, by artifact id.
+	Marks   map[int]Mark              `json:"-"`
+	Ledgers map[int64][]ledger.Record `json:"-"`
+}
+
+// Mark is what a pull request looked like when an audit last read it:
+// its head and GitHub's updated_at, after the audit's own writes. The next
+// run reads it again only when its listing shows it otherwise.
+type Mark struct {
+	Head    string    `json:"head"`
+	Updated time.Time `json:"updated_at"`
+}
+
+// Operations is the API call budget of a run.
+type Operations struct {
+	// Used counts the calls charged against the rate limit; NotModified
+	// the conditional calls answered 304 Not Modified, which are not.
+	Budget      int `json:"budget"`
+	Used        int `json:"used"`
+	Remaining   int `json:"remaining"`
+	NotModified int `json:"not_modified"`
+	// RateRemaining and RateLimit are GitHub's X-RateLimit-Remaining and
+	// X-RateLimit-Limit after the run (nil when no answer carried them);
+	// RateFloor is the remaining count the run would not go below.
+	RateRemaining *int `json:"rate_remaining"`
+	RateLimit     *int `json:"rate_limit"`
+	RateFloor     *int `json:"rate_floor"`
+}
+
+// PullResult is one evaluated pull request.
+type PullResult struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	Author string `json:"author"`
+	Fork   bool   `json:"fork,omitempty"`
+	Draft  bool   `json:"draft,omitempty"`
+	// State is CLOSED, HALF_OPEN or OPEN; Trigger and Reason say why it is
+	// not CLOSED.
+	State   breaker.State `json:"state"`
+	Trigger string        `json:"trigger,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	// Iterations is the number of the last iteration folded.
+	Iterations int `json:"iterations"`
+	// LastProgress is the last iteration with progress (nil: none).
+	LastProgress *time.Time `json:"last_progress"`
+	// WastedUSD and WastedTokens are what the agent reported spending
+	// since the last progress (absent when unknown).
+	WastedUSD    *float64 `json:"wasted_usd,omitempty"`
+	WastedTokens *int64   `json:"wasted_tokens,omitempty"`
+	// Scores are the progress scores of the last iterations, oldest first.
+	Scores []int `json:"scores"`
+	// Evidence is where the commits came from: "git", "api" or "api+files".
+	Evidence string `json:"evidence"`
+	// Ledger is where earlier runs' records came from ("" when none).
+	Ledger string `json:"ledger,omitempty"`
+	// Recovered is true when the pull request carried a loopbreaker label
+	// and is CLOSED now.
+	Recovered bool `json:"recovered,omitempty"`
+	// LabelsAdded and LabelsRemoved are the label changes made (planned,
+	// in a dry run); Commented reports a sticky comment written.
+	LabelsAdded   []string `json:"labels_added,omitempty"`
+	LabelsRemoved []string `json:"labels_removed,omitempty"`
+	Commented     bool     `json:"commented,omitempty"`
+	// Calls is the number of API calls this pull request took.
+	Calls int `json:"calls"`
+	// Notes say what was not visible, assumed or not done.
+	Notes []string `json:"notes,omitempty"`
+	// Decision is the breaker's final decision.
+	Decision *breaker.Decision `json:"-"`
+}
+
+// Skipped is a pull request that was not evaluated.
+type Skipped struct {
+	Number int    `json:"number"`
+	Reason string `json:"reason"`
+}
+
+// Numbers returns the pull requests in the given state.
+func (r *AuditResult) Numbers(state breaker.State) []int {
+	return r.numbers(func(p *PullResult) bool { return p.State == state })
+}
+
+func (r *AuditResult) numbers(keep func(*PullResult) bool) []int {
+	out := []int{}
+	for i := range r.Pulls {
+		if keep(&r.Pulls[i]) {
+			out = append(out, r.Pulls[i].Number)
+		}
+	}
+	return out
+}
+
+// Tripped returns the OPEN pull requests.
+func (r *AuditResult) Tripped() []int { return r.Numbers(breaker.Open) }
+
+// Aborted returns the OPEN pull requests whose loop is stopped: on_open
+// "abort" (a paused loop waits for a person, an alert or an escalation
+// lets it go on), not a dry run. Only these fail a run that fails on OPEN.
+func (r *AuditResult) Aborted() []int {
+	return r.numbers(func(p *PullResult) bool { return p.Decision != nil && p.Decision.ExitCode() == breaker.ExitOpen })
+}
+
+// HalfOpen returns the HALF_OPEN pull requests.
+func (r *AuditResult) HalfOpen() []int { return r.Numbers(breaker.HalfOpen) }
+
+// Recovered returns the pull requests whose labels were cleared because
+// progress resumed.
+func (r *AuditResult) Recovered() []int {
+	return r.numbers(func(p *PullResult) bool { return p.Recovered })
+}
+
+// SkippedNumbers returns the skipped pull requests.
+func (r *AuditResult) SkippedNumbers() []int {
+	out := []int{}
+	for _, s := range r.Skipped {
+		out = append(out, s.Number)
+	}
+	return out
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // AuditHeadline is one line: what the audit looked at and what it found.
-func AuditHeadline(r *report.Result) string {
+func AuditHeadline(r *AuditResult) string {
 	where := r.Repository
 	if r.Shard != "" {
 		where += " (shard " + r.Shard + ")"
@@ -30,7 +185,7 @@ func AuditHeadline(r *report.Result) string {
 }
 
 // AuditBudget says how the audit used its call budget and the rate limit.
-func AuditBudget(r *report.Result) string {
+func AuditBudget(r *AuditResult) string {
 	o := r.Operations
 	s := fmt.Sprintf("API calls: %d used of the %d budgeted (operations-per-run), %d remaining", o.Used, o.Budget, o.Remaining)
 	if o.RateRemaining != nil {
@@ -41,7 +196,7 @@ func AuditBudget(r *report.Result) string {
 
 // AuditStop describes an audit's early stop and what it left out ("" when
 // the run was complete), as plain text.
-func AuditStop(r *report.Result) string {
+func AuditStop(r *AuditResult) string {
 	if !r.StoppedEarly {
 		return ""
 	}
@@ -50,7 +205,7 @@ func AuditStop(r *report.Result) string {
 
 // leftOut says what an early stop did not reach and what to do; it holds
 // only numbers and this package's words, safe in markdown.
-func leftOut(r *report.Result) string {
+func leftOut(r *AuditResult) string {
 	var b strings.Builder
 	if n := len(r.NotReached); n > 0 {
 		fmt.Fprintf(&b, "%d selected pull requests were not reached: %s. ", n, numberList(r.NotReached))
@@ -76,11 +231,8 @@ func plain(s string) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(s), " "), ".")
 }
 
-// AuditSummary is an audit's job summary (and its markdown report): the
-// counts, the budget, a loud warning when the run stopped early, the table
-// of evaluated pull requests (least recently progressed first), the skipped
-// ones and the notes.
-func AuditSummary(r *report.Result) string {
+// AuditSummary is an audit's job summary and markdown report.
+func AuditSummary(r *AuditResult) string {
 	var b strings.Builder
 	title := "loopbreaker audit: " + render.Markdown(r.Repository)
 	if r.Shard != "" {
@@ -97,55 +249,7 @@ func AuditSummary(r *report.Result) string {
 		fmt.Fprintf(&b, "> [!WARNING]\n> The audit stopped early: %s. %s\n\n", render.Markdown(plain(r.StopReason)), leftOut(r))
 	}
 	if len(r.Pulls) > 0 {
-		wasted := anyWasted(r)
-		b.WriteString("| PR | author | iterations | state | trigger | last progress | score |")
-		if wasted {
-			b.WriteString(" wasted |")
-		}
-		b.WriteString("\n|---|---|---|---|---|---|---|")
-		if wasted {
-			b.WriteString("---:|")
-		}
-		b.WriteString("\n")
-		for i := range r.Pulls {
-			p := &r.Pulls[i]
-			state := p.State.String()
-			switch {
-			case p.Recovered:
-				state += " (recovered)"
-			case len(p.LabelsAdded) > 0 && p.State != breaker.Closed:
-				state = "**" + state + "** (new)"
-			}
-			trig := "-"
-			if p.Trigger != "" {
-				trig = "`" + p.Trigger + "`"
-			}
-			last := "never"
-			if p.LastProgress != nil {
-				last = p.LastProgress.UTC().Format(time.DateOnly)
-			}
-			spark := "-"
-			if c := pullChart(p); c != "" {
-				spark = "`" + c + "`"
-			}
-			fmt.Fprintf(&b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
-				render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
-			if wasted {
-				fmt.Fprintf(&b, " %s |", orDash(render.Markdown(wastedCell(p))))
-			}
-			b.WriteString("\n")
-		}
-		var steps []breaker.Step
-		for i := range r.Pulls {
-			if d := r.Pulls[i].Decision; d != nil {
-				steps = append(steps, d.Recent...)
-			}
-		}
-		fmt.Fprintf(&b, "\nScore: the progress score of each of the last iterations; %s.", render.Legend(steps))
-		if wasted {
-			b.WriteString(" Wasted: what the agent reported spending since the last progress; the stuck pull requests that wasted most come first.")
-		}
-		b.WriteString("\n\n")
+		auditTable(&b, r)
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("<details><summary>Skipped pull requests</summary>\n\n")
@@ -187,8 +291,61 @@ func AuditSummary(r *report.Result) string {
 	return b.String()
 }
 
+// auditTable is the summary's table of the evaluated pull requests.
+func auditTable(b *strings.Builder, r *AuditResult) {
+	wasted := anyWasted(r)
+	b.WriteString("| PR | author | iterations | state | trigger | last progress | score |")
+	if wasted {
+		b.WriteString(" wasted |")
+	}
+	b.WriteString("\n|---|---|---|---|---|---|---|")
+	if wasted {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for i := range r.Pulls {
+		p := &r.Pulls[i]
+		state := p.State.String()
+		switch {
+		case p.Recovered:
+			state += " (recovered)"
+		case len(p.LabelsAdded) > 0 && p.State != breaker.Closed:
+			state = "**" + state + "** (new)"
+		}
+		trig := "-"
+		if p.Trigger != "" {
+			trig = "`" + p.Trigger + "`"
+		}
+		last := "never"
+		if p.LastProgress != nil {
+			last = p.LastProgress.UTC().Format(time.DateOnly)
+		}
+		spark := "-"
+		if c := pullChart(p); c != "" {
+			spark = "`" + c + "`"
+		}
+		fmt.Fprintf(b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
+			render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
+		if wasted {
+			fmt.Fprintf(b, " %s |", orDash(render.Markdown(wastedCell(p))))
+		}
+		b.WriteString("\n")
+	}
+	var steps []breaker.Step
+	for i := range r.Pulls {
+		if d := r.Pulls[i].Decision; d != nil {
+			steps = append(steps, d.Recent...)
+		}
+	}
+	fmt.Fprintf(b, "\nScore: the progress score of each of the last iterations; %s.", render.Legend(steps))
+	if wasted {
+		b.WriteString(" Wasted: what the agent reported spending since the last progress; the stuck pull requests that wasted most come first.")
+	}
+	b.WriteString("\n\n")
+}
+
 // AuditText is an audit's report for a terminal.
-func AuditText(r *report.Result) string {
+func AuditText(r *AuditResult) string {
 	var b strings.Builder
 	b.WriteString("loopbreaker audit: " + render.Clean(AuditHeadline(r)) + "\n")
 	b.WriteString(AuditBudget(r) + "\n")
@@ -236,7 +393,7 @@ func AuditText(r *report.Result) string {
 }
 
 // anyWasted reports whether a pull request's loop reported a cost.
-func anyWasted(r *report.Result) bool {
+func anyWasted(r *AuditResult) bool {
 	for i := range r.Pulls {
 		if wastedCell(&r.Pulls[i]) != "" {
 			return true
@@ -247,7 +404,7 @@ func anyWasted(r *report.Result) bool {
 
 // wastedCell is what a pull request's loop spent since the last
 // progress: dollars, else tokens; "" when unknown.
-func wastedCell(p *report.PullResult) string {
+func wastedCell(p *PullResult) string {
 	switch {
 	case p.WastedUSD != nil:
 		return breaker.Dollars(*p.WastedUSD)
@@ -259,7 +416,7 @@ func wastedCell(p *report.PullResult) string {
 
 // pullChart is the sparkline of a pull request's last iterations: from
 // its decision's status log, which knows the states, else from its scores.
-func pullChart(p *report.PullResult) string {
+func pullChart(p *PullResult) string {
 	if p.Decision != nil && len(p.Decision.Recent) > 0 {
 		return render.Chart(p.Decision)
 	}
@@ -277,7 +434,7 @@ type skipGroup struct {
 
 // groupSkipped groups skipped pull requests by reason, the largest group
 // first.
-func groupSkipped(s []report.Skipped) []skipGroup {
+func groupSkipped(s []Skipped) []skipGroup {
 	idx := map[string]int{}
 	var out []skipGroup
 	for _, x := range s {

@@ -6,15 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 func TestAuditSummaryEscapesAgentText(t *testing.T) {
 	t.Parallel()
-	res := &report.Result{Repository: "octo/loop", Pulls: []report.PullResult{{Number: 1, Iterations: 1, State: breaker.Closed,
+	res := &AuditResult{Repository: "octo/loop", Pulls: []PullResult{{Number: 1, Iterations: 1, State: breaker.Closed,
 		Title: "<img src=x onerror=alert(1)> | cc @alice ::error::pwned\n## heading", Author: "evil|bot"}}}
 	md := AuditSummary(res)
 	for _, bad := range []string{"<img", "@alice", "\n## heading", "evil|bot"} {
@@ -38,8 +36,8 @@ func TestAuditSummaryEscapesAgentText(t *testing.T) {
 
 func TestAuditStopSaysWhatWasLeftOut(t *testing.T) {
 	t.Parallel()
-	res := &report.Result{Repository: "octo/loop", StoppedEarly: true, StopReason: "the budget is spent.\n", NotReached: []int{4, 5},
-		UnreadPages: 2, UnreadPagesKnown: true, Operations: report.Operations{Budget: 41, Used: 40, Remaining: 1}}
+	res := &AuditResult{Repository: "octo/loop", StoppedEarly: true, StopReason: "the budget is spent.\n", NotReached: []int{4, 5},
+		UnreadPages: 2, UnreadPagesKnown: true, Operations: Operations{Budget: 41, Used: 40, Remaining: 1}}
 	stop := AuditStop(res)
 	for _, want := range []string{"The audit stopped early: the budget is spent. ", "2 selected pull requests were not reached: #4, #5.", "2 more pages"} {
 		if !strings.Contains(stop, want) {
@@ -49,7 +47,7 @@ func TestAuditStopSaysWhatWasLeftOut(t *testing.T) {
 	if md := AuditSummary(res); !strings.Contains(md, "> [!WARNING]") || !strings.Contains(md, "41 budgeted") {
 		t.Errorf("summary lacks the warning or the budget:\n%s", md)
 	}
-	if AuditStop(&report.Result{}) != "" {
+	if AuditStop(&AuditResult{}) != "" {
 		t.Errorf("a complete run has a stop text")
 	}
 }
@@ -91,7 +89,7 @@ func TestAnnotations(t *testing.T) {
 		{"closed", []breaker.Decision{closed}, false, nil},
 	}
 	for _, tt := range tests {
-		got := Annotations(&loop.Result{Decisions: tt.ds}, tt.dryRun)
+		got := Annotations(tt.ds, tt.dryRun)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
@@ -106,10 +104,10 @@ func withAction(d breaker.Decision, a policy.OnOpen) breaker.Decision {
 
 func TestAuditAnnotations(t *testing.T) {
 	t.Parallel()
-	res := &report.Result{Repository: "octo/loop", StoppedEarly: true, StopReason: "cancelled",
-		Pulls:      []report.PullResult{{Number: 3, State: breaker.Open}, {Number: 4, State: breaker.Closed}},
+	res := &AuditResult{Repository: "octo/loop", StoppedEarly: true, StopReason: "cancelled",
+		Pulls:      []PullResult{{Number: 3, State: breaker.Open}, {Number: 4, State: breaker.Closed}},
 		Notes:      []string{"writes were refused (add label on #3: 403)", "other note"},
-		Operations: report.Operations{Budget: 10, Used: 9, Remaining: 1}}
+		Operations: Operations{Budget: 10, Used: 9, Remaining: 1}}
 	got := AuditAnnotations(res)
 	levels := []Level{Warning, Warning, Warning, Notice}
 	titles := []string{"loopbreaker audit stopped early", "loopbreaker audit", "loopbreaker audit could not write", ""}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
-	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/textcut"
@@ -36,21 +35,19 @@ type SummaryOptions struct {
 	Planned []string
 }
 
-// Summary is a check's job summary: the report of the final decision, then
-// the last 50 iterations as charts (progress score, and tests passing
-// where a report was read) with their table beside them for screen
-// readers (with what each iteration cost, when the agent reported it),
-// the API calls and, in a dry run, the writes that were not made.
-func Summary(res *loop.Result, o SummaryOptions) string {
-	d := res.Final()
+// Summary is a check's job summary: the final decision's report, charts of
+// the last 50 iterations with their table for screen readers, the API calls
+// and, in a dry run, the writes not made.
+func Summary(ds []breaker.Decision, o SummaryOptions) string {
+	d := &ds[len(ds)-1]
 	var b strings.Builder
 	b.WriteString(render.MarkdownReport(d, render.Options{Notes: o.Notes, ResetHint: "comment `/loopbreaker reset` or remove the `" + LabelOpen + "` label"}))
 	b.WriteString("\n### Iterations\n\n")
-	start := max(0, len(res.Decisions)-maxSummaryRows)
-	b.WriteString(render.MermaidCharts(render.Steps(res.Decisions[start:])))
+	start := max(0, len(ds)-maxSummaryRows)
+	b.WriteString(render.MermaidCharts(render.Steps(ds[start:])))
 	costs := false
-	for i := range res.Decisions[start:] {
-		costs = costs || render.StepOf(&res.Decisions[start+i]).Cost != nil
+	for i := range ds[start:] {
+		costs = costs || render.StepOf(&ds[start+i]).Cost != nil
 	}
 	// The spent column only when an iteration reported a cost.
 	head, rule, gap := "", "", ""
@@ -61,8 +58,8 @@ func Summary(res *loop.Result, o SummaryOptions) string {
 	if earlier := start; earlier > 0 {
 		fmt.Fprintf(&b, "| … | | | | | |%s %d earlier iterations |\n", gap, earlier)
 	}
-	for i := range res.Decisions[start:] {
-		x := &res.Decisions[start+i]
+	for i := range ds[start:] {
+		x := &ds[start+i]
 		st := render.StepOf(x)
 		var why []string
 		if st.IgnoredOpen {

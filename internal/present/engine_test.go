@@ -44,7 +44,7 @@ func TestTrendWarningEverywhere(t *testing.T) {
 	warning := "trend: passing tests fell in 3 iterations in a row (40 → 38 → 36 → 34)"
 	_, _, checkRun := CheckRun(d, false)
 	for name, text := range map[string]string{
-		"summary":   Summary(res, SummaryOptions{}),
+		"summary":   Summary(res.Decisions, SummaryOptions{}),
 		"comment":   StickyComment(d, nil, CommentOptions{}),
 		"check run": checkRun,
 	} {
@@ -53,11 +53,11 @@ func TestTrendWarningEverywhere(t *testing.T) {
 		}
 	}
 	found := false
-	for _, a := range Annotations(res, false) {
+	for _, a := range Annotations(res.Decisions, false) {
 		found = found || (a.Level == Warning && a.Message == warning)
 	}
 	if !found {
-		t.Errorf("no warning annotation for the trend: %+v", Annotations(res, false))
+		t.Errorf("no warning annotation for the trend: %+v", Annotations(res.Decisions, false))
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
@@ -165,7 +164,7 @@ func TestGoldenSurfaces(t *testing.T) {
 			})
 		}
 		t.Run(g.name+".summary", func(t *testing.T) {
-			compareGolden(t, g.name+".summary.md", Summary(res, SummaryOptions{Notes: res.Notes, API: true, Calls: 4}))
+			compareGolden(t, g.name+".summary.md", Summary(res.Decisions, SummaryOptions{Notes: res.Notes, API: true, Calls: 4}))
 		})
 		t.Run(g.name+".comment", func(t *testing.T) {
 			recs := []ledger.Record{{Version: 1, RunID: 1, RunAttempt: 1, Commit: d.Commit, At: loopStart, Errors: []ledger.Error{}}}
@@ -179,14 +178,14 @@ func TestGoldenSurfaces(t *testing.T) {
 func TestGoldenAuditSummary(t *testing.T) {
 	t.Parallel()
 	rate, limit, floor := 4890, 5000, 500
-	r := &report.Result{Repository: "octo/loop", At: loopStart.Add(24 * time.Hour),
-		Operations: report.Operations{Budget: 200, Used: 9, Remaining: 191, RateRemaining: &rate, RateLimit: &limit, RateFloor: &floor},
-		Skipped:    []report.Skipped{{Number: 9, Reason: "draft by a person"}}, NotReached: []int{}, Notes: []string{}}
+	r := &AuditResult{Repository: "octo/loop", At: loopStart.Add(24 * time.Hour),
+		Operations: Operations{Budget: 200, Used: 9, Remaining: 191, RateRemaining: &rate, RateLimit: &limit, RateFloor: &floor},
+		Skipped:    []Skipped{{Number: 9, Reason: "draft by a person"}}, NotReached: []int{}, Notes: []string{}}
 	authors := map[string]string{"healthy": "claude[bot]", "stuck": "copilot-swe-agent[bot]", "recovering": "devin-ai-integration[bot]", "spending": "chatgpt-codex-connector[bot]"}
 	for i, g := range goldenLoops() {
 		res := g.fold(t)
 		d := res.Final()
-		pr := report.PullResult{Number: 11 + i, Title: "Loop " + g.name, Author: authors[g.name], State: d.State,
+		pr := PullResult{Number: 11 + i, Title: "Loop " + g.name, Author: authors[g.name], State: d.State,
 			Iterations: d.Iteration, LastProgress: d.LastProgress, Decision: d, Evidence: "git",
 			WastedUSD: d.SpentSinceProgressUSD, WastedTokens: d.SpentSinceProgressTokens}
 		if d.Trigger != nil {
@@ -235,7 +234,7 @@ func TestStickyCommentLeadsWithTheDecision(t *testing.T) {
 func TestSummaryChartsAndTableAgree(t *testing.T) {
 	t.Parallel()
 	res := goldenLoops()[2].fold(t)
-	md := Summary(res, SummaryOptions{})
+	md := Summary(res.Decisions, SummaryOptions{})
 	for _, want := range []string{"```mermaid\nxychart-beta\n", "x-axis \"iteration\" [1, 2, 3, 4, 5]", "line [2, -3, -3, 9, 1]", "bar [4, 4, 4, 6, 7]",
 		"| 4 | `ddddddd` | CLOSED | +9 | 6 | 0 | progress |"} {
 		if !strings.Contains(md, want) {

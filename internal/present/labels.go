@@ -1,6 +1,8 @@
 package present
 
 import (
+	"slices"
+
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -24,18 +26,6 @@ const (
 	// checked, the tests green and the agent's claim (a complete decision).
 	LabelComplete = "loopbreaker:complete"
 )
-
-// PausedLabel is the label of a paused loop, as it is created in the
-// repository.
-func PausedLabel() Label {
-	return Label{Name: LabelPaused, Color: "5319e7", Description: "loopbreaker: the agent loop is paused; a person comments /loopbreaker resume to go on", State: breaker.Open}
-}
-
-// CompleteLabel is the label of a complete loop, as it is created in the
-// repository.
-func CompleteLabel() Label {
-	return Label{Name: LabelComplete, Color: "0e8a16", Description: "loopbreaker: the agent loop's work is done (tasks checked, tests green); stop the loop", State: breaker.Closed}
-}
 
 // Label is a label loopbreaker puts on and takes off a pull request to
 // announce a state: its name, colour (six hex digits) and description, as
@@ -64,33 +54,27 @@ type Posts struct {
 // Wants reports whether a pull request in state gets what ("label" or
 // "comment").
 func (p Posts) Wants(state breaker.State, what string) bool {
-	var list []string
 	switch state {
 	case breaker.Open:
-		list = p.Open
+		return slices.Contains(p.Open, what)
 	case breaker.HalfOpen:
-		list = p.HalfOpen
-	}
-	for _, x := range list {
-		if x == what {
-			return true
-		}
+		return slices.Contains(p.HalfOpen, what)
 	}
 	return false
 }
 
 // Managed returns every label loopbreaker puts on and takes off a pull
-// request: one for each state that is not CLOSED, the paused loop's and
-// the complete loop's. The check run and the audit move the same list.
+// request, for the check run and the audit alike: the states' labels, the
+// paused loop's and the complete loop's.
 func Managed() []Label {
-	return append(Labels(), PausedLabel(), CompleteLabel())
+	return append(Labels(),
+		Label{Name: LabelPaused, Color: "5319e7", Description: "loopbreaker: the agent loop is paused; a person comments /loopbreaker resume to go on", State: breaker.Open},
+		Label{Name: LabelComplete, Color: "0e8a16", Description: "loopbreaker: the agent loop's work is done (tasks checked, tests green); stop the loop", State: breaker.Closed})
 }
 
-// WantsLabel reports whether a pull request whose decision is d carries l:
-// a state's label when the state is d's and posts ask for it, the paused
-// label while an OPEN breaker's on_open is "pause" (whatever posts say: it
-// tells a person the loop waits for them), the complete label while the
-// work is done.
+// WantsLabel reports whether a pull request decided d carries l: its
+// state's label when posts ask, the paused label while OPEN with on_open
+// "pause", the complete label while the work is done.
 func (p Posts) WantsLabel(l Label, d *breaker.Decision) bool {
 	switch l.Name {
 	case LabelPaused:

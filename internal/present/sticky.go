@@ -36,20 +36,16 @@ const (
 	MaxDigest = 24000
 )
 
-// CommentBudget is the sticky comment's size in bytes, report and digest
-// together: under GitHub's limit of 65,536 characters with room to spare
-// (a byte is at most a character). A longer report is cut before the
-// digest, which is always kept whole.
+// CommentBudget is the sticky comment's size in bytes, under GitHub's
+// 65,536 characters; a longer report is cut, the digest kept whole.
 const CommentBudget = 60000
 
 // maxCommentNotes is how many notes the sticky comment shows.
 const maxCommentNotes = 5
 
-// EncodeDigest packs records as gzip+base64, dropping the oldest until the
-// text fits MaxDigest, and returns it with the number of records kept ("",
-// 0 for none). Base64 cannot close the HTML comment it sits in. The
-// records' own seals are left out: the digest's seal covers them, and a
-// seal is made again, the same, when a record is written.
+// EncodeDigest packs records as gzip+base64 (which cannot close the HTML
+// comment), dropping the oldest to fit MaxDigest, and returns it with the
+// number kept. Records' own seals are left out: the digest's covers them.
 func EncodeDigest(recs []ledger.Record) (string, int) {
 	recs = slices.Clone(recs)
 	for i := range recs {
@@ -75,12 +71,9 @@ func EncodeDigest(recs []ledger.Record) (string, int) {
 // digestMAC opens the line that authenticates the digest above it.
 const digestMAC = "<!-- loopbreaker-digest-mac:"
 
-// Seal authenticates a sticky comment's digest: an HMAC-SHA256 keyed by Key
-// (a secret only the judge holds) over Scope (the repository and pull
-// request, so that a digest cannot be moved to another one), Run and
-// Attempt (the workflow run that wrote it, which the MAC line names, so
-// that an older digest written back is known as older) and the digest's
-// lines.
+// Seal authenticates a digest: an HMAC-SHA256 keyed by Key over Scope (the
+// repository and pull request), the writing Run and Attempt (so an older
+// digest written back is known as older) and the digest's lines.
 type Seal struct {
 	Key, Scope string
 	Run        int64
@@ -108,11 +101,9 @@ type Digest struct {
 	Attempt int
 }
 
-// ReadDigest reads loopbreaker's own digest: the block the comment ends
-// with (the digest, the partial mark, the MAC line), never a digest-like
-// text elsewhere in the body, where agent text may have put one. With a key
-// (seal.Key) the block must carry a MAC that verifies; without one it is
-// read unsealed, and the caller must not let it outweigh the artifacts.
+// ReadDigest reads the digest block the comment ends with (never one
+// elsewhere, where agent text may have put it). With seal.Key its MAC must
+// verify; without, it is unsealed and must not outweigh the artifacts.
 func ReadDigest(body string, seal Seal) (*Digest, error) {
 	rest := strings.TrimRight(body, " \t\r\n")
 	mac := ""
@@ -241,10 +232,9 @@ func StickyComment(d *breaker.Decision, recs []ledger.Record, o CommentOptions) 
 	return body
 }
 
-// AlertLine calls the people and teams of an alert: "" unless the
-// decision is an OPEN breaker whose on_open is "alert" and there is
-// someone to call. The names were validated as GitHub logins and teams
-// when the policy loaded, so that they cannot carry markdown.
+// AlertLine calls the alert's people and teams (validated as logins when
+// the policy loaded): "" unless d is an OPEN breaker's alert with someone to
+// call.
 func AlertLine(d *breaker.Decision, mentions []string) string {
 	if d.State != breaker.Open || d.OpenAction != policy.OnOpenAlert || len(mentions) == 0 {
 		return ""

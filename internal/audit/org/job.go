@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 // JobVersion is the version of the job result this build writes.
@@ -60,7 +60,7 @@ type Pull struct {
 }
 
 // Summarize is the job result of an audit run.
-func Summarize(res *report.Result) *Job {
+func Summarize(res *present.AuditResult) *Job {
 	j := &Job{Version: JobVersion, Repository: res.Repository, Shard: res.Shard, At: res.At, Evaluated: len(res.Pulls),
 		NotReached: len(res.NotReached), StoppedEarly: res.StoppedEarly, StopReason: res.StopReason,
 		Charged: res.Operations.Used, NotModified: res.Operations.NotModified, Pulls: []Pull{}}

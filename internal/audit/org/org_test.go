@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -109,7 +109,7 @@ func TestFoldRanksByMoneyWasted(t *testing.T) {
 	t.Parallel()
 	usd := func(v float64) *float64 { return &v }
 	tokens := func(v int64) *int64 { return &v }
-	res := &report.Result{Repository: "acme/a", At: t0, Pulls: []report.PullResult{
+	res := &present.AuditResult{Repository: "acme/a", At: t0, Pulls: []present.PullResult{
 		{Number: 1, State: breaker.Open, Decision: &breaker.Decision{ConsecutiveNoProgress: 9}},
 		{Number: 2, State: breaker.HalfOpen, WastedUSD: usd(2.5), Decision: &breaker.Decision{ConsecutiveNoProgress: 2}},
 		{Number: 3, State: breaker.Open, WastedTokens: tokens(900000), Decision: &breaker.Decision{ConsecutiveNoProgress: 3}},

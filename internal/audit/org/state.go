@@ -13,9 +13,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/audit/report"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
@@ -47,7 +47,7 @@ type State struct {
 	// read from Answers. Ledgers are the records of the record artifacts
 	// read, by artifact id. An entry that is not valid is left out (its
 	// pull request is read again).
-	Marks   map[int]report.Mark       `json:"marks,omitempty"`
+	Marks   map[int]present.Mark      `json:"marks,omitempty"`
 	Ledgers map[int64][]ledger.Record `json:"ledgers,omitempty"`
 }
 
@@ -79,7 +79,7 @@ func ReadState(path, repository, shard string) (st *State, problem string, err e
 			return nil, fmt.Sprintf("audit state %s: pending pull request %d is not a number: ignored", path, n), nil
 		}
 	}
-	maps.DeleteFunc(s.Marks, func(n int, m report.Mark) bool {
+	maps.DeleteFunc(s.Marks, func(n int, m present.Mark) bool {
 		return n <= 0 || m.Updated.IsZero() || !validHead(m.Head)
 	})
 	maps.DeleteFunc(s.Ledgers, func(_ int64, recs []ledger.Record) bool {
