@@ -370,38 +370,35 @@ func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
 		}
 		return b, fmt.Errorf("base %q (%s) in %s: %w (%s)", rev, h, r.dir, ErrNotAncestor, head)
 	}
-	for _, cand := range defaultBranches {
-		ref, err := r.reference(cand.ref)
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			continue
-		}
-		if err != nil {
-			return b, fmt.Errorf("read %s in %s: %w", cand.ref, r.dir, err)
-		}
-		b.ref = cand.name
-		mb, found, shallowCut, err := r.mergeBase(head, ref.Hash())
-		if err != nil && r.IsShallow() && errors.Is(err, ErrUnknownRevision) {
-			// The branch tip (or its history) was not fetched.
-			found, shallowCut, err = false, true, nil
-		}
-		if err != nil {
-			return b, fmt.Errorf("merge base of HEAD and %s: %w", cand.name, err)
-		}
-		switch {
-		case found && mb == head:
-			b.hash = mb
-			b.notes = append(b.notes, fmt.Sprintf("HEAD is on the default branch %s: 0 iterations after the merge base; pass a base to choose where the loop started", cand.name))
-		case found:
-			b.hash = mb
-		case shallowCut:
-			b.unknown = true
-			b.shallow = append(b.shallow, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", cand.name))
-		default:
-			b.notes = append(b.notes, fmt.Sprintf("HEAD shares no history with %s: counting from the root", cand.name))
-		}
+	name, tip, ok, err := r.DefaultBranch()
+	if err != nil {
+		return b, err
+	}
+	if !ok {
+		b.notes = append(b.notes, "no default branch (origin/HEAD, main, master, origin/main, origin/master): counting from the root")
 		return b, nil
 	}
-	b.notes = append(b.notes, "no default branch (origin/HEAD, main, master, origin/main, origin/master): counting from the root")
+	b.ref = name
+	mb, found, shallowCut, err := r.mergeBase(head, plumbing.NewHash(tip))
+	if err != nil && r.IsShallow() && errors.Is(err, ErrUnknownRevision) {
+		// The branch tip (or its history) was not fetched.
+		found, shallowCut, err = false, true, nil
+	}
+	if err != nil {
+		return b, fmt.Errorf("merge base of HEAD and %s: %w", name, err)
+	}
+	switch {
+	case found && mb == head:
+		b.hash = mb
+		b.notes = append(b.notes, fmt.Sprintf("HEAD is on the default branch %s: 0 iterations after the merge base; pass a base to choose where the loop started", name))
+	case found:
+		b.hash = mb
+	case shallowCut:
+		b.unknown = true
+		b.shallow = append(b.shallow, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", name))
+	default:
+		b.notes = append(b.notes, fmt.Sprintf("HEAD shares no history with %s: counting from the root", name))
+	}
 	return b, nil
 }
 
@@ -622,15 +619,6 @@ func (r *Repo) classifiedChange(from, to *object.Tree, opts Options) (Change, er
 	return ch, nil
 }
 
-// taskStateAt reads the task lists of a whole tree.
-func (r *Repo) taskStateAt(tree *object.Tree, opts Options) (*taskState, []string, error) {
-	tracker, st, err := r.tasksOf(tree, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, tracker.notes, nil
-}
-
 // Describe returns one commit's metadata (any revision Resolve accepts):
 // hash, tree, parents, author, times, message, trailers and revert, but
 // neither its change nor its task counts, which cost a diff and a tree walk
@@ -657,7 +645,7 @@ func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	st, _, err := r.taskStateAt(tree, opts)
+	_, st, err := r.tasksOf(tree, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -696,7 +684,7 @@ func (r *Repo) CommitInfo(rev string, opts Options) (*Commit, error) {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 	}
-	st, _, err := r.taskStateAt(tree, opts)
+	_, st, err := r.tasksOf(tree, opts)
 	if err != nil {
 		return nil, err
 	}
