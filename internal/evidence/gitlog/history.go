@@ -247,8 +247,8 @@ func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Has
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		cm.Tasks = cloneTasks(tasks.counts)
-		cm.CurrentTask = cloneCurrent(tasks.current)
+		cm.Tasks = clone(tasks.counts)
+		cm.CurrentTask = clone(tasks.current)
 		if tasks.counts != nil || prevTasks.counts != nil {
 			cm.TaskChange = &TaskChange{}
 			if tasks != prevTasks {
@@ -280,20 +280,14 @@ func unreadableNote(commit plumbing.Hash, what []string) string {
 	return fmt.Sprintf("commit %s: counted as changed without reading %s%s", textcut.Hash(commit.String()), strings.Join(list, ", "), more)
 }
 
-func cloneCurrent(c *CurrentTask) *CurrentTask {
-	if c == nil {
+// clone copies *p, so that callers never share the caches' values; nil
+// stays nil.
+func clone[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	v := *c
+	v := *p
 	return &v
-}
-
-func cloneTasks(t *Tasks) *Tasks {
-	if t == nil {
-		return nil
-	}
-	c := *t
-	return &c
 }
 
 // treeBefore returns the tree the oldest iteration of chain (newest first)
