@@ -627,25 +627,6 @@ func (r *Repo) Describe(rev string) (*Commit, error) {
 	return &cm, nil
 }
 
-// TasksAt counts the task checkboxes of the task files at a revision (nil
-// when there is no task file) and lists the identities of the checked
-// tasks.
-func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, []string, error) {
-	_, c, err := r.resolveCommit(rev)
-	if err != nil {
-		return nil, nil, err
-	}
-	tree, err := r.tree(c.TreeHash)
-	if err != nil {
-		return nil, nil, err
-	}
-	_, st, err := r.tasksOf(tree, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st.counts, st.checked(), nil
-}
-
 // CommitInfo returns one commit (any revision Resolve accepts) with its
 // change against its first parent and its task counts. For a commit at a
 // shallow clone's boundary, Shallow is set and Change is left empty.
