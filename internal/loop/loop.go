@@ -93,9 +93,7 @@ func Run(cfg Config) (*Result, error) {
 		// An empty ledger (a new or emptied directory) must not fold every
 		// commit since the base into one iteration: the commits are the
 		// iterations, as without a ledger.
-		for _, p := range l.Problems {
-			res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
-		}
+		ledgerProblems(l, res)
 		res.Notes = append(res.Notes, note.New(note.LedgerEmpty, "the ledger holds no record: the iterations are the commits since the base"))
 		cfg.Ledger = nil
 	}
@@ -108,23 +106,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer repo.Close()
-	rn := &runner{cfg: cfg, eff: eff, opts: opts, repo: repo, res: res}
-	return rn.full()
-}
-
-// runner is one run of the job.
-type runner struct {
-	cfg  Config
-	eff  *policy.Policy
-	opts gitlog.Options
-	repo *gitlog.Repo
-	res  *Result
-}
-
-// full folds every iteration.
-func (rn *runner) full() (*Result, error) {
-	cfg, res := rn.cfg, rn.res
-	h, err := history(rn.repo, cfg, rn.eff, rn.opts, res)
+	h, err := history(repo, cfg, eff, opts, res)
 	if err != nil {
 		return nil, err
 	}
@@ -136,12 +118,12 @@ func (rn *runner) full() (*Result, error) {
 	var recs []ledger.Record
 	if cfg.Ledger != nil {
 		var ev *evidence.Evidence
-		if ev, recs, err = fromLedger(rn.repo, h, cfg, rn.opts, res); err != nil {
+		if ev, recs, err = fromLedger(repo, h, cfg, opts, res); err != nil {
 			return nil, err
 		}
 		its = ev.Iterations
 	} else {
-		its = evidence.FromHistory(h, rn.opts.TaskFiles)
+		its = evidence.FromHistory(h, opts.TaskFiles)
 		if len(its) == 0 && h.Head != "" {
 			res.Notes = append(res.Notes, note.New(note.NoIterations, "no iterations: HEAD has no commits after the base %s", ShortHash(h.Base)))
 		}
@@ -237,15 +219,20 @@ func fromLedger(repo *gitlog.Repo, h *gitlog.History, cfg Config, opts gitlog.Op
 // of the same iteration (a re-run does it again). Records of this attempt
 // are earlier iterations of the same job, and stay.
 func earlierRecords(cfg Config, res *Result) []ledger.Record {
-	for _, p := range cfg.Ledger.Problems {
-		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
-	}
+	ledgerProblems(cfg.Ledger, res)
 	recs := cfg.Ledger.Records
 	if cfg.StatusOnly || cfg.RunID <= 0 {
 		return recs
 	}
 	n := ledger.NextIteration(recs, cfg.RunID, cfg.Attempt)
 	return slices.DeleteFunc(slices.Clone(recs), func(r ledger.Record) bool { return r.ReplacedBy(cfg.RunID, cfg.Attempt, n) })
+}
+
+// ledgerProblems notes the ledger entries that were skipped.
+func ledgerProblems(l *ledger.Ledger, res *Result) {
+	for _, p := range l.Problems {
+		res.Notes = append(res.Notes, note.New(note.LedgerEntrySkipped, "ledger entry skipped: %s", p))
+	}
 }
 
 // withRun appends this run's record, for commit head, to the earlier ones:

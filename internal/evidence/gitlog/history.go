@@ -247,8 +247,8 @@ func (r *Repo) addEvidence(h *History, chain []*object.Commit, base plumbing.Has
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		cm.Tasks = cloneTasks(tasks.counts)
-		cm.CurrentTask = cloneCurrent(tasks.current)
+		cm.Tasks = clone(tasks.counts)
+		cm.CurrentTask = clone(tasks.current)
 		if tasks.counts != nil || prevTasks.counts != nil {
 			cm.TaskChange = &TaskChange{}
 			if tasks != prevTasks {
@@ -280,20 +280,14 @@ func unreadableNote(commit plumbing.Hash, what []string) string {
 	return fmt.Sprintf("commit %s: counted as changed without reading %s%s", textcut.Hash(commit.String()), strings.Join(list, ", "), more)
 }
 
-func cloneCurrent(c *CurrentTask) *CurrentTask {
-	if c == nil {
+// clone copies *p, so that callers never share the caches' values; nil
+// stays nil.
+func clone[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	v := *c
+	v := *p
 	return &v
-}
-
-func cloneTasks(t *Tasks) *Tasks {
-	if t == nil {
-		return nil
-	}
-	c := *t
-	return &c
 }
 
 // treeBefore returns the tree the oldest iteration of chain (newest first)
@@ -370,38 +364,35 @@ func (r *Repo) chooseBase(rev string, head plumbing.Hash) (baseChoice, error) {
 		}
 		return b, fmt.Errorf("base %q (%s) in %s: %w (%s)", rev, h, r.dir, ErrNotAncestor, head)
 	}
-	for _, cand := range defaultBranches {
-		ref, err := r.reference(cand.ref)
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			continue
-		}
-		if err != nil {
-			return b, fmt.Errorf("read %s in %s: %w", cand.ref, r.dir, err)
-		}
-		b.ref = cand.name
-		mb, found, shallowCut, err := r.mergeBase(head, ref.Hash())
-		if err != nil && r.IsShallow() && errors.Is(err, ErrUnknownRevision) {
-			// The branch tip (or its history) was not fetched.
-			found, shallowCut, err = false, true, nil
-		}
-		if err != nil {
-			return b, fmt.Errorf("merge base of HEAD and %s: %w", cand.name, err)
-		}
-		switch {
-		case found && mb == head:
-			b.hash = mb
-			b.notes = append(b.notes, fmt.Sprintf("HEAD is on the default branch %s: 0 iterations after the merge base; pass a base to choose where the loop started", cand.name))
-		case found:
-			b.hash = mb
-		case shallowCut:
-			b.unknown = true
-			b.shallow = append(b.shallow, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", cand.name))
-		default:
-			b.notes = append(b.notes, fmt.Sprintf("HEAD shares no history with %s: counting from the root", cand.name))
-		}
+	name, tip, ok, err := r.DefaultBranch()
+	if err != nil {
+		return b, err
+	}
+	if !ok {
+		b.notes = append(b.notes, "no default branch (origin/HEAD, main, master, origin/main, origin/master): counting from the root")
 		return b, nil
 	}
-	b.notes = append(b.notes, "no default branch (origin/HEAD, main, master, origin/main, origin/master): counting from the root")
+	b.ref = name
+	mb, found, shallowCut, err := r.mergeBase(head, plumbing.NewHash(tip))
+	if err != nil && r.IsShallow() && errors.Is(err, ErrUnknownRevision) {
+		// The branch tip (or its history) was not fetched.
+		found, shallowCut, err = false, true, nil
+	}
+	if err != nil {
+		return b, fmt.Errorf("merge base of HEAD and %s: %w", name, err)
+	}
+	switch {
+	case found && mb == head:
+		b.hash = mb
+		b.notes = append(b.notes, fmt.Sprintf("HEAD is on the default branch %s: 0 iterations after the merge base; pass a base to choose where the loop started", name))
+	case found:
+		b.hash = mb
+	case shallowCut:
+		b.unknown = true
+		b.shallow = append(b.shallow, fmt.Sprintf("the merge base of HEAD and %s is not in this shallow clone", name))
+	default:
+		b.notes = append(b.notes, fmt.Sprintf("HEAD shares no history with %s: counting from the root", name))
+	}
 	return b, nil
 }
 
@@ -622,15 +613,6 @@ func (r *Repo) classifiedChange(from, to *object.Tree, opts Options) (Change, er
 	return ch, nil
 }
 
-// taskStateAt reads the task lists of a whole tree.
-func (r *Repo) taskStateAt(tree *object.Tree, opts Options) (*taskState, []string, error) {
-	tracker, st, err := r.tasksOf(tree, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, tracker.notes, nil
-}
-
 // Describe returns one commit's metadata (any revision Resolve accepts):
 // hash, tree, parents, author, times, message, trailers and revert, but
 // neither its change nor its task counts, which cost a diff and a tree walk
@@ -643,25 +625,6 @@ func (r *Repo) Describe(rev string) (*Commit, error) {
 	cm := describe(c)
 	cm.Shallow = len(c.ParentHashes) > 0 && r.shallow[c.Hash]
 	return &cm, nil
-}
-
-// TasksAt counts the task checkboxes of the task files at a revision (nil
-// when there is no task file) and lists the identities of the checked
-// tasks.
-func (r *Repo) TasksAt(rev string, opts Options) (*Tasks, []string, error) {
-	_, c, err := r.resolveCommit(rev)
-	if err != nil {
-		return nil, nil, err
-	}
-	tree, err := r.tree(c.TreeHash)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, _, err := r.taskStateAt(tree, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st.counts, st.checked(), nil
 }
 
 // CommitInfo returns one commit (any revision Resolve accepts) with its
@@ -696,7 +659,7 @@ func (r *Repo) CommitInfo(rev string, opts Options) (*Commit, error) {
 			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
 	}
-	st, _, err := r.taskStateAt(tree, opts)
+	_, st, err := r.tasksOf(tree, opts)
 	if err != nil {
 		return nil, err
 	}

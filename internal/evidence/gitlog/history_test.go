@@ -773,9 +773,8 @@ func TestHistoryChainOnly(t *testing.T) {
 	}
 }
 
-// TestDescribeAndTasksAt: Describe is CommitInfo without the change and the
-// tasks; TasksAt is CommitInfo's tasks.
-func TestDescribeAndTasksAt(t *testing.T) {
+// TestDescribe: Describe is CommitInfo without the change and the tasks.
+func TestDescribe(t *testing.T) {
 	t.Parallel()
 	r := newTestRepo(t)
 	c1 := r.write("main.go", "package main\n").write("docs/fix_plan.md", "- [ ] one\n- [ ] two\n").commit("init\n")
@@ -797,23 +796,16 @@ func TestDescribeAndTasksAt(t *testing.T) {
 		if diff := cmp.Diff(&want, got); diff != "" {
 			t.Errorf("Describe(%s) (-want +got):\n%s", rev, diff)
 		}
-		tasks, _, err := repo.TasksAt(rev, opts)
-		if err != nil {
-			t.Fatalf("TasksAt(%s): %v", rev, err)
-		}
-		if diff := cmp.Diff(info.Tasks, tasks); diff != "" {
-			t.Errorf("TasksAt(%s) (-CommitInfo +TasksAt):\n%s", rev, diff)
-		}
 	}
-	if tasks, _, _ := repo.TasksAt(c2.String(), opts); tasks == nil || *tasks != (Tasks{Done: 1, Total: 2}) {
-		t.Errorf("TasksAt(c2): got %v, want 1 of 2 done", tasks)
+	if info, _ := repo.CommitInfo(c2.String(), opts); info == nil || info.Tasks == nil || *info.Tasks != (Tasks{Done: 1, Total: 2}) {
+		t.Errorf("CommitInfo(c2): got %v, want 1 of 2 tasks done", info)
 	}
 	for _, rev := range []string{"nope", strings.Repeat("cd", 20)} {
 		if _, err := repo.Describe(rev); err == nil || !strings.Contains(err.Error(), r.dir) {
 			t.Errorf("Describe(%q): got %v, want an error naming the repository", rev, err)
 		}
-		if _, _, err := repo.TasksAt(rev, opts); err == nil {
-			t.Errorf("TasksAt(%q): got no error", rev)
+		if _, err := repo.CommitInfo(rev, opts); err == nil {
+			t.Errorf("CommitInfo(%q): got no error", rev)
 		}
 	}
 }

@@ -20,10 +20,8 @@ const diffCostBudget = 1 << 24
 // the LCS), then a Myers O((N+M)D) search finds the edit distance of what
 // remains. When that exceeds diffCostBudget, the LCS is estimated by the
 // multiset intersection of the remaining lines, which under-counts edits
-// only for heavily reordered files. (go-git's utils/diff gives the same
-// counts on the bench and two real loop histories, but took 6 to 13 times
-// as long and bounds its work by wall-clock time, which would make answers
-// depend on the machine's load: docs/performance.md.)
+// only for heavily reordered files. Why not go-git's utils/diff:
+// docs/performance.md.
 func lineStat(a, b []byte) (added, deleted int) {
 	a, b = trimCommonLines(a, b)
 	if len(a) == 0 || len(b) == 0 {

@@ -15,25 +15,19 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
-// packObjects reads objects from the repository's pack files
-// (objects/pack/pack-*.idx with their .pack, index version 2) and those of
-// its alternate object stores. A clone has all of its history in packs,
-// and go-git reads a packed object through a byte-at-a-time scanner,
-// reopens the pack for every object over 16 KiB, and hashes every object
-// it decodes to key its cache: replay took 1.3 to 1.9 times as long with
-// it alone (the 2,000-commit bench and two real loop histories,
-// docs/performance.md). This reader keeps each index in memory, finds an
-// object through its fan-out table, inflates it from the pack read whole
-// into memory (small packs, see heldPackBytes) or by positional reads of
-// the file, resolves delta chains against a bounded cache of bases, and
-// never hashes. Every read is bounds-checked against the pack's size: a
-// pack cut short under the reader is an error, never a fault. What it does not handle (an
-// index of version 1 or over maxIndexBytes, a pack stored as a symbolic
-// link, a delta base outside the packs, an object over the size limit) is
-// left to go-git. Damaged data is an error naming the pack, never a silent
-// retry through go-git.
+// packObjects reads objects from the repository's version 2 pack files
+// and those of its alternate object stores, measured faster than go-git's
+// reader (docs/performance.md): indexes in memory, small packs read whole,
+// larger ones by positional reads, delta chains resolved against a bounded
+// cache of bases, never hashing. Every read is bounds-checked against the
+// pack's size. What it does not handle (a version 1 or oversized index, a
+// pack stored as a link, a delta base outside the packs, an object over
+// the size limit) is left to go-git; damaged data is an error naming the
+// pack, never retried through go-git.
 type packObjects struct {
 	dirs   []packDir // the objects/pack directories; none disables
 	opened bool      // the packs were listed and opened
@@ -83,12 +77,8 @@ const (
 const maxDeltaChain = 10000
 
 // The delta-base cache holds half the size of the packs, between these
-// bounds. A walk needs a chain's bases once more for the next commit's
-// version of the same object: on a small history a small cache does (at
-// 64 MiB it held every object read, for a peak 69 MiB above git's), while
-// a history of large files in long chains needs a larger one (its replay
-// took 1.3 times the CPU time with 16 MiB); git's own memory grows with
-// its packs too.
+// bounds (docs/performance.md: too small a cache slows long chains of large
+// files, too large one holds every object read).
 const (
 	minBaseCacheBytes = 16 << 20
 	maxBaseCacheBytes = 64 << 20
@@ -119,10 +109,9 @@ func newPackObjects(objectDirs ...string) *packObjects {
 	return p
 }
 
-// open lists and opens the packs once. A pack left to go-git (an index of
-// version 1, a link) is skipped; one that cannot be mapped or fails the
-// checks of its index and header is a fault, reported for every object
-// the other packs do not hold.
+// open lists and opens the packs once. A pack left to go-git is skipped;
+// one that fails its checks is a fault, reported for every object the
+// other packs do not hold.
 func (p *packObjects) open() {
 	p.opened = true
 	var faults []error
@@ -157,10 +146,8 @@ func (p *packObjects) open() {
 	p.cache.max = int(min(max(total/2, minBaseCacheBytes), maxBaseCacheBytes))
 }
 
-// heldPackBytes bounds the packs read whole into memory, all together: a
-// pack read by offset costs two system calls an object, which were a
-// sixth of replay's time (docs/performance.md). Larger packs are read by
-// offset, as git reads its packs through windows.
+// heldPackBytes bounds the packs read whole into memory, all together;
+// larger packs are read by offset, as git reads its packs through windows.
 const heldPackBytes = 32 << 20
 
 // hold reads a checked pack whole into memory when it fits in what is left
@@ -205,11 +192,11 @@ func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
 		}
 		return nil, fmt.Errorf("read pack %s: read its index: %w", label, err)
 	}
-	f, size, err := openRegular(packPath)
+	f, fi, err := regularfile.Open(packPath)
 	if err != nil {
 		return nil, fmt.Errorf("read pack %s: %w", label, err)
 	}
-	pk := &pack{name: packPath, alternate: alternate, idx: idx, file: f, size: size, close: f.Close}
+	pk := &pack{name: packPath, alternate: alternate, idx: idx, file: f, size: fi.Size(), close: f.Close}
 	if err := pk.check(); err != nil {
 		_ = f.Close()
 		if errors.Is(err, errPackFallback) {

@@ -60,7 +60,7 @@ func (r *Repo) tasksOf(tree *object.Tree, opts Options) (*taskTracker, *taskStat
 // (nil when there is no task file), the identities of its checked tasks
 // and its first unchecked task (nil for none).
 func (w *Ranges) Tasks() (*Tasks, []string, *CurrentTask) {
-	return cloneTasks(w.tasks.counts), w.tasks.checked(), cloneCurrent(w.tasks.current)
+	return clone(w.tasks.counts), w.tasks.checked(), clone(w.tasks.current)
 }
 
 // Next returns the range from the current commit to revision to, which
@@ -96,8 +96,8 @@ func (w *Ranges) Next(to string) (*Range, error) {
 		rg.TaskChange = compareStates(w.tasks, after)
 	}
 	rg.Notes = append(append(rg.Notes, w.taskNotes...), tracker.notes...)
-	rg.Tasks = cloneTasks(after.counts)
-	rg.CurrentTask = cloneCurrent(after.current)
+	rg.Tasks = clone(after.counts)
+	rg.CurrentTask = clone(after.current)
 	w.from, w.tree, w.tasks, w.taskNotes, w.tracker = th, toTree, after, tracker.notes, tracker
 	return rg, nil
 }

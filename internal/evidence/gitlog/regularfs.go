@@ -86,16 +86,16 @@ func (f *regularFS) OpenFile(name string, flag int, _ os.FileMode) (billy.File, 
 	if err := f.inside(full); err != nil {
 		return nil, f.refuse(err)
 	}
-	file, size, err := openRegular(full)
+	file, fi, err := regularfile.Open(full)
 	if errors.Is(err, ErrNotRegular) {
 		return nil, f.refuse(err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if max := maxGitFile(f.root, full); size > max {
+	if max := maxGitFile(f.root, full); fi.Size() > max {
 		file.Close()
-		return nil, f.refuse(&fs.PathError{Op: "open", Path: full, Err: fmt.Errorf("%w: %d bytes, more than %d", errTooLarge, size, max)})
+		return nil, f.refuse(&fs.PathError{Op: "open", Path: full, Err: fmt.Errorf("%w: %d bytes, more than %d", errTooLarge, fi.Size(), max)})
 	}
 	return &regularFile{File: file, name: name}, nil
 }
@@ -207,7 +207,7 @@ func within(path, root string) bool {
 // readSmallFile reads a regular file of at most max bytes, without
 // waiting on a named pipe. The error names the file.
 func readSmallFile(path string, max int64) ([]byte, error) {
-	f, _, err := openRegular(path)
+	f, _, err := regularfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -220,16 +220,6 @@ func readSmallFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
 	}
 	return data, nil
-}
-
-// openRegular opens a regular file for reading, without waiting on a
-// named pipe, and returns its size. The error names the file.
-func openRegular(path string) (*os.File, int64, error) {
-	f, st, err := regularfile.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	return f, st.Size(), nil
 }
 
 // isLink reports whether path is a symbolic link.

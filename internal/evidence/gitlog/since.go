@@ -3,11 +3,8 @@ package gitlog
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -122,72 +119,3 @@ func (r *Repo) After(w *Walk, opts Options) (*History, error) {
 // repository itself when bare): where a program may keep what it knows of
 // the repository.
 func (r *Repo) GitDir() string { return r.gitDir }
-
-// maxPresent bounds the files Present lists.
-const maxPresent = 4096
-
-// Present returns which of paths (slash-separated, from the root) exist at
-// revision rev as files, sorted; a path that is a directory stands for the
-// files under it. It reads only the trees on the way to them.
-func (r *Repo) Present(rev string, paths []string) ([]string, error) {
-	_, c, err := r.resolveCommit(rev)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, p := range paths {
-		if err := r.present(c.TreeHash, p, &out); err != nil {
-			return nil, err
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-// present adds the files at path p under tree t to out.
-func (r *Repo) present(t plumbing.Hash, p string, out *[]string) error {
-	segs := strings.Split(strings.Trim(p, "/"), "/")
-	for i, seg := range segs {
-		tree, err := r.tree(t)
-		if err != nil {
-			return err
-		}
-		e := slices.IndexFunc(tree.Entries, func(e object.TreeEntry) bool { return e.Name == seg })
-		if e < 0 {
-			return nil
-		}
-		entry := tree.Entries[e]
-		switch {
-		case i < len(segs)-1 && entry.Mode == filemode.Dir:
-			t = entry.Hash
-		case i < len(segs)-1:
-			return nil
-		case entry.Mode == filemode.Dir:
-			return r.filesUnder(entry.Hash, strings.Join(segs, "/")+"/", 0, out)
-		default:
-			*out = append(*out, strings.Join(segs, "/"))
-		}
-	}
-	return nil
-}
-
-// filesUnder adds the files under tree t, named from prefix, to out.
-func (r *Repo) filesUnder(t plumbing.Hash, prefix string, depth int, out *[]string) error {
-	if depth > maxTreeDepth || len(*out) >= maxPresent {
-		return fmt.Errorf("more than %d files or %d directories under %s", maxPresent, maxTreeDepth, prefix)
-	}
-	tree, err := r.tree(t)
-	if err != nil {
-		return err
-	}
-	for _, e := range tree.Entries {
-		if e.Mode == filemode.Dir {
-			if err := r.filesUnder(e.Hash, prefix+e.Name+"/", depth+1, out); err != nil {
-				return err
-			}
-			continue
-		}
-		*out = append(*out, prefix+e.Name)
-	}
-	return nil
-}

@@ -556,15 +556,20 @@ func compareStates(old, cur *taskState) TaskChange {
 			continue
 		}
 		for j, n := range f.list.items {
-			switch o := old.files[i].list.items[j]; {
-			case !o.checked && n.checked:
-				tc.Checked = append(tc.Checked, taskID(f.path, n.text))
-			case o.checked && !n.checked:
-				tc.Unchecked++
-			}
+			tc.pair(old.files[i].list.items[j], taskEntry{f.path, n})
 		}
 	}
 	return tc
+}
+
+// pair counts what happened to task o, now n: ticked or unticked.
+func (tc *TaskChange) pair(o taskItem, n taskEntry) {
+	switch {
+	case !o.checked && n.checked:
+		tc.Checked = append(tc.Checked, taskID(n.path, n.text))
+	case o.checked && !n.checked:
+		tc.Unchecked++
+	}
 }
 
 // sameTaskTexts reports whether two states' files are the same paths with
@@ -602,23 +607,7 @@ func sameTaskTexts(a, b []stateFile) bool {
 // a checked one now open unticked; a task added already checked counts as
 // ticked too. Ticked tasks are identified by their new file and text.
 func compareTasks(old, cur []taskEntry) TaskChange {
-	if tc, ok := compareInPlace(old, cur); ok {
-		return tc
-	}
-	return compareByText(old, cur)
-}
-
-// compareByText is compareTasks for any two lists.
-func compareByText(old, cur []taskEntry) TaskChange {
 	var tc TaskChange
-	pair := func(o, n taskEntry) {
-		switch {
-		case !o.checked && n.checked:
-			tc.Checked = append(tc.Checked, taskID(n.path, n.text))
-		case o.checked && !n.checked:
-			tc.Unchecked++
-		}
-	}
 	// Equal texts, in order.
 	waiting := map[[16]byte][]int{} // text -> unmatched old indexes
 	for i, o := range old {
@@ -631,7 +620,7 @@ func compareByText(old, cur []taskEntry) TaskChange {
 		if q := waiting[n.text]; len(q) > 0 {
 			waiting[n.text] = q[1:]
 			matchOld[j], usedOld[q[0]] = q[0], true
-			pair(old[q[0]], n)
+			tc.pair(old[q[0]].taskItem, n)
 		}
 	}
 	// The matched tasks that kept their order (a longest increasing run of
@@ -652,34 +641,12 @@ func compareByText(old, cur []taskEntry) TaskChange {
 		g := gap(anchorsNew, j)
 		if q := restOld[g]; len(q) > 0 {
 			restOld[g] = q[1:]
-			pair(old[q[0]], n)
-		} else if n.checked {
-			tc.Checked = append(tc.Checked, taskID(n.path, n.text))
+			tc.pair(old[q[0]].taskItem, n)
+		} else {
+			tc.pair(taskItem{}, n) // added, perhaps already checked
 		}
 	}
 	return tc
-}
-
-// compareInPlace is compareTasks for lists whose tasks are the same files
-// and texts in the same order (a box ticked or unticked, the common case):
-// each task pairs with itself. ok is false for other lists.
-func compareInPlace(old, cur []taskEntry) (TaskChange, bool) {
-	var tc TaskChange
-	if len(old) != len(cur) {
-		return tc, false
-	}
-	for i := range old {
-		if old[i].path != cur[i].path || old[i].text != cur[i].text {
-			return TaskChange{}, false
-		}
-		switch o, n := old[i], cur[i]; {
-		case !o.checked && n.checked:
-			tc.Checked = append(tc.Checked, taskID(n.path, n.text))
-		case o.checked && !n.checked:
-			tc.Unchecked++
-		}
-	}
-	return tc, true
 }
 
 // keptOrder picks, from the new tasks' matched old indexes (-1: none), a

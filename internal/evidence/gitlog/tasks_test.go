@@ -122,33 +122,6 @@ func TestHistoryTaskChanges(t *testing.T) {
 	}
 }
 
-// TestCompareInPlaceIsCompareByText: for lists of the same tasks in the
-// same order, the quick comparison finds what matching by text finds.
-func TestCompareInPlaceIsCompareByText(t *testing.T) {
-	t.Parallel()
-	r := rand.New(rand.NewPCG(1, 2))
-	for round := range 200 {
-		n := r.IntN(30)
-		old, cur := make([]taskEntry, n), make([]taskEntry, n)
-		for i := range old {
-			text := taskText([]byte(fmt.Sprintf("task %d", r.IntN(n+1)))) // texts may repeat
-			path := []string{"fix_plan.md", ".ralph/fix_plan.md"}[r.IntN(2)]
-			old[i] = taskEntry{path, taskItem{text: text, checked: r.IntN(2) == 0}}
-			cur[i] = taskEntry{path, taskItem{text: text, checked: r.IntN(2) == 0}}
-		}
-		quick, ok := compareInPlace(old, cur)
-		if !ok {
-			t.Fatalf("round %d: the same tasks were not compared in place", round)
-		}
-		if want := compareByText(old, cur); !cmp.Equal(quick, want, cmpopts.EquateEmpty()) {
-			t.Fatalf("round %d: in place %+v, by text %+v", round, quick, want)
-		}
-	}
-	if _, ok := compareInPlace([]taskEntry{{path: "a"}}, []taskEntry{{path: "b"}}); ok {
-		t.Errorf("tasks of other files were compared in place")
-	}
-}
-
 // TestHistoryCurrentTask: the current task is the first unchecked task in
 // plan order (the task files by path, then line by line), with its text
 // for a person; none when every task is checked. Diff answers the same.

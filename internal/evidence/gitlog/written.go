@@ -69,16 +69,9 @@ func (r *Repo) readWritten(c rawChange, fc *FileChange, o Options) error {
 // middles drops the whole lines that a and b share at their start and end:
 // only the lines between can differ.
 func middles(a, b []byte) ([]byte, []byte) {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	p = bytes.LastIndexByte(a[:p], '\n') + 1
+	p := bytes.LastIndexByte(a[:commonPrefix(a, b)], '\n') + 1
 	a, b = a[p:], b[p:]
-	q := 0
-	for q < len(a) && q < len(b) && a[len(a)-1-q] == b[len(b)-1-q] {
-		q++
-	}
+	q := commonSuffix(a, b)
 	if i := bytes.IndexByte(a[len(a)-q:], '\n'); i >= 0 {
 		q -= i + 1
 	} else {

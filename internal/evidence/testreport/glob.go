@@ -12,11 +12,12 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// expandGlobs returns the regular files the globs match, each once, in the
-// order of the globs and, within one glob, in lexical order. More than
-// MaxFiles files, or more than MaxTotalSize bytes in them, is an error
-// naming the glob that went past the bound.
-func expandGlobs(globs []string) ([]string, error) {
+// Files returns the regular files the globs match, as ParseGlobs reads
+// them, so that a caller can vet the paths before anything is read: each
+// once, in the order of the globs and, within one glob, in lexical order.
+// More than MaxFiles files, or more than MaxTotalSize bytes in them, is an
+// error naming the glob that went past the bound.
+func Files(globs []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	var total int64
@@ -122,9 +123,3 @@ func (e *NoMatchError) Error() string {
 
 // Unwrap is ErrNoMatch.
 func (e *NoMatchError) Unwrap() error { return ErrNoMatch }
-
-// Files returns the regular files the globs match, as ParseGlobs would
-// read them, so that a caller can vet the paths before anything is read.
-func Files(globs []string) ([]string, error) {
-	return expandGlobs(globs)
-}

@@ -161,7 +161,7 @@ func TestGlobBounds(t *testing.T) {
 		{"the bytes of three files", []string{filepath.Join(big, "*.xml")}, ErrTooMuchReport, fmt.Sprintf("more than %d MiB", MaxTotalSize>>20)},
 	}
 	for _, c := range cases {
-		_, err := expandGlobs(c.globs)
+		_, err := Files(c.globs)
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: got %v, want %v saying %q", c.name, err, c.want, c.says)
 		}
@@ -170,21 +170,21 @@ func TestGlobBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range []string{filepath.Join(over, "*.xml"), filepath.Join(over, "**")} {
-		if files, err := expandGlobs([]string{g}); err != nil || len(files) != MaxFiles {
+		if files, err := Files([]string{g}); err != nil || len(files) != MaxFiles {
 			t.Errorf("%d files: got %d, %v; want them all", MaxFiles, len(files), err)
 		}
 	}
 	if err := os.Truncate(filepath.Join(big, "r2.xml"), MaxTotalSize/3-1); err != nil {
 		t.Fatal(err)
 	}
-	if files, err := expandGlobs([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
+	if files, err := Files([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
 		t.Errorf("%d bytes: got %d files, %v; want all 3", MaxTotalSize, len(files), err)
 	}
 	// A file over MaxFileSize is left to ParseFile, which names it.
 	if err := os.Truncate(filepath.Join(big, "r2.xml"), 2*MaxTotalSize); err != nil {
 		t.Fatal(err)
 	}
-	if files, err := expandGlobs([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
+	if files, err := Files([]string{filepath.Join(big, "*.xml")}); err != nil || len(files) != 3 {
 		t.Errorf("a file over %d bytes: got %d files, %v; want all 3", MaxFileSize, len(files), err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -147,13 +148,10 @@ func (p *goParser) pkg(name string) *goPkg {
 func (p *goParser) event(ev *goEvent) {
 	switch ev.Action {
 	case "build-output":
-		if _, ok := p.buildMsg[ev.ImportPath]; ok || len(p.buildMsg) >= maxBuildImport {
-			if ok && p.buildMsg[ev.ImportPath] == "" {
-				p.buildMsg[ev.ImportPath] = compilerLine(ev.Output)
-			}
-			return
+		// The first compiler line of each import path, for as many as are kept.
+		if msg, ok := p.buildMsg[ev.ImportPath]; msg == "" && (ok || len(p.buildMsg) < maxBuildImport) {
+			p.buildMsg[ev.ImportPath] = compilerLine(ev.Output)
 		}
-		p.buildMsg[ev.ImportPath] = compilerLine(ev.Output)
 	case "build-fail":
 		if len(p.buildFailed) < maxBuildImport {
 			p.buildFailed = append(p.buildFailed, ev.ImportPath)
@@ -262,11 +260,8 @@ func (p *goParser) packageDone(ev *goEvent) {
 			msg = "build failed: " + ev.FailedBuild
 		}
 		p.fail(pk, ev.Package, msg, KindBuild)
-		for i, ip := range p.buildFailed {
-			if ip == ev.FailedBuild {
-				p.buildFailed = append(p.buildFailed[:i], p.buildFailed[i+1:]...)
-				break
-			}
+		if i := slices.Index(p.buildFailed, ev.FailedBuild); i >= 0 {
+			p.buildFailed = slices.Delete(p.buildFailed, i, i+1)
 		}
 		return
 	}

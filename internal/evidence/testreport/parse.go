@@ -94,7 +94,7 @@ func ParseFile(path string) (*Report, error) {
 // (nothing is parsed then); a bad file is an error naming the file. No
 // globs give an empty Report.
 func ParseGlobs(globs []string) (*Report, error) {
-	files, err := expandGlobs(globs)
+	files, err := Files(globs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -72,17 +71,10 @@ type Error struct {
 
 // Error returns "testreport: FILE: line N: fault".
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("testreport: ")
-	b.WriteString(e.File)
-	b.WriteString(": ")
 	if e.Line > 0 {
-		b.WriteString("line ")
-		b.WriteString(strconv.Itoa(e.Line))
-		b.WriteString(": ")
+		return fmt.Sprintf("testreport: %s: line %d: %v", e.File, e.Line, e.Err)
 	}
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return fmt.Sprintf("testreport: %s: %v", e.File, e.Err)
 }
 
 // Unwrap returns the fault.
@@ -128,15 +120,11 @@ func (r *Report) Merge(o *Report) {
 	r.Skipped += o.Skipped
 	r.BuildFailed = r.BuildFailed || o.BuildFailed
 
-	var builds, tests []Failure
+	var all failures
 	for _, f := range slices.Concat(r.Failing, o.Failing) {
-		if f.Kind == KindBuild {
-			builds = append(builds, f)
-		} else {
-			tests = append(tests, f)
-		}
+		all.add(f.Name, f.Message, f.Kind)
 	}
-	r.Failing = joinFailing(builds, tests)
+	r.Failing = all.list()
 
 	r.Files = append(r.Files, o.Files...)
 	notes := slices.DeleteFunc(slices.Concat(r.Notes, o.Notes), func(n string) bool {
@@ -147,18 +135,6 @@ func (r *Report) Merge(o *Report) {
 		r.note(n)
 	}
 	r.noteFailingCut()
-}
-
-// joinFailing returns builds then tests, bounded to MaxFailing.
-func joinFailing(builds, tests []Failure) []Failure {
-	n := min(len(builds)+len(tests), MaxFailing)
-	if n == 0 {
-		return nil
-	}
-	out := make([]Failure, 0, n)
-	out = append(out, builds[:min(len(builds), n)]...)
-	out = append(out, tests[:min(len(tests), n-len(out))]...)
-	return out
 }
 
 const (
@@ -206,7 +182,15 @@ func (f *failures) add(name, msg, kind string) {
 // testsFull reports whether no more test failures can be listed.
 func (f *failures) testsFull() bool { return len(f.tests) >= MaxFailing }
 
-func (f *failures) list() []Failure { return joinFailing(f.builds, f.tests) }
+// list is the build failures then the test failures, bounded to MaxFailing.
+func (f *failures) list() []Failure {
+	n := min(len(f.builds)+len(f.tests), MaxFailing)
+	if n == 0 {
+		return nil
+	}
+	out := append(make([]Failure, 0, n), f.builds[:min(len(f.builds), n)]...)
+	return append(out, f.tests[:min(len(f.tests), n-len(out))]...)
+}
 
 // firstLine returns the first non-blank line of s, trimmed and bounded.
 func firstLine(s string) string {
