@@ -52,6 +52,9 @@ type measured struct {
 	// backed by earlier work but with none of its own: bookkeeping, not
 	// credited as progress, yet completed for the task's own tracking.
 	recorded int
+	// ticked counts the tasks checked for the first time, credited or not:
+	// the loop moved along its list.
+	ticked int
 	// newWork says the iteration did work beyond prose: a changed file that
 	// is not prose (code, tests, configuration, assets), a task completed,
 	// tests fixed or more passing.
@@ -89,6 +92,7 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 		m.primary = &b
 	}
 	m.tasksNew = newTasks(s, it)
+	m.ticked = m.tasksNew
 	m.measureChange(pol, s, prev, it)
 	tests := m.measureTests(prev, it)
 	m.measureErrors(pol, s, prev, it)
@@ -785,7 +789,9 @@ func distinctErrors(errs []Signature) int {
 // task starts the count afresh at 0, one after which another task is
 // current at 1, and one without a current task ends it.
 func followTask(s *Snapshot, it *Iteration, m *measured) {
-	completed := m.tasksNew + m.recorded
+	// Any first tick shows the loop moving along its list, whether or not
+	// it is credited as progress (that is the progress rules' question).
+	completed := m.ticked
 	if completed > 0 {
 		s.TasksLive = true
 	}
