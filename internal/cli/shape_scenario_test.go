@@ -119,6 +119,22 @@ func shapeScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 		{
+			name: "journal-in-numbered-session-files",
+			about: "after two code changes the loop writes a new SESSION_<n>_SUMMARY.md or SESSION_<n>_NOTES.md every iteration and " +
+				"changes nothing else: new files named as one numbered series are still the journal, so from the third " +
+				"the note-only iterations are no progress",
+			loop: []*scnStep{
+				code(1),
+				code(2),
+				edit("SESSION_3_SUMMARY.md", sessionNote(3), "docs: session 3 summary"),
+				edit("SESSION_3_NOTES.md", sessionNote(3)+sessionNote(3), "docs: session 3 notes"),
+				edit("SESSION_4_SUMMARY.md", sessionNote(4), "docs: session 4 summary"),
+				edit("SESSION_4_NOTES.md", sessionNote(4)+sessionNote(4), "docs: session 4 notes"),
+				edit("SESSION_5_SUMMARY.md", sessionNote(5), "docs: session 5 summary"),
+			},
+			want: scnWant{exit: 1, iteration: 7, state: "OPEN", trigger: "no_progress", states: "CCCCHHO", progress: "yyyynnn"},
+		},
+		{
 			name: "claude-progress-only",
 			about: "an idle run that only appends a line to claude-progress.txt: the harness's progress file is notes from the " +
 				"first iteration, not work the journal rule has to learn",
