@@ -232,7 +232,7 @@ func shapeScenarios() []scenario {
 				}
 				return s
 			}(),
-			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "circular", states: "CCOO", progress: "ynnn", ignored: 1},
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "circular", states: "CHOO", progress: "nnnn", ignored: 1},
 		},
 	}
 }
