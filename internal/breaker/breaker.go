@@ -68,10 +68,13 @@ type Snapshot struct {
 	SinceProgress []ErrorCount `json:"errors_since_progress,omitempty"`
 	// Seen are the error signatures of the recent iterations, each with the
 	// iteration it was last seen in.
-	Seen             []SeenError `json:"errors_seen,omitempty"`
-	Window           []Entry     `json:"window,omitempty"`
-	OutputBase       OutputBase  `json:"output_base"`
-	Trees            []string    `json:"trees,omitempty"`
+	Seen       []SeenError `json:"errors_seen,omitempty"`
+	Window     []Entry     `json:"window,omitempty"`
+	OutputBase OutputBase  `json:"output_base"`
+	Trees      []string    `json:"trees,omitempty"`
+	// ReturnMark is how many of Trees were known at the newest return to
+	// an earlier tree (0: none since the reset).
+	ReturnMark       int         `json:"return_mark,omitempty"`
 	Hour             []time.Time `json:"hour,omitempty"`
 	LastWarnings     []string    `json:"last_warnings,omitempty"`
 	LastScore        int         `json:"last_score"`
@@ -183,8 +186,10 @@ type Entry struct {
 	// nor test data, nor the loop's journal).
 	Code bool `json:"code,omitempty"`
 	// Retune is the iteration's Change.Retune.
-	Retune   string `json:"retune,omitempty"`
-	Returned bool   `json:"returned,omitempty"`
+	Retune string `json:"retune,omitempty"`
+	// Returned says the tree went back to one known at the loop's previous
+	// return (or at its first): going round.
+	Returned bool `json:"returned,omitempty"`
 	// Again says the iteration claimed again what it claimed before with
 	// no new work since: going round, as a return to an earlier tree is.
 	Again     bool `json:"again,omitempty"`
@@ -318,6 +323,9 @@ func (s *Snapshot) check() error {
 	}
 	if c := s.Current; c != nil && (c.Iterations < 0 || len(c.ID) > maxTaskText+len("…") || len(c.Text) > maxTaskText+len("…")) {
 		return errors.New("current_task is negative or longer than its bound")
+	}
+	if s.ReturnMark < 0 || s.ReturnMark > len(s.Trees) {
+		return errors.New("return_mark is negative or beyond the trees remembered")
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
 		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
@@ -817,7 +825,7 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	s.ErrorCounts, s.Seen, s.Claims = nil, nil, nil
 	s.Window = nil
 	s.OutputBase = OutputBase{}
-	s.Trees = nil
+	s.Trees, s.ReturnMark = nil, 0
 	s.Hour = nil
 	s.LastWarnings = nil
 	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil

@@ -3,6 +3,8 @@ package breaker
 import (
 	"path"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -17,6 +19,12 @@ import (
 // A journal may be kept in two files of one folder by turns: a file the
 // loop changed before in the span counts when, with another file of its
 // folder, the two were changed in journalHits of the span's iterations.
+//
+// A journal may also be spread over new files named as a numbered series
+// (SESSION_412_SUMMARY.md, session_413_notes.txt): a new file whose name
+// starts with a word and a number joins the series of its folder and that
+// word, which counts as a file does. A name that starts with its number (a
+// dated post) is no series: a folder of those is the folder rule's.
 //
 // A folder of new notes is the loop's account of itself only beside other
 // work: a loop whose every iteration adds one dated page to a folder and
@@ -47,23 +55,42 @@ type TextSeen struct {
 }
 
 // journalKeys are the snapshot keys of a journal candidate: its path, and
-// its folder for a new file.
-func journalKeys(f TextFile) (file, folder string) {
+// for a new file its folder and its numbered series ("" for none).
+func journalKeys(f TextFile) (file, folder, series string) {
 	file = pathKey(f.Path)
 	if f.New {
 		folder = pathKey("\x00folder:" + path.Dir(f.Path))
+		if word := seriesWord(path.Base(f.Path)); word != "" {
+			series = pathKey("\x00series:" + path.Dir(f.Path) + "/" + word)
+		}
 	}
-	return file, folder
+	return file, folder, series
+}
+
+// seriesWord is what a numbered series' name starts with before its
+// number, in lower case: "session_" of SESSION_412_SUMMARY.md; "" when the
+// name starts with a digit or has none.
+func seriesWord(name string) string {
+	i := strings.IndexAny(name, "0123456789")
+	if i <= 0 || !unicode.IsLetter(rune(name[0])) {
+		return ""
+	}
+	return strings.ToLower(name[:i])
 }
 
 // journalFile reports whether a candidate of the current iteration is the
 // loop's journal: with this iteration, the file was changed (or its folder
 // grew) in journalHits of the last journalSpan iterations.
 func journalFile(s *Snapshot, c *Change, f TextFile) bool {
-	file, folder := journalKeys(f)
+	file, folder, series := journalKeys(f)
 	n, _ := textHits(s, file)
 	if n+1 >= journalHits || (n > 0 && byTurns(s, file, pathKey(path.Dir(f.Path)))) {
 		return true
+	}
+	if series != "" {
+		if n, _ := textHits(s, series); n+1 >= journalHits {
+			return true
+		}
 	}
 	if folder == "" {
 		return false
@@ -164,9 +191,12 @@ func rememberText(s *Snapshot, it *Iteration) {
 		return
 	}
 	for _, f := range it.Change.Text {
-		file, folder := journalKeys(f)
+		file, folder, series := journalKeys(f)
 		s.Journal = seeText(s.Journal, file, s.Iteration, false)
 		s.Journal[len(s.Journal)-1].Dir = pathKey(path.Dir(f.Path))
+		if series != "" {
+			s.Journal = seeText(s.Journal, series, s.Iteration, false)
+		}
 		if folder != "" {
 			s.Journal = seeText(s.Journal, folder, s.Iteration, outsideFolder(it.Change, path.Dir(f.Path)))
 		}

@@ -26,8 +26,11 @@ type measured struct {
 	recurs   bool // primary error was seen within the same_error window
 	revert   bool
 	returned bool // tree returned to one seen earlier since the reset
-	errs     []Signature
-	primary  *Signature
+	// round says the return went back to a tree known at the previous
+	// return: going round, not one attempt dropped.
+	round   bool
+	errs    []Signature
+	primary *Signature
 	// regression says why the tests regressed ("" when they did not).
 	regression string
 	// testOnly: the iteration changed existing tests while nothing else
@@ -49,6 +52,9 @@ type measured struct {
 	// backed by earlier work but with none of its own: bookkeeping, not
 	// credited as progress, yet completed for the task's own tracking.
 	recorded int
+	// ticked counts the tasks checked for the first time, credited or not:
+	// the loop moved along its list.
+	ticked int
 	// newWork says the iteration did work beyond prose: a changed file that
 	// is not prose (code, tests, configuration, assets), a task completed,
 	// tests fixed or more passing.
@@ -86,6 +92,7 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 		m.primary = &b
 	}
 	m.tasksNew = newTasks(s, it)
+	m.ticked = m.tasksNew
 	m.measureChange(pol, s, prev, it)
 	tests := m.measureTests(prev, it)
 	m.measureErrors(pol, s, prev, it)
@@ -242,7 +249,13 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 	// changed nothing meaningful (such as unticking and re-ticking a task)
 	// is "no change", not an alternation of approaches.
 	if c.Tree != "" && c.Tree != prev.Tree && files > 0 {
-		m.returned = slices.Contains(s.Trees, c.Tree)
+		i := slices.Index(s.Trees, c.Tree)
+		m.returned = i >= 0
+		// Going back to work landed since the previous return undoes one
+		// attempt and keeps that work: a loop that drops a feature and
+		// moves on is not going round, one that comes back to the same
+		// states is.
+		m.round = m.returned && (s.ReturnMark == 0 || i < s.ReturnMark)
 	}
 	m.revert = c.Reverted || m.returned
 	m.lines = lines
@@ -636,7 +649,7 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	s.addSpend(it.Cost, m.progress)
 	countErrors(s, it, m)
 	b.pushWindow(it, m)
-	rememberTree(s, it)
+	rememberTree(s, it, m)
 	rememberText(s, it)
 	rememberClaim(s, m)
 	s.WorkSinceTick = (s.WorkSinceTick || m.work) && m.tasksNew+m.recorded == 0
@@ -730,7 +743,7 @@ func see(list []SeenError, hash string, iteration int) []SeenError {
 // that leave the window goes into the output baseline.
 func (b *Breaker) pushWindow(it *Iteration, m *measured) {
 	s := &b.s
-	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.returned, Again: m.again, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
+	e := Entry{At: it.At, Score: m.score, Fixed: m.fixed, Returned: m.round, Again: m.again, Lines: m.lines, TestLines: min(m.testLines, m.lines)}
 	if c := it.Change; c != nil {
 		e.Code = c.CodeFiles-m.journal > 0
 		e.Retune = c.Retune
@@ -776,7 +789,9 @@ func distinctErrors(errs []Signature) int {
 // task starts the count afresh at 0, one after which another task is
 // current at 1, and one without a current task ends it.
 func followTask(s *Snapshot, it *Iteration, m *measured) {
-	completed := m.tasksNew + m.recorded
+	// Any first tick shows the loop moving along its list, whether or not
+	// it is credited as progress (that is the progress rules' question).
+	completed := m.ticked
 	if completed > 0 {
 		s.TasksLive = true
 	}
@@ -793,14 +808,19 @@ func followTask(s *Snapshot, it *Iteration, m *measured) {
 	}
 }
 
-// rememberTree adds the iteration's tree to the trees seen since the reset.
-func rememberTree(s *Snapshot, it *Iteration) {
+// rememberTree adds the iteration's tree to the trees seen since the reset,
+// and marks a return.
+func rememberTree(s *Snapshot, it *Iteration, m *measured) {
+	if m.returned {
+		s.ReturnMark = len(s.Trees)
+	}
 	if it.Change == nil || it.Change.Tree == "" || slices.Contains(s.Trees, it.Change.Tree) {
 		return
 	}
 	s.Trees = append(s.Trees, it.Change.Tree)
-	if len(s.Trees) > MaxTrees {
+	if extra := len(s.Trees) - MaxTrees; extra > 0 {
 		s.Trees = keepLast(s.Trees, MaxTrees)
+		s.ReturnMark = max(0, s.ReturnMark-extra)
 	}
 }
 

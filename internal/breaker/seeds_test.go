@@ -105,6 +105,18 @@ func TestTaskStuckCounting(t *testing.T) {
 			}
 			return its
 		}, false},
+		{"a tick not credited as progress still moves the count", func() []breaker.Iteration {
+			// The loop works off its list and ticks a chore with no work
+			// since its last tick: no progress, but it moved along.
+			chore := stallIt(minutes(1))
+			chore.CurrentTask = parser
+			chore.TaskChange = &breaker.TaskChange{Checked: []string{"plan#lint"}}
+			its := []breaker.Iteration{ticked(0, parser, "plan#setup"), chore}
+			for i := 2; i <= 5; i++ {
+				its = append(its, onTask(i, parser))
+			}
+			return its
+		}, false},
 		{"no current task ends the count", func() []breaker.Iteration {
 			its := []breaker.Iteration{ticked(0, parser, "plan#setup")}
 			for i := 1; i <= 8; i++ {

@@ -119,6 +119,35 @@ func shapeScenarios() []scenario {
 			want: scnWant{exit: 1, iteration: 5, state: "OPEN", trigger: "no_progress", states: "CCCHO", progress: "yynnn"},
 		},
 		{
+			name: "journal-in-numbered-session-files",
+			about: "after two code changes the loop writes a new SESSION_<n>_SUMMARY.md or SESSION_<n>_NOTES.md every iteration and " +
+				"changes nothing else: new files named as one numbered series are still the journal, so from the third " +
+				"the note-only iterations are no progress",
+			loop: []*scnStep{
+				code(1),
+				code(2),
+				edit("SESSION_3_SUMMARY.md", sessionNote(3), "docs: session 3 summary"),
+				edit("SESSION_3_NOTES.md", sessionNote(3)+sessionNote(3), "docs: session 3 notes"),
+				edit("SESSION_4_SUMMARY.md", sessionNote(4), "docs: session 4 summary"),
+				edit("SESSION_4_NOTES.md", sessionNote(4)+sessionNote(4), "docs: session 4 notes"),
+				edit("SESSION_5_SUMMARY.md", sessionNote(5), "docs: session 5 summary"),
+			},
+			want: scnWant{exit: 1, iteration: 7, state: "OPEN", trigger: "no_progress", states: "CCCCHHO", progress: "yyyynnn"},
+		},
+		{
+			name: "journal-entry-once-a-session",
+			about: "a loop that writes JOURNAL.md once a session, too seldom for the journal rule to learn it: a file named as the " +
+				"journal is notes from the first entry, so a session that only plans and writes its entry makes no progress",
+			loop: []*scnStep{
+				code(1),
+				edit("session_plan/assessment.md", sessionNote(2)+sessionNote(2)+sessionNote(2), "session 2: assessment"),
+				edit("JOURNAL.md", "## Session 2: planning only\n\n"+sessionNote(2), "session 2: journal entry"),
+				edit("session_plan/task_01.md", sessionNote(3)+sessionNote(3), "session 3: plan"),
+				edit("JOURNAL.md", "## Session 2: planning only\n\n"+sessionNote(2)+"## Session 3: planning again\n\n"+sessionNote(3), "session 3: journal entry"),
+			},
+			want: scnWant{exit: 0, iteration: 5, state: "HALF_OPEN", trigger: "score", states: "CCHCH", progress: "yynyn"},
+		},
+		{
 			name: "claude-progress-only",
 			about: "an idle run that only appends a line to claude-progress.txt: the harness's progress file is notes from the " +
 				"first iteration, not work the journal rule has to learn",
@@ -203,7 +232,7 @@ func shapeScenarios() []scenario {
 				}
 				return s
 			}(),
-			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "circular", states: "CCOO", progress: "ynnn", ignored: 1},
+			want: scnWant{exit: 1, iteration: 4, state: "OPEN", trigger: "circular", states: "CHOO", progress: "nnnn", ignored: 1},
 		},
 	}
 }

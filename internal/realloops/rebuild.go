@@ -325,7 +325,7 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 			st.boxes = tasks
 			n -= len(tasks)
 		}
-		st.written = b.writtenSection(nil, ch)
+		st.written, _ = b.writtenSection(nil, ch)
 		n -= len(st.written)
 		st.body = b.newBody(ch.Path, n)
 		return st, nil
@@ -356,8 +356,9 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 		// become ordinary lines.
 		body = append(renderBoxes(old.boxes), body...)
 	}
-	st.written = b.writtenSection(old.written, ch)
-	del, add = max(del, 0), max(add-len(ch.Written), 0)
+	var redone int
+	st.written, redone = b.writtenSection(old.written, ch)
+	del, add = max(del-redone, 0), max(add-len(ch.Written), 0)
 	if extra := del - len(body); extra > 0 {
 		// The change removes more lines than the body has: the written
 		// lines it had go too, the oldest first.
@@ -379,16 +380,28 @@ func (b *builder) next(i int, c *Commit, ch Change, old *fileState) (*fileState,
 
 // writtenSection is a text file's written lines after a change: it keeps
 // what it had and gains a line per item, which the engine reads as the
-// lines the change added.
-func (b *builder) writtenSection(old []string, ch Change) []string {
+// lines the change added. A whitespace-only change re-indents a line it
+// had with the item instead (redone counts them: deleted and added).
+func (b *builder) writtenSection(old []string, ch Change) (out []string, redone int) {
 	if len(ch.Written) == 0 {
-		return old
+		return old, 0
 	}
-	out := slices.Clone(old)
+	out = slices.Clone(old)
 	for _, item := range ch.Written {
-		out = append(out, writtenLine(item, b.lines.id()))
+		i := -1
+		if ch.WhitespaceOnly {
+			// The line the item had: its text but the serial.
+			same, _, _ := strings.Cut(writtenLine(item, 0), " line ")
+			i = slices.IndexFunc(out, func(l string) bool { return strings.HasPrefix(l, same+" line ") })
+		}
+		if i < 0 {
+			out = append(out, writtenLine(item, b.lines.id()))
+			continue
+		}
+		out[i] = " " + out[i]
+		redone++
 	}
-	return out
+	return out, redone
 }
 
 func renderBoxes(ts []Task) []string {
