@@ -8,51 +8,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
-// OnOpen is what an OPEN breaker does to the loop on stagnation (key
-// on_open).
-type OnOpen string
-
-// The values of on_open.
-const (
-	// OnOpenAbort stops the loop: exit 1, the Action's step fails (the
-	// behaviour before on_open existed).
-	OnOpenAbort OnOpen = "abort"
-	// OnOpenPause holds the loop without failing anything: allow_continue
-	// false, exit 0, until a person resumes it (/loopbreaker resume, a
-	// reset).
-	OnOpenPause OnOpen = "pause"
-	// OnOpenAlert lets the loop go on and notifies people: the mentions in
-	// the sticky comment and the webhook.
-	OnOpenAlert OnOpen = "alert"
-	// OnOpenEscalate lets the loop go on with the next model of
-	// escalation.model_progression, on a fresh breaker; once the last model
-	// is stuck too, the loop is paused.
-	OnOpenEscalate OnOpen = "escalate"
-)
-
-var onOpenNames = enum[OnOpen]{key: "on_open", names: []OnOpen{OnOpenAbort, OnOpenPause, OnOpenAlert, OnOpenEscalate}}
-
-// ParseOnOpen parses a value of on_open.
-func ParseOnOpen(s string) (OnOpen, error) { return onOpenNames.parse(s) }
-
-// OnOpenNames lists the values of on_open, in documentation order.
-func OnOpenNames() string { return onOpenNames.list() }
-
-// String returns the TOML spelling.
-func (v OnOpen) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v OnOpen) MarshalText() ([]byte, error) { return onOpenNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *OnOpen) UnmarshalText(b []byte) error {
-	x, err := ParseOnOpen(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
 // Alert is whom on_open = "alert" notifies.
 type Alert struct {
 	// Mentions are the GitHub people ("alice") and teams ("octo-org/loop-
@@ -118,7 +73,7 @@ func CheckWebhookURL(raw string) error {
 // validateActions checks on_open, advice, phase_order and the alert
 // table.
 func (p *Policy) validateActions(v *validator) {
-	onOpenNames.check(v, p.OnOpen)
+	p.OnOpen.check(v)
 	if p.OnOpen == OnOpenEscalate && len(p.Escalation.ModelProgression) < 2 {
 		v.fail("on_open", `on_open = "escalate" needs at least two models in escalation.model_progression (the first is the one the loop starts with)`)
 	}

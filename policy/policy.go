@@ -78,7 +78,7 @@ type Breaker struct {
 // Progress says what counts as progress.
 type Progress struct {
 	// Signals lists the progress signals that count (any one holding is
-	// progress). See SignalNames.
+	// progress). The names are the Signal constants.
 	Signals []Signal `toml:"signals"`
 	// StagnationPercent is the smallest rise of a reported progress
 	// percentage that counts as progress.

@@ -15,7 +15,7 @@ func (p *Policy) Validate() error {
 	if strings.TrimSpace(p.Name) == "" {
 		v.fail("name", "name is empty: give the policy a name")
 	}
-	onShallowNames.check(v, p.OnShallow)
+	p.OnShallow.check(v)
 
 	b := p.Breaker
 	v.floatRange("breaker.cooldown_multiplier", b.CooldownMultiplier, 1, 100)
@@ -27,10 +27,10 @@ func (p *Policy) Validate() error {
 
 	pr := p.Progress
 	if len(pr.Signals) == 0 {
-		v.fail("progress.signals", "progress.signals is empty: name at least one of "+signalNames.list())
+		v.fail("progress.signals", "progress.signals is empty: name at least one of "+choices[signal]())
 	}
 	for _, s := range pr.Signals {
-		signalNames.check(v, s)
+		s.check(v)
 	}
 	v.floatRange("progress.stagnation_percent", pr.StagnationPercent, 0, 100)
 	v.intRange("progress.max_held", pr.MaxHeld, 0, 1000)
@@ -46,9 +46,9 @@ func (p *Policy) Validate() error {
 	v.intRange("rules.no_progress.half_open_after", r.NoProgress.HalfOpenAfter, 1, 1000)
 	v.intRange("rules.no_progress.no_progress_threshold", r.NoProgress.NoProgressThreshold, 1, 1000)
 	v.intRange("rules.task_stuck.task_timeout_iterations", r.TaskStuck.TaskTimeoutIterations, 1, 1000)
-	stuckActionNames.check(v, r.TaskStuck.TaskStuckAction)
+	r.TaskStuck.TaskStuckAction.check(v)
 	v.intRange("rules.same_error.same_error_threshold", r.SameError.SameErrorThreshold, 1, 1000)
-	sameErrorModeNames.check(v, r.SameError.SameErrorMode)
+	r.SameError.SameErrorMode.check(v)
 	v.floatRange("rules.output_decline.output_decline_percent", r.OutputDecline.OutputDeclinePercent, 1, 100)
 	v.intRange("rules.output_decline.output_window", r.OutputDecline.OutputWindow, 1, 100)
 	v.intRange("rules.max_iterations.max_iterations", r.MaxIterations.MaxIterations, 1, 100000)
@@ -58,7 +58,7 @@ func (p *Policy) Validate() error {
 		v.fail("rules.max_iterations.warning_iterations", fmt.Sprintf("rules.max_iterations.warning_iterations = %d is above critical_iterations = %d", w, c))
 	}
 	v.intRange("rules.score.score_window", r.Score.ScoreWindow, 1, 1000)
-	scoreActionNames.check(v, r.Score.ScoreAction)
+	r.Score.ScoreAction.check(v)
 	w := r.Score.Weights
 	for _, it := range []struct {
 		key      string
@@ -78,8 +78,8 @@ func (p *Policy) Validate() error {
 	v.intRange("rules.circular.circular_threshold", r.Circular.CircularThreshold, 1, 1000)
 	v.intRange("rules.circular.circular_window", r.Circular.CircularWindow, 1, 1000)
 	v.patterns("rules.protected_path.protected_paths", r.ProtectedPath.ProtectedPaths)
-	protectedModeNames.check(v, r.ProtectedPath.ProtectedMode)
-	claimModeNames.check(v, r.CompletionClaim.CompletionClaim)
+	r.ProtectedPath.ProtectedMode.check(v)
+	r.CompletionClaim.CompletionClaim.check(v)
 	v.intRange("rules.rate.max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 1, 100000)
 	v.floatRange("rules.rate.rate_warning_percent", r.Rate.RateWarningPercent, 0, 100)
 	sp := r.Spend
