@@ -5,15 +5,16 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"io"
-	"os"
+	"io/fs"
 	"reflect"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // MaxFileBytes bounds a policy file; larger files are refused.
@@ -35,37 +36,14 @@ func Load(arg string) (*Policy, error) {
 	return Parse(data, arg)
 }
 
-// ReadFile reads a policy file, at most MaxFileBytes, without waiting on
-// a named pipe. Errors name the file and say what it is instead.
+// ReadFile reads a policy file, at most MaxFileBytes, refusing what is
+// not a regular file (a named pipe is never waited on).
 func ReadFile(path string) ([]byte, error) {
-	// O_NONBLOCK: a named pipe without a writer must not block the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", path, strings.Join(Names(), ", "))
-		}
-		return nil, fmt.Errorf("policy %s: %w", path, err)
+	data, err := regularfile.Read(path, MaxFileBytes, "policy")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", path, strings.Join(Names(), ", "))
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("policy %s: is a directory, want a TOML file", path)
-	}
-	if !st.Mode().IsRegular() {
-		// A named pipe with a writer would block the read for good.
-		return nil, fmt.Errorf("policy %s: not a regular file, want a TOML file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("policy %s: larger than %d bytes", path, MaxFileBytes)
-	}
-	return data, nil
+	return data, err
 }
 
 // Parse decodes and validates a policy from TOML text. source names the

@@ -56,7 +56,7 @@ func Read(path string, max int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: %w", what, path, bare(err))
 	}
 	defer f.Close()
-	tooLarge := fmt.Errorf("%s %s: larger than %d bytes; not a file this program wrote", what, path, max)
+	tooLarge := fmt.Errorf("%s %s: larger than %d bytes", what, path, max)
 	if st.Size() > max {
 		return nil, tooLarge
 	}
