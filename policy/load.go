@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -85,11 +86,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 		p = withOptionalDefaults(&Policy{})
 		if extends != "" {
 			if !isBuiltin(extends) || extends == strings.TrimPrefix(source, "builtin:") {
-				where := source
-				if line := keyLine(data, toml.Key{"extends"}); line > 0 {
-					where = fmt.Sprintf("%s: line %d", source, line)
-				}
-				return nil, fmt.Errorf("policy %s: extends = %q: not a built-in policy (%s)", where, extends, strings.Join(Names(), ", "))
+				return nil, fmt.Errorf("policy %s: extends = %q: not a built-in policy (%s)", at(source, data, toml.Key{"extends"}), extends, strings.Join(Names(), ", "))
 			}
 			b, err := base(extends)
 			if err != nil {
@@ -105,8 +102,11 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 			return nil, fmt.Errorf("policy %s: %s", source, tomlError(err, data))
 		}
 	}
-	if err := unknownKeys(md, data, source, true); err != nil {
-		return nil, err
+	for _, k := range md.Undecoded() {
+		// Keys inside phases and profiles are checked when the override is applied.
+		if k[0] != "phases" && k[0] != "profiles" {
+			return nil, fmt.Errorf("policy %s: unknown key %q (see `loopbreaker policy default` for every key)", at(source, data, k), k.String())
+		}
 	}
 	if extends == "" {
 		if key := missingKey(md); key != "" {
@@ -118,11 +118,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 			// A value where a table belongs decodes as no override at all:
 			// refuse it rather than keep a phase that prints as nothing.
 			if p.overrides(kind)[name] == nil {
-				where := source
-				if line := keyLine(data, toml.Key{kind, name}); line > 0 {
-					where = fmt.Sprintf("%s: line %d", source, line)
-				}
-				return nil, fmt.Errorf("policy %s: %s.%s is not a table: want a table of overrides", where, kind, name)
+				return nil, fmt.Errorf("policy %s: %s.%s is not a table: want a table of overrides", at(source, data, toml.Key{kind, name}), kind, name)
 			}
 		}
 	}
@@ -152,7 +148,12 @@ func atLine(source string, data []byte, prefix string, err error) string {
 	if !errors.As(err, &fe) || fe.key == "" {
 		return source
 	}
-	if line := keyLine(data, toml.Key(strings.Split(prefix+fe.key, "."))); line > 0 {
+	return at(source, data, toml.Key(strings.Split(prefix+fe.key, ".")))
+}
+
+// at is source with the line where the text defines key, when it does.
+func at(source string, data []byte, key toml.Key) string {
+	if line := keyLine(data, key); line > 0 {
 		return fmt.Sprintf("%s: line %d", source, line)
 	}
 	return source
@@ -235,22 +236,6 @@ func mergeTables(base, over map[string]any) map[string]any {
 		base[k] = v
 	}
 	return base
-}
-
-// unknownKeys turns undecoded keys into an error naming the key and line.
-// Keys inside phases and profiles are checked when the override is applied.
-func unknownKeys(md toml.MetaData, data []byte, source string, skipOverrides bool) error {
-	for _, k := range md.Undecoded() {
-		if skipOverrides && len(k) > 0 && (k[0] == "phases" || k[0] == "profiles") {
-			continue
-		}
-		where := source
-		if line := keyLine(data, k); line > 0 {
-			where = fmt.Sprintf("%s: line %d", source, line)
-		}
-		return fmt.Errorf("policy %s: unknown key %q (see `loopbreaker policy default` for every key)", where, k.String())
-	}
-	return nil
 }
 
 // tomlError shortens BurntSushi's messages to one line. The line is
@@ -341,22 +326,21 @@ func stripSpaces(s string) string {
 // Clone returns a deep copy.
 func (p *Policy) Clone() *Policy {
 	c := *p
-	c.Progress.Signals = append([]Signal(nil), p.Progress.Signals...)
-	c.Progress.IgnorePaths = append([]string(nil), p.Progress.IgnorePaths...)
-	c.Progress.NotesPaths = append([]string(nil), p.Progress.NotesPaths...)
-	c.Progress.TestPaths = append([]string(nil), p.Progress.TestPaths...)
-	c.Progress.TestDataPaths = append([]string(nil), p.Progress.TestDataPaths...)
-	c.Progress.DocPaths = append([]string(nil), p.Progress.DocPaths...)
-	c.Progress.TaskFiles = append([]string(nil), p.Progress.TaskFiles...)
-	c.Progress.IgnoreTests = append([]string(nil), p.Progress.IgnoreTests...)
-	c.Rules.ProtectedPath.ProtectedPaths = append([]string(nil), p.Rules.ProtectedPath.ProtectedPaths...)
-	c.Escalation.ModelProgression = append([]string(nil), p.Escalation.ModelProgression...)
-	c.PhaseOrder = append([]string(nil), p.PhaseOrder...)
-	c.Alert.Mentions = append([]string(nil), p.Alert.Mentions...)
+	c.Progress.Signals = slices.Clone(p.Progress.Signals)
+	for _, l := range c.lists() {
+		*l = slices.Clone(*l)
+	}
 	c.Phases = cloneOverrides(p.Phases)
 	c.Profiles = cloneOverrides(p.Profiles)
 	c.normalize()
 	return &c
+}
+
+// lists are the policy's lists of strings.
+func (p *Policy) lists() []*[]string {
+	return []*[]string{&p.Progress.IgnorePaths, &p.Progress.NotesPaths, &p.Progress.TestPaths, &p.Progress.TestDataPaths,
+		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests, &p.Rules.ProtectedPath.ProtectedPaths,
+		&p.Escalation.ModelProgression, &p.PhaseOrder, &p.Alert.Mentions}
 }
 
 func cloneOverrides(m map[string]Override) map[string]Override {
@@ -378,8 +362,6 @@ func cloneValue(v any) any {
 			m[k] = cloneValue(x)
 		}
 		return m
-	case Override:
-		return cloneValue(map[string]any(t))
 	case []any:
 		s := make([]any, len(t))
 		for i, x := range t {
@@ -396,16 +378,9 @@ func (p *Policy) normalize() {
 	if p.Progress.Signals == nil {
 		p.Progress.Signals = []Signal{}
 	}
-	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.NotesPaths, &p.Progress.TestPaths, &p.Progress.TestDataPaths,
-		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests,
-		&p.Rules.ProtectedPath.ProtectedPaths, &p.Escalation.ModelProgression} {
-		if *s == nil {
-			*s = []string{}
-		}
-	}
-	for _, s := range []*[]string{&p.PhaseOrder, &p.Alert.Mentions} {
-		if *s == nil {
-			*s = []string{}
+	for _, l := range p.lists() {
+		if *l == nil {
+			*l = []string{}
 		}
 	}
 	if len(p.Phases) == 0 {
@@ -461,16 +436,7 @@ func (p *Policy) WithPhase(name string) *Policy {
 func (p *Policy) apply(kind, name string) (*Policy, error) {
 	ov, ok := p.overrides(kind)[name]
 	if !ok {
-		known := sortedKeys(p.overrides(kind))
-		list := "none"
-		if len(known) > 0 {
-			list = strings.Join(known, ", ")
-		}
-		what := strings.TrimSuffix(kind, "s")
-		if kind == "phases" {
-			what = "phase"
-		}
-		return nil, fmt.Errorf("policy %s has no %s %q (known: %s)", p.Name, what, name, list)
+		return nil, fmt.Errorf("policy %s has no %s %q (known: %s)", p.Name, strings.TrimSuffix(kind, "s"), name, orNone(sortedKeys(p.overrides(kind))))
 	}
 	for _, forbidden := range []string{"name", "extends", "phases", "profiles", "description", "phase_order"} {
 		if _, bad := ov[forbidden]; bad {
@@ -504,11 +470,4 @@ func (p *Policy) Encode(w io.Writer) error {
 	return toml.NewEncoder(w).Encode(p)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -328,14 +329,7 @@ func (d Duration) String() string {
 }
 
 // HasSignal reports whether the policy counts the named progress signal.
-func (p *Policy) HasSignal(name Signal) bool {
-	for _, s := range p.Progress.Signals {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
+func (p *Policy) HasSignal(name Signal) bool { return slices.Contains(p.Progress.Signals, name) }
 
 // Rule names, in trigger priority: the order a decision reports them in
 // when several fire.

@@ -148,10 +148,6 @@ func flatten(prefix string, m map[string]any) map[string]any {
 			for kk, vv := range flatten(key, t) {
 				out[kk] = vv
 			}
-		case Override:
-			for kk, vv := range flatten(key, map[string]any(t)) {
-				out[kk] = vv
-			}
 		default:
 			out[key] = v
 		}
