@@ -248,25 +248,7 @@ func (e *Error) check(field string, bad func(format string, args ...any)) {
 }
 
 // isHex reports whether s is n lowercase hex digits.
-func isHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !lowerHex[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// lowerHex marks the lowercase hex digits.
-var lowerHex = func() (t [256]bool) {
-	for _, c := range "0123456789abcdef" {
-		t[c] = true
-	}
-	return t
-}()
+func isHex(s string, n int) bool { return len(s) == n && strings.Trim(s, "0123456789abcdef") == "" }
 
 // clip cuts s to 60 bytes and the ellipsis, never splitting a rune.
 func clip(s string) string { return textcut.Bytes(s, 60+len(textcut.Ellipsis), textcut.Ellipsis) }
@@ -299,10 +281,7 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 	if o := it.Output; o != nil {
 		r.Output = &Output{Lines: o.Lines, Bytes: o.Bytes}
 	}
-	if p := it.ProgressPercent; p != nil {
-		v := *p
-		r.ProgressPercent = &v
-	}
+	r.ProgressPercent = clone(it.ProgressPercent)
 	if t := it.Tasks; t != nil {
 		r.Tasks = &Tasks{Done: t.Done, Total: t.Total}
 	}
@@ -310,14 +289,10 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 		r.CurrentTask = fit(c.Text, MaxTask)
 	}
 	if c := it.Cost; c != nil && (c.USD != nil || c.Tokens != nil) {
-		r.Cost = &Cost{}
+		r.Cost = &Cost{Tokens: clone(c.Tokens)}
 		if c.USD != nil {
 			v := math.Round(*c.USD*1e6) / 1e6
 			r.Cost.USD = &v
-		}
-		if c.Tokens != nil {
-			v := *c.Tokens
-			r.Cost.Tokens = &v
 		}
 	}
 	return r
@@ -328,12 +303,15 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 // over its bound (a failing test named with 600 bytes) makes the reader
 // skip the whole record, and with it the iteration that opened the
 // breaker.
-func fit(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= n {
-		return s
+func fit(s string, n int) string { return textcut.Bytes(strings.ToValidUTF8(s, ""), n, "") }
+
+// clone is a copy of *p (nil for nil).
+func clone[T any](p *T) *T {
+	if p == nil {
+		return nil
 	}
-	return strings.ToValidUTF8(s[:n], "")
+	v := *p
+	return &v
 }
 
 // errorOf is the record of a signature, its sample bounded.
@@ -364,8 +342,7 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	it.CompletionClaimed = it.CompletionClaimed || r.CompletionClaimed
 	it.QuestionsAsked = r.QuestionsAsked
 	if p := r.ProgressPercent; p != nil {
-		v := *p
-		it.ProgressPercent = &v
+		it.ProgressPercent = clone(p)
 	}
 	if it.Tasks == nil && r.Tasks != nil {
 		it.Tasks = &breaker.Tasks{Done: r.Tasks.Done, Total: r.Tasks.Total}
@@ -374,15 +351,7 @@ func (r *Record) Apply(it *breaker.Iteration) {
 		it.CurrentTask = t
 	}
 	if c := r.Cost; c != nil {
-		it.Cost = &breaker.Cost{}
-		if c.USD != nil {
-			v := *c.USD
-			it.Cost.USD = &v
-		}
-		if c.Tokens != nil {
-			v := *c.Tokens
-			it.Cost.Tokens = &v
-		}
+		it.Cost = &breaker.Cost{USD: clone(c.USD), Tokens: clone(c.Tokens)}
 	}
 	// An admission only makes the breaker stricter: the record's adds to
 	// what the commit message admitted.
@@ -403,8 +372,7 @@ func (r *Record) Apply(it *breaker.Iteration) {
 // was committed (work committed now was counted when it was written).
 func (r *Record) ApplyLocal(it *breaker.Iteration) {
 	if f := r.FilesModified; f != nil {
-		v := *f
-		it.ClaimedFiles = &v
+		it.ClaimedFiles = clone(f)
 	}
 	w := r.Work
 	switch {
