@@ -133,21 +133,17 @@ func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stdout, "usage: loopbreaker %s %s\n\n", name, synopsis)
-		flagUsage(env.Stdout, fs)
+		fs.SetOutput(env.Stdout)
+		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parseArgs parses and turns -h into printed help.
+// parseArgs parses flags; -h prints the command's usage (fs.Usage) and
+// returns flag.ErrHelp.
 func parseArgs(fs *flag.FlagSet, args []string, maxPositional int) error {
 	_, err := parsePositional(fs, args, maxPositional)
 	return err
-}
-
-// parsePositional parses and returns the positional arguments. For -h the
-// flag package has already printed the command's usage (fs.Usage).
-func parsePositional(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
-	return parse(fs, args, maxPositional)
 }
 
 func runVersion(args []string, env Env) (int, error) {

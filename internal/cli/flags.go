@@ -123,9 +123,9 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// parse parses flags, which may stand before or after positional
-// arguments, and returns the positional arguments.
-func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
+// parsePositional parses flags, which may stand before or after
+// positional arguments, and returns the positional arguments.
+func parsePositional(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
@@ -145,12 +145,6 @@ func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error)
 		return nil, usagef("%s: unexpected argument %q", fs.Name(), positional[maxPositional])
 	}
 	return positional, nil
-}
-
-// flagUsage prints a flag set's flags.
-func flagUsage(w io.Writer, fs *flag.FlagSet) {
-	fs.SetOutput(w)
-	fs.PrintDefaults()
 }
 
 // suggestFlag names the known flag closest to an unknown one ("" when
