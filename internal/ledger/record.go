@@ -17,63 +17,48 @@ const Version = 1
 
 // Bounds on one record.
 const (
-	MaxFailing   = 100
-	MaxErrors    = 64
-	MaxSample    = 1024
-	MaxName      = 512
-	MaxPhase     = 64
-	MaxTask      = 512     // bytes of current_task
-	MaxRecordLen = 1 << 20 // bytes of one record's JSON
+	MaxFailing     = 100
+	MaxErrors      = 64
+	MaxSample      = 1024
+	MaxName        = 512
+	MaxPhase       = 64
+	MaxTask        = 512     // bytes of current_task
+	MaxRecordLen   = 1 << 20 // bytes of one record's JSON
+	MaxWorkPaths   = 20
+	MaxLabelResets = 64
 )
 
-// Record is one iteration's evidence.
+// Record is one iteration's evidence; docs/cli.md says what each field
+// means. Records are evidence, never authority: git facts are recomputed,
+// label resets are checked against the label events.
 type Record struct {
-	Version    int   `json:"version"`
-	RunID      int64 `json:"run_id"`
-	RunAttempt int   `json:"run_attempt"`
-	// Iteration numbers the iterations of one run attempt (1, 2, ...), so
-	// that a job that runs several iterations keeps a record of each: a
-	// record is known by its run, attempt and iteration. It is absent from
-	// records outside GitHub (run 0) and from records older than it.
-	Iteration         int       `json:"iteration,omitempty"`
-	Commit            string    `json:"commit"`
-	At                time.Time `json:"at"`
-	Phase             string    `json:"phase"`
-	Tests             *Tests    `json:"tests"`
-	Errors            []Error   `json:"errors"`
-	Output            *Output   `json:"output"`
-	PermissionDenials int       `json:"permission_denials"`
-	CompletionClaimed bool      `json:"completion_claimed"`
-	QuestionsAsked    bool      `json:"questions_asked"`
-	ProgressPercent   *float64  `json:"progress_percent"`
-	Tasks             *Tasks    `json:"tasks"`
-	// CurrentTask is the task the agent's status block named (absent when
-	// it named none: the first unchecked task is read from git).
-	CurrentTask string `json:"current_task,omitempty"`
-	// LabelResets are the removals of the open label by people that the
-	// run writing the record applied as resets, every one it found. They
-	// are a claim, never authority: they tell a later run that the label
-	// events hold resets to apply, and that run applies only what the
-	// events show.
-	LabelResets []LabelReset `json:"label_resets,omitempty"`
-	// Admitted says the agent admitted no progress in the iteration (its
-	// commit message, status block or log), and Blocker is the blocker it
-	// reported as still in its way: kept so that a later fold, which reads
-	// only the newest iteration's log, still sees every earlier admission.
-	// Records written before these fields admit nothing.
+	Version           int          `json:"version"`
+	RunID             int64        `json:"run_id"`
+	RunAttempt        int          `json:"run_attempt"`
+	Iteration         int          `json:"iteration,omitempty"` // within the run attempt; absent outside GitHub
+	Commit            string       `json:"commit"`
+	At                time.Time    `json:"at"`
+	Phase             string       `json:"phase"`
+	Tests             *Tests       `json:"tests"`
+	Errors            []Error      `json:"errors"`
+	Output            *Output      `json:"output"`
+	PermissionDenials int          `json:"permission_denials"`
+	CompletionClaimed bool         `json:"completion_claimed"`
+	QuestionsAsked    bool         `json:"questions_asked"`
+	ProgressPercent   *float64     `json:"progress_percent"`
+	Tasks             *Tasks       `json:"tasks"`
+	CurrentTask       string       `json:"current_task,omitempty"`
+	LabelResets       []LabelReset `json:"label_resets,omitempty"`
+	// Admitted and Blocker are kept so that a later fold, which reads only
+	// the newest iteration's log, still sees every earlier admission.
 	Admitted bool   `json:"admitted,omitempty"`
 	Blocker  *Error `json:"blocker,omitempty"`
-	// Cost is what the agent reported the iteration cost (absent when it
-	// reported nothing): kept so that every later fold sums the same
-	// money, whichever run reads the ledger.
-	Cost *Cost `json:"cost,omitempty"`
-	// Seal authenticates the record (Sealer): absent from records written
-	// without a key.
-	Seal string `json:"seal,omitempty"`
-	// Work is what a local loop measured of its working tree since its
-	// previous record, committed or not, and FilesModified the agent's own
-	// count of the files it modified (a claim). Records written on GitHub
-	// have neither: git alone says what changed there.
+	// Cost is kept so that every later fold sums the same money, whichever
+	// run reads the ledger.
+	Cost *Cost  `json:"cost,omitempty"`
+	Seal string `json:"seal,omitempty"` // see Sealer
+	// Work and FilesModified are a local loop's: on GitHub git alone says
+	// what changed.
 	Work          *Work `json:"work,omitempty"`
 	FilesModified *int  `json:"files_modified,omitempty"`
 }
@@ -86,20 +71,13 @@ type Cost struct {
 }
 
 // Work is a local loop's measure of its working tree since the previous
-// record.
+// record: the meaningful files changed, committed or not, those of them
+// the record's commits do not hold, and some of their paths.
 type Work struct {
-	// Files counts the meaningful files changed, committed or not;
-	// Uncommitted those of them that the commits the record covers do not
-	// hold.
-	Files       int `json:"files"`
-	Uncommitted int `json:"uncommitted,omitempty"`
-	// Paths are some of the uncommitted ones (all changed ones without a
-	// commit), for display.
-	Paths []string `json:"paths,omitempty"`
+	Files       int      `json:"files"`
+	Uncommitted int      `json:"uncommitted,omitempty"`
+	Paths       []string `json:"paths,omitempty"`
 }
-
-// MaxWorkPaths bounds the paths a record's work keeps.
-const MaxWorkPaths = 20
 
 // LabelReset is a removal of the open label that a run applied as a
 // reset: when, and by whom.
@@ -107,9 +85,6 @@ type LabelReset struct {
 	At time.Time `json:"at"`
 	By string    `json:"by"`
 }
-
-// MaxLabelResets bounds a record's label resets.
-const MaxLabelResets = 64
 
 // Tests are a record's test totals.
 type Tests struct {
