@@ -63,12 +63,13 @@ type Record struct {
 	FilesModified *int  `json:"files_modified,omitempty"`
 }
 
-// Cost is an iteration's cost: dollars (to the micro-dollar), tokens, or
-// both.
-type Cost struct {
-	USD    *float64 `json:"usd,omitempty"`
-	Tokens *int64   `json:"tokens,omitempty"`
-}
+// Output, Tasks and Cost are written as the breaker holds them; a record's
+// cost is rounded to the micro-dollar.
+type (
+	Output = breaker.Output
+	Tasks  = breaker.Tasks
+	Cost   = breaker.Cost
+)
 
 // Work is a local loop's measure of its working tree since the previous
 // record: the meaningful files changed, committed or not, those of them
@@ -98,18 +99,6 @@ type Tests struct {
 type Error struct {
 	Hash   string `json:"hash"`
 	Sample string `json:"sample"`
-}
-
-// Output is the agent output volume.
-type Output struct {
-	Lines int   `json:"lines"`
-	Bytes int64 `json:"bytes"`
-}
-
-// Tasks are task-list counts.
-type Tasks struct {
-	Done  int `json:"done"`
-	Total int `json:"total"`
 }
 
 // Validate checks a record against the schema and its bounds.
@@ -253,13 +242,9 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 			r.Blocker = &e
 		}
 	}
-	if o := it.Output; o != nil {
-		r.Output = &Output{Lines: o.Lines, Bytes: o.Bytes}
-	}
+	r.Output = clone(it.Output)
 	r.ProgressPercent = clone(it.ProgressPercent)
-	if t := it.Tasks; t != nil {
-		r.Tasks = &Tasks{Done: t.Done, Total: t.Total}
-	}
+	r.Tasks = clone(it.Tasks)
 	if c := it.CurrentTask; c != nil && c.FromStatus() {
 		r.CurrentTask = fit(c.Text, MaxTask)
 	}
@@ -310,8 +295,8 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	for _, e := range r.Errors {
 		it.Errors = append(it.Errors, breaker.Signature{Hash: e.Hash, Sample: e.Sample})
 	}
-	if o := r.Output; o != nil {
-		it.Output = &breaker.Output{Lines: o.Lines, Bytes: o.Bytes}
+	if r.Output != nil {
+		it.Output = clone(r.Output)
 	}
 	it.PermissionDenials = r.PermissionDenials
 	it.CompletionClaimed = it.CompletionClaimed || r.CompletionClaimed
@@ -319,8 +304,8 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	if p := r.ProgressPercent; p != nil {
 		it.ProgressPercent = clone(p)
 	}
-	if it.Tasks == nil && r.Tasks != nil {
-		it.Tasks = &breaker.Tasks{Done: r.Tasks.Done, Total: r.Tasks.Total}
+	if it.Tasks == nil {
+		it.Tasks = clone(r.Tasks)
 	}
 	if t := breaker.StatusTask(r.CurrentTask); t != nil {
 		it.CurrentTask = t
