@@ -73,7 +73,6 @@ func CheckWebhookURL(raw string) error {
 // validateActions checks on_open, advice, phase_order and the alert
 // table.
 func (p *Policy) validateActions(v *validator) {
-	p.OnOpen.check(v)
 	if p.OnOpen == OnOpenEscalate && len(p.Escalation.ModelProgression) < 2 {
 		v.fail("on_open", `on_open = "escalate" needs at least two models in escalation.model_progression (the first is the one the loop starts with)`)
 	}

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"bytes"
-	"encoding"
 	"errors"
 	"fmt"
 	"io"
@@ -178,34 +177,14 @@ func withOptionalDefaults(p *Policy) *Policy {
 // missingKey returns the first policy key the TOML text does not define,
 // or "". Phases, profiles, extends and the optional keys may be left out.
 func missingKey(md toml.MetaData) string {
-	var walk func(t reflect.Type, path []string) string
-	walk = func(t reflect.Type, path []string) string {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-			if name == "" || name == "-" || (len(path) == 0 && (name == "extends" || name == "phases" || name == "profiles")) {
-				continue
-			}
-			key := append(append([]string(nil), path...), name)
-			if optionalKeys[strings.Join(key, ".")] {
-				continue
-			}
-			if f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(textUnmarshaler) {
-				if k := walk(f.Type, key); k != "" {
-					return k
-				}
-				continue
-			}
-			if !md.IsDefined(key...) {
-				return strings.Join(key, ".")
-			}
+	missing := ""
+	eachKey(reflect.ValueOf(Policy{}), "", func(key string, _ reflect.StructField, _ reflect.Value) {
+		if missing == "" && key != "extends" && !optionalKeys[key] && !md.IsDefined(strings.Split(key, ".")...) {
+			missing = key
 		}
-		return ""
-	}
-	return walk(reflect.TypeOf(Policy{}), nil)
+	})
+	return missing
 }
-
-var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 
 // mergeOverrides lays the file's phases or profiles over the base's: a key
 // the file gives replaces the base's, tables merge key by key, and every

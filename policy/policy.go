@@ -9,9 +9,9 @@ import (
 
 // Policy is the complete, effective set of thresholds and rules the breaker
 // folds iterations with. A Policy loaded through Load or Builtin has been
-// validated; the zero value is not a usable policy. Each field's tag is
-// its TOML key; docs/policies.md says what each key means, its default
-// and its range.
+// validated; the zero value is not a usable policy. Each field's tags are
+// its TOML key and what Validate allows: a range "min,max" or "paths" (a
+// list of path patterns); docs/policies.md says what each key means.
 type Policy struct {
 	// Extends names a built-in policy this one starts from; it is resolved
 	// at load time and empty in an effective policy.
@@ -42,31 +42,31 @@ type Override map[string]any
 // Breaker holds the state-machine controls borrowed from mature breakers.
 type Breaker struct {
 	Cooldown           Duration `toml:"cooldown"` // unset: OPEN until a person resets it
-	CooldownMultiplier float64  `toml:"cooldown_multiplier"`
+	CooldownMultiplier float64  `toml:"cooldown_multiplier" valid:"1,100"`
 	CooldownMax        Duration `toml:"cooldown_max"`
-	ProbeIterations    int      `toml:"probe_iterations"`
-	WatchIterations    int      `toml:"watch_iterations"`
-	PhaseIterations    int      `toml:"phase_iterations"`
+	ProbeIterations    int      `toml:"probe_iterations" valid:"1,100"`
+	WatchIterations    int      `toml:"watch_iterations" valid:"0,1000"`
+	PhaseIterations    int      `toml:"phase_iterations" valid:"1,1000"`
 }
 
 // Progress says what counts as progress.
 type Progress struct {
 	Signals            []Signal `toml:"signals"` // any one holding is progress
-	StagnationPercent  float64  `toml:"stagnation_percent"`
+	StagnationPercent  float64  `toml:"stagnation_percent" valid:"0,100"`
 	QuestionsHold      bool     `toml:"questions_hold"`
-	MaxHeld            int      `toml:"max_held"`
-	IgnorePaths        []string `toml:"ignore_paths"`
-	NotesPaths         []string `toml:"notes_paths"`
+	MaxHeld            int      `toml:"max_held" valid:"0,1000"`
+	IgnorePaths        []string `toml:"ignore_paths" valid:"paths"`
+	NotesPaths         []string `toml:"notes_paths" valid:"paths"`
 	BusyworkIsProgress bool     `toml:"busywork_is_progress"`
 	Journal            bool     `toml:"journal"`
 	Admissions         bool     `toml:"admissions"`
 	TicksNeedWork      bool     `toml:"ticks_need_work"`
 	Churn              bool     `toml:"churn"`
 	Retune             bool     `toml:"retune"`
-	TestPaths          []string `toml:"test_paths"`
-	TestDataPaths      []string `toml:"test_data_paths"`
-	DocPaths           []string `toml:"doc_paths"`
-	TaskFiles          []string `toml:"task_files"`
+	TestPaths          []string `toml:"test_paths" valid:"paths"`
+	TestDataPaths      []string `toml:"test_data_paths" valid:"paths"`
+	DocPaths           []string `toml:"doc_paths" valid:"paths"`
+	TaskFiles          []string `toml:"task_files" valid:"paths"`
 	IgnoreTests        []string `toml:"ignore_tests"`
 }
 
@@ -90,44 +90,44 @@ type Rules struct {
 // NoProgress watches and opens on consecutive iterations without progress.
 type NoProgress struct {
 	Enabled             bool `toml:"enabled"`
-	HalfOpenAfter       int  `toml:"half_open_after"`
-	NoProgressThreshold int  `toml:"no_progress_threshold"`
+	HalfOpenAfter       int  `toml:"half_open_after" valid:"1,1000"`
+	NoProgressThreshold int  `toml:"no_progress_threshold" valid:"1,1000"`
 }
 
 // TaskStuck watches or opens when the current task stays current for
 // TaskTimeoutIterations iterations in which no task is completed.
 type TaskStuck struct {
 	Enabled               bool        `toml:"enabled"`
-	TaskTimeoutIterations int         `toml:"task_timeout_iterations"`
+	TaskTimeoutIterations int         `toml:"task_timeout_iterations" valid:"1,1000"`
 	TaskStuckAction       StuckAction `toml:"task_stuck_action"`
 }
 
 // SameError opens when one error signature keeps coming back.
 type SameError struct {
 	Enabled            bool          `toml:"enabled"`
-	SameErrorThreshold int           `toml:"same_error_threshold"`
+	SameErrorThreshold int           `toml:"same_error_threshold" valid:"1,1000"`
 	SameErrorMode      SameErrorMode `toml:"same_error_mode"`
 }
 
 // OutputDecline opens when the agent's output volume collapses.
 type OutputDecline struct {
 	Enabled              bool    `toml:"enabled"`
-	OutputDeclinePercent float64 `toml:"output_decline_percent"`
-	OutputWindow         int     `toml:"output_window"`
+	OutputDeclinePercent float64 `toml:"output_decline_percent" valid:"1,100"`
+	OutputWindow         int     `toml:"output_window" valid:"1,100"`
 }
 
 // MaxIterations caps the iterations since the last reset.
 type MaxIterations struct {
 	Enabled            bool `toml:"enabled"`
-	MaxIterations      int  `toml:"max_iterations"`
-	WarningIterations  int  `toml:"warning_iterations"`
-	CriticalIterations int  `toml:"critical_iterations"`
+	MaxIterations      int  `toml:"max_iterations" valid:"1,100000"`
+	WarningIterations  int  `toml:"warning_iterations" valid:"0,100000"`
+	CriticalIterations int  `toml:"critical_iterations" valid:"0,100000"`
 }
 
 // Score is the progress score summed over a window of iterations.
 type Score struct {
 	Enabled     bool        `toml:"enabled"`
-	ScoreWindow int         `toml:"score_window"`
+	ScoreWindow int         `toml:"score_window" valid:"1,1000"`
 	ScoreAction ScoreAction `toml:"score_action"`
 	Weights     Weights     `toml:"weights"`
 }
@@ -135,40 +135,40 @@ type Score struct {
 // Weights are the score items; positive items count per item, penalties
 // once per iteration.
 type Weights struct {
-	TestFixed      int `toml:"test_fixed"`
-	TaskCompleted  int `toml:"task_completed"`
-	FileChanged    int `toml:"file_changed"`
-	ErrorResolved  int `toml:"error_resolved"`
-	SameError      int `toml:"same_error"`
-	NoChange       int `toml:"no_change"`
-	Revert         int `toml:"revert"`
-	TestRegression int `toml:"test_regression"` // once, and the iteration's positive items are not counted
+	TestFixed      int `toml:"test_fixed" valid:"0,100"`
+	TaskCompleted  int `toml:"task_completed" valid:"0,100"`
+	FileChanged    int `toml:"file_changed" valid:"0,100"`
+	ErrorResolved  int `toml:"error_resolved" valid:"0,100"`
+	SameError      int `toml:"same_error" valid:"-100,0"`
+	NoChange       int `toml:"no_change" valid:"-100,0"`
+	Revert         int `toml:"revert" valid:"-100,0"`
+	TestRegression int `toml:"test_regression" valid:"-100,0"` // once, and the iteration's positive items are not counted
 }
 
 // PermissionDenied opens on consecutive iterations with tool denials.
 type PermissionDenied struct {
 	Enabled                   bool `toml:"enabled"`
-	PermissionDeniedThreshold int  `toml:"permission_denied_threshold"`
+	PermissionDeniedThreshold int  `toml:"permission_denied_threshold" valid:"1,1000"`
 }
 
 // TestOnly opens when the agent rewrites tests instead of code.
 type TestOnly struct {
 	Enabled         bool    `toml:"enabled"`
-	TestOnlyPercent float64 `toml:"test_only_percent"`
-	TestOnlyWindow  int     `toml:"test_only_window"`
+	TestOnlyPercent float64 `toml:"test_only_percent" valid:"1,100"`
+	TestOnlyWindow  int     `toml:"test_only_window" valid:"1,100"`
 }
 
 // Circular opens when the tree keeps returning to earlier trees.
 type Circular struct {
 	Enabled           bool `toml:"enabled"`
-	CircularThreshold int  `toml:"circular_threshold"`
-	CircularWindow    int  `toml:"circular_window"`
+	CircularThreshold int  `toml:"circular_threshold" valid:"1,1000"`
+	CircularWindow    int  `toml:"circular_window" valid:"1,1000"`
 }
 
 // ProtectedPath guards the loop's own configuration and plans.
 type ProtectedPath struct {
 	Enabled        bool          `toml:"enabled"`
-	ProtectedPaths []string      `toml:"protected_paths"`
+	ProtectedPaths []string      `toml:"protected_paths" valid:"paths"`
 	ProtectedMode  ProtectedMode `toml:"protected_mode"`
 }
 
@@ -180,19 +180,19 @@ type CompletionClaim struct {
 // Rate caps iterations in any rolling hour.
 type Rate struct {
 	Enabled              bool    `toml:"enabled"`
-	MaxIterationsPerHour int     `toml:"max_iterations_per_hour"`
-	RateWarningPercent   float64 `toml:"rate_warning_percent"` // 0: no warning
+	MaxIterationsPerHour int     `toml:"max_iterations_per_hour" valid:"1,100000"`
+	RateWarningPercent   float64 `toml:"rate_warning_percent" valid:"0,100"` // 0: no warning
 }
 
 // Spend stops a loop on the money, or the tokens, its agent reported:
 // spent since the last reset (a cap) or since the last progress
 // (stagnation). A limit of 0 is off; the rule is on when any limit is set.
 type Spend struct {
-	MaxUSD                   float64 `toml:"max_usd"`
-	MaxUSDWithoutProgress    float64 `toml:"max_usd_without_progress"`
-	MaxTokens                int64   `toml:"max_tokens"`
-	MaxTokensWithoutProgress int64   `toml:"max_tokens_without_progress"`
-	SpendWarningPercent      float64 `toml:"spend_warning_percent"` // 0: no warning and no watch
+	MaxUSD                   float64 `toml:"max_usd" valid:"0,1e+06"`
+	MaxUSDWithoutProgress    float64 `toml:"max_usd_without_progress" valid:"0,1e+06"`
+	MaxTokens                int64   `toml:"max_tokens" valid:"0,1000000000000"`
+	MaxTokensWithoutProgress int64   `toml:"max_tokens_without_progress" valid:"0,1000000000000"`
+	SpendWarningPercent      float64 `toml:"spend_warning_percent" valid:"0,100"` // 0: no warning and no watch
 }
 
 // On reports whether any spend limit is set.
@@ -204,7 +204,7 @@ func (s *Spend) On() bool {
 // in TrendIterations iterations in a row. They only warn.
 type Trends struct {
 	Enabled         bool `toml:"enabled"`
-	TrendIterations int  `toml:"trend_iterations"`
+	TrendIterations int  `toml:"trend_iterations" valid:"1,100"`
 }
 
 // Escalation is the escalate action's list of models: on OPEN the

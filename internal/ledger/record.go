@@ -113,14 +113,13 @@ func (r *Record) Validate() error {
 	case r.Version < 0:
 		bad("version %d is not valid", r.Version)
 	}
-	if r.RunID < 0 {
-		bad("run_id %d is negative", r.RunID)
-	}
-	if r.RunAttempt < 0 {
-		bad("run_attempt %d is negative", r.RunAttempt)
-	}
-	if r.Iteration < 0 {
-		bad("iteration %d is negative", r.Iteration)
+	for _, n := range []struct {
+		field string
+		v     int64
+	}{{"run_id", r.RunID}, {"run_attempt", int64(r.RunAttempt)}, {"iteration", int64(r.Iteration)}, {"permission_denials", int64(r.PermissionDenials)}} {
+		if n.v < 0 {
+			bad("%s %d is negative", n.field, n.v)
+		}
 	}
 	if r.Commit != "" && !isHex(r.Commit, 40) {
 		bad("commit %q is not a full lowercase 40-hex hash", clip(r.Commit))
@@ -159,9 +158,6 @@ func (r *Record) Validate() error {
 	}
 	if o := r.Output; o != nil && (o.Lines < 0 || o.Bytes < 0) {
 		bad("output has a negative count")
-	}
-	if r.PermissionDenials < 0 {
-		bad("permission_denials %d is negative", r.PermissionDenials)
 	}
 	if p := r.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
 		bad("progress_percent %v is out of range 0 to 100", *p)
