@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -55,10 +56,8 @@ func ProfileSources(data []byte, source, profile, phase string) ([]KeySource, er
 	if err != nil {
 		return nil, err
 	}
-	base, err := flatPolicy(p)
-	if err != nil {
-		return nil, err
-	}
+	base := map[string]any{}
+	eachKey(reflect.ValueOf(p).Elem(), "", func(key string, _ reflect.StructField, fv reflect.Value) { base[key] = fv.Interface() })
 	var out []KeySource
 	eff := flatten("", map[string]any(p.Profiles[profile]))
 	for _, key := range sortedKeys(eff) {
@@ -118,21 +117,6 @@ func chain(data []byte, source string) ([]layer, error) {
 		}
 		data, source = src, "builtin:"+raw.Extends
 	}
-}
-
-// flatPolicy is the policy's keys, flat, as its TOML has them.
-func flatPolicy(p *Policy) (map[string]any, error) {
-	q := p.Clone()
-	q.Phases, q.Profiles = nil, nil
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(q); err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if _, err := toml.Decode(buf.String(), &m); err != nil {
-		return nil, err
-	}
-	return flatten("", m), nil
 }
 
 // flatten turns nested tables into dotted keys.
