@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
@@ -121,9 +122,6 @@ func orNone(s []string) string {
 // and profiles no longer override it (a workflow input that names the
 // action wins over the policy).
 func (p *Policy) WithOnOpen(a OnOpen) (*Policy, error) {
-	if _, err := ParseOnOpen(string(a)); err != nil {
-		return nil, err
-	}
 	q := p.Clone()
 	q.OnOpen = a
 	for _, m := range []map[string]Override{q.Phases, q.Profiles} {
@@ -140,20 +138,11 @@ func (p *Policy) WithOnOpen(a OnOpen) (*Policy, error) {
 // NextPhase returns the phase after current in phase_order; ok is false
 // when current is not in it or is the last.
 func (p *Policy) NextPhase(current string) (next string, ok bool) {
-	for i, ph := range p.PhaseOrder {
-		if ph == current && i+1 < len(p.PhaseOrder) {
-			return p.PhaseOrder[i+1], true
-		}
+	if i := p.PhaseIndex(current); i >= 0 && i+1 < len(p.PhaseOrder) {
+		return p.PhaseOrder[i+1], true
 	}
 	return "", false
 }
 
 // PhaseIndex returns the place of a phase in phase_order, or -1.
-func (p *Policy) PhaseIndex(phase string) int {
-	for i, ph := range p.PhaseOrder {
-		if ph == phase {
-			return i
-		}
-	}
-	return -1
-}
+func (p *Policy) PhaseIndex(phase string) int { return slices.Index(p.PhaseOrder, phase) }

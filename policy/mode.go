@@ -26,15 +26,6 @@ func names[K setting](vs ...Choice[K]) []string {
 	return out
 }
 
-func parseChoice[K setting](s string) (Choice[K], error) {
-	var k K
-	key, allowed := k.spec()
-	if !slices.Contains(allowed, s) {
-		return "", &fieldError{key: key, msg: fmt.Sprintf("%s = %q is not allowed: want one of %s", key, s, strings.Join(allowed, ", "))}
-	}
-	return Choice[K](s), nil
-}
-
 func choices[K setting]() string {
 	var k K
 	_, allowed := k.spec()
@@ -46,7 +37,7 @@ func (c Choice[K]) String() string { return string(c) }
 
 // MarshalText refuses to print a value that would not load back.
 func (c Choice[K]) MarshalText() ([]byte, error) {
-	if _, err := parseChoice[K](string(c)); err != nil {
+	if err := new(Choice[K]).UnmarshalText([]byte(c)); err != nil {
 		return nil, err
 	}
 	return []byte(c), nil
@@ -54,17 +45,19 @@ func (c Choice[K]) MarshalText() ([]byte, error) {
 
 // UnmarshalText accepts only the setting's names.
 func (c *Choice[K]) UnmarshalText(b []byte) error {
-	v, err := parseChoice[K](string(b))
-	if err == nil {
-		*c = v
+	var k K
+	key, allowed := k.spec()
+	if !slices.Contains(allowed, string(b)) {
+		return &fieldError{key: key, msg: fmt.Sprintf("%s = %q is not allowed: want one of %s", key, b, strings.Join(allowed, ", "))}
 	}
-	return err
+	*c = Choice[K](b)
+	return nil
 }
 
 // check reports a value no load could produce (a policy built or changed
 // in code) as the loader would.
 func (c Choice[K]) check(v *validator) {
-	if _, err := parseChoice[K](string(c)); err != nil {
+	if err := new(Choice[K]).UnmarshalText([]byte(c)); err != nil {
 		v.failWith(err)
 	}
 }
@@ -112,7 +105,11 @@ const (
 )
 
 // ParseOnOpen parses a value of on_open.
-func ParseOnOpen(s string) (OnOpen, error) { return parseChoice[onOpen](s) }
+func ParseOnOpen(s string) (OnOpen, error) {
+	var v OnOpen
+	err := v.UnmarshalText([]byte(s))
+	return v, err
+}
 
 // OnOpenNames lists the values of on_open, in documentation order.
 func OnOpenNames() string { return choices[onOpen]() }

@@ -16,7 +16,8 @@ type namedSetting struct {
 }
 
 func parsed[K setting](s string) (string, error) {
-	v, err := parseChoice[K](s)
+	var v Choice[K]
+	err := v.UnmarshalText([]byte(s))
 	return string(v), err
 }
 
