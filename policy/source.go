@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -123,17 +124,13 @@ func chain(data []byte, source string) ([]layer, error) {
 func flatten(prefix string, m map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range m {
-		key := k
 		if prefix != "" {
-			key = prefix + "." + k
+			k = prefix + "." + k
 		}
-		switch t := v.(type) {
-		case map[string]any:
-			for kk, vv := range flatten(key, t) {
-				out[kk] = vv
-			}
-		default:
-			out[key] = v
+		if t, ok := v.(map[string]any); ok {
+			maps.Copy(out, flatten(k, t))
+		} else {
+			out[k] = v
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,10 +20,8 @@ var Formats = []string{"text", "json", "markdown", "agent"}
 
 // CheckFormat rejects an unknown format name.
 func CheckFormat(f string) error {
-	for _, x := range Formats {
-		if f == x {
-			return nil
-		}
+	if slices.Contains(Formats, f) {
+		return nil
 	}
 	return fmt.Errorf("unknown format %q: want text, json, markdown or agent", f)
 }
