@@ -55,7 +55,7 @@ func runAudit(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	if f := *format; f != "text" && f != "json" && f != "markdown" {
-		return 0, usagef("unknown format %q for the audit: want text, json or markdown (agent is a decision's block for the agent's prompt: check, record, status)", f)
+		return 0, usagef("unknown format for the audit: --format %s (want text, json or markdown; agent is a decision's block for the agent's prompt: check, record, status)", f)
 	}
 	if *owner == "" || *name == "" {
 		o, n, _ := strings.Cut(env.Getenv("GITHUB_REPOSITORY"), "/")

@@ -116,17 +116,15 @@ func oneLine(s string) string {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "loopbreaker: a circuit breaker for autonomous coding loops")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage: loopbreaker COMMAND [flags]")
-	fmt.Fprintln(w)
+	fmt.Fprint(w, "loopbreaker: a circuit breaker for autonomous coding loops\n\nusage: loopbreaker COMMAND [flags]\n\n")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage or bad input,")
-	fmt.Fprintln(w, "  3 an internal or transient error (run again), 4 done (stop: the work is complete), 5 paused (a person must resume)")
-	fmt.Fprintln(w, "run 'loopbreaker help COMMAND' for a command's flags")
+	fmt.Fprint(w, `
+exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage or bad input,
+  3 an internal or transient error (run again), 4 done (stop: the work is complete), 5 paused (a person must resume)
+run 'loopbreaker help COMMAND' for a command's flags
+`)
 }
 
 func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
