@@ -93,9 +93,10 @@ type layer struct {
 }
 
 // chain returns the policy texts data extends, oldest first, data last.
+// Parse has loaded the chain, so it ends.
 func chain(data []byte, source string) ([]layer, error) {
 	var out []layer
-	for seen := map[string]bool{}; ; {
+	for {
 		var raw struct {
 			Extends  string                    `toml:"extends"`
 			Profiles map[string]map[string]any `toml:"profiles"`
@@ -108,10 +109,9 @@ func chain(data []byte, source string) ([]layer, error) {
 			l.profiles[name] = flatten("", ov)
 		}
 		out = append([]layer{l}, out...)
-		if raw.Extends == "" || seen[raw.Extends] {
+		if raw.Extends == "" {
 			return out, nil
 		}
-		seen[raw.Extends] = true
 		src, err := Source(raw.Extends)
 		if err != nil {
 			return nil, err

@@ -74,19 +74,15 @@ func (l *Ledger) budget(n int, where string) bool {
 }
 
 // problem reports a skipped entry, keeping at most MaxProblems.
-func (l *Ledger) problem(file string, err error) {
-	if len(l.Problems) < MaxProblems {
-		l.Problems = append(l.Problems, Problem{file, err})
-		return
-	}
-	l.unlisted++
-}
+func (l *Ledger) problem(file string, err error) { l.report(file, err, MaxProblems) }
 
 // bound reports that a bound cut a file or the directory short. It is
 // listed even when MaxProblems entry problems already are (up to twice
 // that many problems in all), because it says what was not read.
-func (l *Ledger) bound(file string, err error) {
-	if len(l.Problems) < 2*MaxProblems {
+func (l *Ledger) bound(file string, err error) { l.report(file, err, 2*MaxProblems) }
+
+func (l *Ledger) report(file string, err error, most int) {
+	if len(l.Problems) < most {
 		l.Problems = append(l.Problems, Problem{file, err})
 		return
 	}
