@@ -48,7 +48,6 @@ func Take(top string) (*Snapshot, []string, error) {
 	s := &Snapshot{Files: map[string]Entry{}}
 	var notes []string
 	patterns := readIgnore(filepath.Join(top, ".git", "info", "exclude"), nil)
-	full := false
 	err := filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == top {
@@ -75,10 +74,7 @@ func Take(top string) (*Snapshot, []string, error) {
 			return nil
 		}
 		if len(s.Files) >= MaxFiles {
-			if !full {
-				notes = append(notes, fmt.Sprintf("the working tree has more than %d files: the others were not measured", MaxFiles))
-				full = true
-			}
+			notes = append(notes, fmt.Sprintf("the working tree has more than %d files: the others were not measured", MaxFiles))
 			return filepath.SkipAll
 		}
 		e, note, err := hashEntry(path, d)
@@ -203,7 +199,6 @@ func (m *Meaning) Compare(prev, cur *Snapshot) Change {
 	if prev != nil {
 		old = prev.Files
 	}
-	seen := map[string]bool{}
 	add := func(path string, meaningful bool) {
 		c.Changed = append(c.Changed, path)
 		if meaningful && !m.ignore.Match(path) {
@@ -211,7 +206,6 @@ func (m *Meaning) Compare(prev, cur *Snapshot) Change {
 		}
 	}
 	for path, e := range cur.Files {
-		seen[path] = true
 		o, ok := old[path]
 		switch {
 		case !ok:
@@ -221,7 +215,7 @@ func (m *Meaning) Compare(prev, cur *Snapshot) Change {
 		}
 	}
 	for path := range old {
-		if !seen[path] {
+		if _, ok := cur.Files[path]; !ok {
 			add(path, true)
 		}
 	}
