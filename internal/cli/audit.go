@@ -30,7 +30,7 @@ func runAudit(args []string, env Env) (int, error) {
 	tokenEnv := fs.String("token-env", "GITHUB_TOKEN", "the environment variable holding the token (never pass a token on the command line)")
 	pol := fs.String("policy", "default", "built-in policy name or TOML file (default: $"+policy.EnvConfig+", else default)")
 	profile := fs.String("profile", "", "policy profile (default: $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
-	var onlyLabels, anyOfLabels, authors, exemptLabels strList
+	var onlyLabels, anyOfLabels, authors, exemptLabels csvList
 	fs.Var(&onlyLabels, "only-labels", "audit only pull requests carrying all of these labels (comma-separated, repeatable)")
 	fs.Var(&anyOfLabels, "any-of-labels", "audit only pull requests carrying one of these labels (comma-separated, repeatable)")
 	fs.Var(&authors, "authors", "audit these authors' pull requests (comma-separated, repeatable; default: the known coding-agent accounts; * for anyone)")
@@ -86,8 +86,8 @@ func runAudit(args []string, env Env) (int, error) {
 	}
 	opts := audit.Options{
 		Owner: *owner, Repo: *name, Policy: p, Profile: profileFrom(*profile, env),
-		Filters: audit.Filters{OnlyLabels: splitList(onlyLabels), AnyOfLabels: splitList(anyOfLabels), Authors: splitList(authors),
-			ExemptLabels: splitList(exemptLabels), ExemptDraft: *exemptDraft, StartDate: startDate.t},
+		Filters: audit.Filters{OnlyLabels: onlyLabels, AnyOfLabels: anyOfLabels, Authors: authors,
+			ExemptLabels: exemptLabels, ExemptDraft: *exemptDraft, StartDate: startDate.t},
 		Shard: audit.Shard{Index: *shardIndex, Count: *shardCount}, Budget: *budget, Reserve: res, DryRun: *dryRun,
 		Now: env.Now().UTC(), ManageLabels: *labels,
 		OnOpen: openActs, OnHalfOpen: halfOpenActs, Artifact: *artifact,
@@ -121,11 +121,11 @@ func runAudit(args []string, env Env) (int, error) {
 // auditActions reads --on-open or --on-half-open: label, comment or none.
 func auditActions(flagName, v string) ([]string, error) {
 	var out []string
-	for _, a := range splitList(strList{v}) {
-		switch a {
+	for _, a := range strings.Split(v, ",") {
+		switch a = strings.TrimSpace(a); a {
 		case "label", "comment":
 			out = append(out, a)
-		case "none":
+		case "none", "":
 		default:
 			return nil, usagef("audit: --%s %q: want label, comment or none (exit codes: --fail-on-open)", flagName, a)
 		}
@@ -166,19 +166,6 @@ func auditReport(env Env, co github.Options, opts audit.Options, st *auditState,
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: %s\n", oneLine(s))
 	}
 	return result, nil
-}
-
-// splitList splits repeatable comma-separated flag values.
-func splitList(values strList) []string {
-	var out []string
-	for _, v := range values {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
 }
 
 // dateFlag is a date (UTC midnight) or an RFC 3339 time.

@@ -71,6 +71,20 @@ func (l *strList) Set(s string) error {
 	return nil
 }
 
+// csvList is a repeatable flag of comma-separated values; blanks are
+// dropped.
+type csvList []string
+
+func (l *csvList) String() string { return strings.Join(*l, ",") }
+func (l *csvList) Set(s string) error {
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			*l = append(*l, f)
+		}
+	}
+	return nil
+}
+
 // timeFlag is an RFC 3339 time flag.
 type timeFlag struct {
 	t   time.Time
