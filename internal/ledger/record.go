@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -137,11 +138,8 @@ func (r *Record) Validate() error {
 		if len(t.Failing) > MaxFailing {
 			bad("tests.failing has %d names (at most %d)", len(t.Failing), MaxFailing)
 		}
-		for _, n := range t.Failing {
-			if len(n) > MaxName {
-				bad("tests.failing has a name longer than %d bytes", MaxName)
-				break
-			}
+		if slices.ContainsFunc(t.Failing, func(n string) bool { return len(n) > MaxName }) {
+			bad("tests.failing has a name longer than %d bytes", MaxName)
 		}
 	}
 	if len(r.Errors) > MaxErrors {
@@ -188,11 +186,10 @@ func (r *Record) Validate() error {
 	if r.Seal != "" && !isHex(r.Seal, 64) {
 		bad("seal is not a lowercase 64-hex HMAC-SHA256")
 	}
-	for i, x := range r.LabelResets {
-		if x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By) {
-			bad("label_resets[%d] needs a time (at) and a login (by) of at most %d bytes of UTF-8", i, MaxName)
-			break
-		}
+	if i := slices.IndexFunc(r.LabelResets, func(x LabelReset) bool {
+		return x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By)
+	}); i >= 0 {
+		bad("label_resets[%d] needs a time (at) and a login (by) of at most %d bytes of UTF-8", i, MaxName)
 	}
 	return errors.Join(errs...)
 }
@@ -225,10 +222,7 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 			r.Tests.Failing = append(r.Tests.Failing, fit(n, MaxName))
 		}
 	}
-	for _, e := range it.Errors {
-		if len(r.Errors) == MaxErrors {
-			break
-		}
+	for _, e := range it.Errors[:min(len(it.Errors), MaxErrors)] {
 		r.Errors = append(r.Errors, errorOf(e))
 	}
 	if it.Admitted {
