@@ -3,55 +3,11 @@ package policy
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
-
-// OnOpen is what an OPEN breaker does to the loop on stagnation (key
-// on_open).
-type OnOpen string
-
-// The values of on_open.
-const (
-	// OnOpenAbort stops the loop: exit 1, the Action's step fails (the
-	// behaviour before on_open existed).
-	OnOpenAbort OnOpen = "abort"
-	// OnOpenPause holds the loop without failing anything: allow_continue
-	// false, exit 0, until a person resumes it (/loopbreaker resume, a
-	// reset).
-	OnOpenPause OnOpen = "pause"
-	// OnOpenAlert lets the loop go on and notifies people: the mentions in
-	// the sticky comment and the webhook.
-	OnOpenAlert OnOpen = "alert"
-	// OnOpenEscalate lets the loop go on with the next model of
-	// escalation.model_progression, on a fresh breaker; once the last model
-	// is stuck too, the loop is paused.
-	OnOpenEscalate OnOpen = "escalate"
-)
-
-var onOpenNames = enum[OnOpen]{key: "on_open", names: []OnOpen{OnOpenAbort, OnOpenPause, OnOpenAlert, OnOpenEscalate}}
-
-// ParseOnOpen parses a value of on_open.
-func ParseOnOpen(s string) (OnOpen, error) { return onOpenNames.parse(s) }
-
-// OnOpenNames lists the values of on_open, in documentation order.
-func OnOpenNames() string { return onOpenNames.list() }
-
-// String returns the TOML spelling.
-func (v OnOpen) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v OnOpen) MarshalText() ([]byte, error) { return onOpenNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *OnOpen) UnmarshalText(b []byte) error {
-	x, err := ParseOnOpen(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
 
 // Alert is whom on_open = "alert" notifies.
 type Alert struct {
@@ -118,7 +74,6 @@ func CheckWebhookURL(raw string) error {
 // validateActions checks on_open, advice, phase_order and the alert
 // table.
 func (p *Policy) validateActions(v *validator) {
-	onOpenNames.check(v, p.OnOpen)
 	if p.OnOpen == OnOpenEscalate && len(p.Escalation.ModelProgression) < 2 {
 		v.fail("on_open", `on_open = "escalate" needs at least two models in escalation.model_progression (the first is the one the loop starts with)`)
 	}
@@ -167,9 +122,6 @@ func orNone(s []string) string {
 // and profiles no longer override it (a workflow input that names the
 // action wins over the policy).
 func (p *Policy) WithOnOpen(a OnOpen) (*Policy, error) {
-	if _, err := ParseOnOpen(string(a)); err != nil {
-		return nil, err
-	}
 	q := p.Clone()
 	q.OnOpen = a
 	for _, m := range []map[string]Override{q.Phases, q.Profiles} {
@@ -186,20 +138,11 @@ func (p *Policy) WithOnOpen(a OnOpen) (*Policy, error) {
 // NextPhase returns the phase after current in phase_order; ok is false
 // when current is not in it or is the last.
 func (p *Policy) NextPhase(current string) (next string, ok bool) {
-	for i, ph := range p.PhaseOrder {
-		if ph == current && i+1 < len(p.PhaseOrder) {
-			return p.PhaseOrder[i+1], true
-		}
+	if i := p.PhaseIndex(current); i >= 0 && i+1 < len(p.PhaseOrder) {
+		return p.PhaseOrder[i+1], true
 	}
 	return "", false
 }
 
 // PhaseIndex returns the place of a phase in phase_order, or -1.
-func (p *Policy) PhaseIndex(phase string) int {
-	for i, ph := range p.PhaseOrder {
-		if ph == phase {
-			return i
-		}
-	}
-	return -1
-}
+func (p *Policy) PhaseIndex(phase string) int { return slices.Index(p.PhaseOrder, phase) }

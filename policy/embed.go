@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -13,30 +13,21 @@ import (
 var files embed.FS
 
 var (
-	builtinMu      sync.Mutex
-	builtins       = map[string]*Policy{} // parsed on first use
-	builtinLoading = map[string]bool{}    // being parsed (a cycle of extends is an error)
+	builtinMu sync.Mutex
+	builtins  = map[string]*Policy{} // parsed on first use
 )
 
 // Names lists the built-in policies, sorted.
 func Names() []string {
-	entries, _ := files.ReadDir(".")
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+	entries, _ := files.ReadDir(".") // sorted by name
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = strings.TrimSuffix(e.Name(), ".toml")
 	}
-	sort.Strings(names)
 	return names
 }
 
-func isBuiltin(name string) bool {
-	for _, n := range Names() {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func isBuiltin(name string) bool { return slices.Contains(Names(), name) }
 
 // Source returns the commented TOML text of a built-in policy.
 func Source(name string) ([]byte, error) {
@@ -59,40 +50,28 @@ func Builtin(name string) (*Policy, error) {
 	return p.Clone(), nil
 }
 
-// builtinLocked parses (once) and returns a built-in; builtinMu is held.
+// builtinLocked parses (once) and returns a built-in, after the one it
+// extends; builtinMu is held.
 func builtinLocked(name string) (*Policy, error) {
 	if p, ok := builtins[name]; ok {
 		return p, nil
 	}
-	if !isBuiltin(name) {
-		return nil, fmt.Errorf("no built-in policy %q (%s)", name, strings.Join(Names(), ", "))
-	}
-	if builtinLoading[name] {
-		return nil, fmt.Errorf("builtin:%s extends itself through its bases", name)
-	}
-	builtinLoading[name] = true
-	defer delete(builtinLoading, name)
-	src, err := files.ReadFile(name + ".toml")
+	src, err := Source(name)
 	if err != nil {
 		return nil, err
 	}
-	p, err := parseBuiltin(uncommented(src), name)
+	p, err := parse(uncommented(src), "builtin:"+name, func(base string) (*Policy, error) {
+		b, err := builtinLocked(base)
+		if err != nil {
+			return nil, fmt.Errorf("builtin:%s extends %q: %w", name, base, err)
+		}
+		return b.Clone(), nil
+	}, false)
 	if err != nil {
 		return nil, err
 	}
 	builtins[name] = p
 	return p, nil
-}
-
-// parseBuiltin parses a built-in, loading the one it extends first.
-func parseBuiltin(src []byte, name string) (*Policy, error) {
-	return parse(src, "builtin:"+name, func(base string) (*Policy, error) {
-		p, err := builtinLocked(base)
-		if err != nil {
-			return nil, fmt.Errorf("builtin:%s extends %q: %w", name, base, err)
-		}
-		return p.Clone(), nil
-	}, false)
 }
 
 // uncommented blanks the comment lines of a built-in's text, which are

@@ -2,18 +2,19 @@ package policy
 
 import (
 	"bytes"
-	"encoding"
 	"errors"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"io"
-	"os"
+	"io/fs"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // MaxFileBytes bounds a policy file; larger files are refused.
@@ -35,37 +36,14 @@ func Load(arg string) (*Policy, error) {
 	return Parse(data, arg)
 }
 
-// ReadFile reads a policy file, at most MaxFileBytes, without waiting on
-// a named pipe. Errors name the file and say what it is instead.
+// ReadFile reads a policy file, at most MaxFileBytes, refusing what is
+// not a regular file (a named pipe is never waited on).
 func ReadFile(path string) ([]byte, error) {
-	// O_NONBLOCK: a named pipe without a writer must not block the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", path, strings.Join(Names(), ", "))
-		}
-		return nil, fmt.Errorf("policy %s: %w", path, err)
+	data, err := regularfile.Read(path, MaxFileBytes, "policy")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("policy %q: not a built-in policy (%s) and no such file", path, strings.Join(Names(), ", "))
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("policy %s: is a directory, want a TOML file", path)
-	}
-	if !st.Mode().IsRegular() {
-		// A named pipe with a writer would block the read for good.
-		return nil, fmt.Errorf("policy %s: not a regular file, want a TOML file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("policy %s: larger than %d bytes", path, MaxFileBytes)
-	}
-	return data, nil
+	return data, err
 }
 
 // Parse decodes and validates a policy from TOML text. source names the
@@ -107,11 +85,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 		p = withOptionalDefaults(&Policy{})
 		if extends != "" {
 			if !isBuiltin(extends) || extends == strings.TrimPrefix(source, "builtin:") {
-				where := source
-				if line := keyLine(data, toml.Key{"extends"}); line > 0 {
-					where = fmt.Sprintf("%s: line %d", source, line)
-				}
-				return nil, fmt.Errorf("policy %s: extends = %q: not a built-in policy (%s)", where, extends, strings.Join(Names(), ", "))
+				return nil, fmt.Errorf("policy %s: extends = %q: not a built-in policy (%s)", at(source, data, toml.Key{"extends"}), extends, strings.Join(Names(), ", "))
 			}
 			b, err := base(extends)
 			if err != nil {
@@ -127,8 +101,11 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 			return nil, fmt.Errorf("policy %s: %s", source, tomlError(err, data))
 		}
 	}
-	if err := unknownKeys(md, data, source, true); err != nil {
-		return nil, err
+	for _, k := range md.Undecoded() {
+		// Keys inside phases and profiles are checked when the override is applied.
+		if k[0] != "phases" && k[0] != "profiles" {
+			return nil, fmt.Errorf("policy %s: unknown key %q (see `loopbreaker policy default` for every key)", at(source, data, k), k.String())
+		}
 	}
 	if extends == "" {
 		if key := missingKey(md); key != "" {
@@ -140,11 +117,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 			// A value where a table belongs decodes as no override at all:
 			// refuse it rather than keep a phase that prints as nothing.
 			if p.overrides(kind)[name] == nil {
-				where := source
-				if line := keyLine(data, toml.Key{kind, name}); line > 0 {
-					where = fmt.Sprintf("%s: line %d", source, line)
-				}
-				return nil, fmt.Errorf("policy %s: %s.%s is not a table: want a table of overrides", where, kind, name)
+				return nil, fmt.Errorf("policy %s: %s.%s is not a table: want a table of overrides", at(source, data, toml.Key{kind, name}), kind, name)
 			}
 		}
 	}
@@ -174,7 +147,12 @@ func atLine(source string, data []byte, prefix string, err error) string {
 	if !errors.As(err, &fe) || fe.key == "" {
 		return source
 	}
-	if line := keyLine(data, toml.Key(strings.Split(prefix+fe.key, "."))); line > 0 {
+	return at(source, data, toml.Key(strings.Split(prefix+fe.key, ".")))
+}
+
+// at is source with the line where the text defines key, when it does.
+func at(source string, data []byte, key toml.Key) string {
+	if line := keyLine(data, key); line > 0 {
 		return fmt.Sprintf("%s: line %d", source, line)
 	}
 	return source
@@ -199,34 +177,14 @@ func withOptionalDefaults(p *Policy) *Policy {
 // missingKey returns the first policy key the TOML text does not define,
 // or "". Phases, profiles, extends and the optional keys may be left out.
 func missingKey(md toml.MetaData) string {
-	var walk func(t reflect.Type, path []string) string
-	walk = func(t reflect.Type, path []string) string {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-			if name == "" || name == "-" || (len(path) == 0 && (name == "extends" || name == "phases" || name == "profiles")) {
-				continue
-			}
-			key := append(append([]string(nil), path...), name)
-			if optionalKeys[strings.Join(key, ".")] {
-				continue
-			}
-			if f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(textUnmarshaler) {
-				if k := walk(f.Type, key); k != "" {
-					return k
-				}
-				continue
-			}
-			if !md.IsDefined(key...) {
-				return strings.Join(key, ".")
-			}
+	missing := ""
+	eachKey(reflect.ValueOf(Policy{}), "", func(key string, _ reflect.StructField, _ reflect.Value) {
+		if missing == "" && key != "extends" && !optionalKeys[key] && !md.IsDefined(strings.Split(key, ".")...) {
+			missing = key
 		}
-		return ""
-	}
-	return walk(reflect.TypeOf(Policy{}), nil)
+	})
+	return missing
 }
-
-var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 
 // mergeOverrides lays the file's phases or profiles over the base's: a key
 // the file gives replaces the base's, tables merge key by key, and every
@@ -257,22 +215,6 @@ func mergeTables(base, over map[string]any) map[string]any {
 		base[k] = v
 	}
 	return base
-}
-
-// unknownKeys turns undecoded keys into an error naming the key and line.
-// Keys inside phases and profiles are checked when the override is applied.
-func unknownKeys(md toml.MetaData, data []byte, source string, skipOverrides bool) error {
-	for _, k := range md.Undecoded() {
-		if skipOverrides && len(k) > 0 && (k[0] == "phases" || k[0] == "profiles") {
-			continue
-		}
-		where := source
-		if line := keyLine(data, k); line > 0 {
-			where = fmt.Sprintf("%s: line %d", source, line)
-		}
-		return fmt.Errorf("policy %s: unknown key %q (see `loopbreaker policy default` for every key)", where, k.String())
-	}
-	return nil
 }
 
 // tomlError shortens BurntSushi's messages to one line. The line is
@@ -363,22 +305,21 @@ func stripSpaces(s string) string {
 // Clone returns a deep copy.
 func (p *Policy) Clone() *Policy {
 	c := *p
-	c.Progress.Signals = append([]Signal(nil), p.Progress.Signals...)
-	c.Progress.IgnorePaths = append([]string(nil), p.Progress.IgnorePaths...)
-	c.Progress.NotesPaths = append([]string(nil), p.Progress.NotesPaths...)
-	c.Progress.TestPaths = append([]string(nil), p.Progress.TestPaths...)
-	c.Progress.TestDataPaths = append([]string(nil), p.Progress.TestDataPaths...)
-	c.Progress.DocPaths = append([]string(nil), p.Progress.DocPaths...)
-	c.Progress.TaskFiles = append([]string(nil), p.Progress.TaskFiles...)
-	c.Progress.IgnoreTests = append([]string(nil), p.Progress.IgnoreTests...)
-	c.Rules.ProtectedPath.ProtectedPaths = append([]string(nil), p.Rules.ProtectedPath.ProtectedPaths...)
-	c.Escalation.ModelProgression = append([]string(nil), p.Escalation.ModelProgression...)
-	c.PhaseOrder = append([]string(nil), p.PhaseOrder...)
-	c.Alert.Mentions = append([]string(nil), p.Alert.Mentions...)
+	c.Progress.Signals = slices.Clone(p.Progress.Signals)
+	for _, l := range c.lists() {
+		*l = slices.Clone(*l)
+	}
 	c.Phases = cloneOverrides(p.Phases)
 	c.Profiles = cloneOverrides(p.Profiles)
 	c.normalize()
 	return &c
+}
+
+// lists are the policy's lists of strings.
+func (p *Policy) lists() []*[]string {
+	return []*[]string{&p.Progress.IgnorePaths, &p.Progress.NotesPaths, &p.Progress.TestPaths, &p.Progress.TestDataPaths,
+		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests, &p.Rules.ProtectedPath.ProtectedPaths,
+		&p.Escalation.ModelProgression, &p.PhaseOrder, &p.Alert.Mentions}
 }
 
 func cloneOverrides(m map[string]Override) map[string]Override {
@@ -400,8 +341,6 @@ func cloneValue(v any) any {
 			m[k] = cloneValue(x)
 		}
 		return m
-	case Override:
-		return cloneValue(map[string]any(t))
 	case []any:
 		s := make([]any, len(t))
 		for i, x := range t {
@@ -418,16 +357,9 @@ func (p *Policy) normalize() {
 	if p.Progress.Signals == nil {
 		p.Progress.Signals = []Signal{}
 	}
-	for _, s := range []*[]string{&p.Progress.IgnorePaths, &p.Progress.NotesPaths, &p.Progress.TestPaths, &p.Progress.TestDataPaths,
-		&p.Progress.DocPaths, &p.Progress.TaskFiles, &p.Progress.IgnoreTests,
-		&p.Rules.ProtectedPath.ProtectedPaths, &p.Escalation.ModelProgression} {
-		if *s == nil {
-			*s = []string{}
-		}
-	}
-	for _, s := range []*[]string{&p.PhaseOrder, &p.Alert.Mentions} {
-		if *s == nil {
-			*s = []string{}
+	for _, l := range p.lists() {
+		if *l == nil {
+			*l = []string{}
 		}
 	}
 	if len(p.Phases) == 0 {
@@ -483,16 +415,7 @@ func (p *Policy) WithPhase(name string) *Policy {
 func (p *Policy) apply(kind, name string) (*Policy, error) {
 	ov, ok := p.overrides(kind)[name]
 	if !ok {
-		known := sortedKeys(p.overrides(kind))
-		list := "none"
-		if len(known) > 0 {
-			list = strings.Join(known, ", ")
-		}
-		what := strings.TrimSuffix(kind, "s")
-		if kind == "phases" {
-			what = "phase"
-		}
-		return nil, fmt.Errorf("policy %s has no %s %q (known: %s)", p.Name, what, name, list)
+		return nil, fmt.Errorf("policy %s has no %s %q (known: %s)", p.Name, strings.TrimSuffix(kind, "s"), name, orNone(sortedKeys(p.overrides(kind))))
 	}
 	for _, forbidden := range []string{"name", "extends", "phases", "profiles", "description", "phase_order"} {
 		if _, bad := ov[forbidden]; bad {
@@ -526,11 +449,4 @@ func (p *Policy) Encode(w io.Writer) error {
 	return toml.NewEncoder(w).Encode(p)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -332,7 +332,7 @@ func TestLoadFile(t *testing.T) {
 	}{
 		{"missing", filepath.Join(dir, "nope.toml"), []string{"nope.toml", "not a built-in policy", "no such file"}},
 		{"unknown name", "lenient", []string{`"lenient"`, "default, profiles, ralph, strict, tdd"}},
-		{"directory", dir, []string{dir, "is a directory"}},
+		{"directory", dir, []string{dir, "not a regular file (a directory)"}},
 		{"binary", write("bin.toml", []byte{0x7f, 'E', 'L', 'F', 0, 0, 1}), []string{"bin.toml", "binary file"}},
 		{"too large", write("big.toml", append([]byte("extends = \"default\"\n"), big...)), []string{"big.toml", "larger than 1048576 bytes"}},
 		{"bad utf8", write("latin1.toml", []byte("extends = \"default\"\ndescription = \"caf\xe9\"\n")), []string{"latin1.toml"}},

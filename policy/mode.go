@@ -2,17 +2,75 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// The policy's named settings are typed values spelled as in the TOML.
-// Each type decodes only its allowed names (encoding.TextUnmarshaler), so
-// an unknown name is refused while the policy loads, naming the key and
-// the allowed values; the loader adds the line.
+// Choice is a setting that takes one of a few names, spelled as in the
+// TOML; K names the setting's key and its names. Only those names decode,
+// so an unknown one is refused while the policy loads, naming the key, the
+// value and the choices; the loader adds the line.
+type Choice[K setting] string
+
+// setting is the key of one named setting and its names, in documentation
+// order.
+type setting interface {
+	spec() (key string, names []string)
+}
+
+func names[K setting](vs ...Choice[K]) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func choices[K setting]() string {
+	var k K
+	_, allowed := k.spec()
+	return strings.Join(allowed, ", ")
+}
+
+// String returns the TOML spelling.
+func (c Choice[K]) String() string { return string(c) }
+
+// MarshalText refuses to print a value that would not load back.
+func (c Choice[K]) MarshalText() ([]byte, error) {
+	if err := new(Choice[K]).UnmarshalText([]byte(c)); err != nil {
+		return nil, err
+	}
+	return []byte(c), nil
+}
+
+// UnmarshalText accepts only the setting's names.
+func (c *Choice[K]) UnmarshalText(b []byte) error {
+	var k K
+	key, allowed := k.spec()
+	if !slices.Contains(allowed, string(b)) {
+		return &fieldError{key: key, msg: fmt.Sprintf("%s = %q is not allowed: want one of %s", key, b, strings.Join(allowed, ", "))}
+	}
+	*c = Choice[K](b)
+	return nil
+}
+
+// check reports a value no load could produce (a policy built or changed
+// in code) as the loader would.
+func (c Choice[K]) check(v *validator) {
+	if err := new(Choice[K]).UnmarshalText([]byte(c)); err != nil {
+		v.failWith(err)
+	}
+}
 
 // OnShallow says what to do when a shallow clone hides part of the loop's
 // history (key on_shallow).
-type OnShallow string
+type OnShallow = Choice[onShallow]
+
+type onShallow struct{}
+
+func (onShallow) spec() (string, []string) {
+	return "on_shallow", names(OnShallowDecide, OnShallowFail)
+}
 
 // The values of on_shallow.
 const (
@@ -20,29 +78,52 @@ const (
 	OnShallowFail   OnShallow = "fail"   // refuse to decide (exit 2)
 )
 
-var onShallowNames = enum[OnShallow]{key: "on_shallow", names: []OnShallow{OnShallowDecide, OnShallowFail}}
+// OnOpen is what an OPEN breaker does to the loop on stagnation (key
+// on_open).
+type OnOpen = Choice[onOpen]
 
-// ParseOnShallow parses a value of on_shallow.
-func ParseOnShallow(s string) (OnShallow, error) { return onShallowNames.parse(s) }
+type onOpen struct{}
 
-// String returns the TOML spelling.
-func (v OnShallow) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v OnShallow) MarshalText() ([]byte, error) { return onShallowNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *OnShallow) UnmarshalText(b []byte) error {
-	x, err := ParseOnShallow(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
+func (onOpen) spec() (string, []string) {
+	return "on_open", names(OnOpenAbort, OnOpenPause, OnOpenAlert, OnOpenEscalate)
 }
+
+// The values of on_open.
+const (
+	// OnOpenAbort stops the loop: exit 1, the Action's step fails.
+	OnOpenAbort OnOpen = "abort"
+	// OnOpenPause holds the loop without failing anything (allow_continue
+	// false, exit 0) until a person resumes it.
+	OnOpenPause OnOpen = "pause"
+	// OnOpenAlert lets the loop go on and notifies people: the mentions in
+	// the sticky comment and the webhook.
+	OnOpenAlert OnOpen = "alert"
+	// OnOpenEscalate lets the loop go on with the next model of
+	// escalation.model_progression, on a fresh breaker; once the last model
+	// is stuck too, the loop is paused.
+	OnOpenEscalate OnOpen = "escalate"
+)
+
+// ParseOnOpen parses a value of on_open.
+func ParseOnOpen(s string) (OnOpen, error) {
+	var v OnOpen
+	err := v.UnmarshalText([]byte(s))
+	return v, err
+}
+
+// OnOpenNames lists the values of on_open, in documentation order.
+func OnOpenNames() string { return choices[onOpen]() }
 
 // Signal is a progress signal: one kind of evidence that an iteration made
 // progress (key progress.signals).
-type Signal string
+type Signal = Choice[signal]
+
+type signal struct{}
+
+func (signal) spec() (string, []string) {
+	return "progress.signals", names(SignalFiles, SignalTests, SignalTestsAdded, SignalTasks, SignalErrors,
+		SignalPercent, SignalRefactor, SignalDocs, SignalClaims)
+}
 
 // The progress signals.
 const (
@@ -57,33 +138,15 @@ const (
 	SignalClaims     Signal = "claims"      // the agent claimed completion or files modified (ralph)
 )
 
-// SignalNames lists every progress signal, in documentation order.
-var SignalNames = []Signal{SignalFiles, SignalTests, SignalTestsAdded, SignalTasks, SignalErrors,
-	SignalPercent, SignalRefactor, SignalDocs, SignalClaims}
-
-var signalNames = enum[Signal]{key: "progress.signals", names: SignalNames}
-
-// ParseSignal parses a progress signal name.
-func ParseSignal(s string) (Signal, error) { return signalNames.parse(s) }
-
-// String returns the TOML spelling.
-func (v Signal) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v Signal) MarshalText() ([]byte, error) { return signalNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *Signal) UnmarshalText(b []byte) error {
-	x, err := ParseSignal(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
 // SameErrorMode says how the same_error rule counts an error signature
 // (key rules.same_error.same_error_mode).
-type SameErrorMode string
+type SameErrorMode = Choice[sameErrorMode]
+
+type sameErrorMode struct{}
+
+func (sameErrorMode) spec() (string, []string) {
+	return "rules.same_error.same_error_mode", names(SameErrorConsecutive, SameErrorTotal, SameErrorAny)
+}
 
 // The values of same_error_mode.
 const (
@@ -92,30 +155,15 @@ const (
 	SameErrorAny         SameErrorMode = "any"         // any error in that many iterations in a row (ralph)
 )
 
-var sameErrorModeNames = enum[SameErrorMode]{key: "rules.same_error.same_error_mode",
-	names: []SameErrorMode{SameErrorConsecutive, SameErrorTotal, SameErrorAny}}
-
-// ParseSameErrorMode parses a value of same_error_mode.
-func ParseSameErrorMode(s string) (SameErrorMode, error) { return sameErrorModeNames.parse(s) }
-
-// String returns the TOML spelling.
-func (v SameErrorMode) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v SameErrorMode) MarshalText() ([]byte, error) { return sameErrorModeNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *SameErrorMode) UnmarshalText(b []byte) error {
-	x, err := ParseSameErrorMode(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
 // ScoreAction is what a negative score window does (key
 // rules.score.score_action).
-type ScoreAction string
+type ScoreAction = Choice[scoreAction]
+
+type scoreAction struct{}
+
+func (scoreAction) spec() (string, []string) {
+	return "rules.score.score_action", names(ScoreWatch, ScoreOpen)
+}
 
 // The values of score_action.
 const (
@@ -123,29 +171,15 @@ const (
 	ScoreOpen  ScoreAction = "open"  // open the breaker (strict)
 )
 
-var scoreActionNames = enum[ScoreAction]{key: "rules.score.score_action", names: []ScoreAction{ScoreWatch, ScoreOpen}}
-
-// ParseScoreAction parses a value of score_action.
-func ParseScoreAction(s string) (ScoreAction, error) { return scoreActionNames.parse(s) }
-
-// String returns the TOML spelling.
-func (v ScoreAction) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v ScoreAction) MarshalText() ([]byte, error) { return scoreActionNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *ScoreAction) UnmarshalText(b []byte) error {
-	x, err := ParseScoreAction(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
 // StuckAction is what a task that does not move does (key
 // rules.task_stuck.task_stuck_action).
-type StuckAction string
+type StuckAction = Choice[stuckAction]
+
+type stuckAction struct{}
+
+func (stuckAction) spec() (string, []string) {
+	return "rules.task_stuck.task_stuck_action", names(StuckWatch, StuckOpen)
+}
 
 // The values of task_stuck_action.
 const (
@@ -153,29 +187,15 @@ const (
 	StuckOpen  StuckAction = "open"  // open the breaker (strict)
 )
 
-var stuckActionNames = enum[StuckAction]{key: "rules.task_stuck.task_stuck_action", names: []StuckAction{StuckWatch, StuckOpen}}
-
-// ParseStuckAction parses a value of task_stuck_action.
-func ParseStuckAction(s string) (StuckAction, error) { return stuckActionNames.parse(s) }
-
-// String returns the TOML spelling.
-func (v StuckAction) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v StuckAction) MarshalText() ([]byte, error) { return stuckActionNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *StuckAction) UnmarshalText(b []byte) error {
-	x, err := ParseStuckAction(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
 // ProtectedMode says which touches of a protected path trip the breaker
 // (key rules.protected_path.protected_mode).
-type ProtectedMode string
+type ProtectedMode = Choice[protectedMode]
+
+type protectedMode struct{}
+
+func (protectedMode) spec() (string, []string) {
+	return "rules.protected_path.protected_mode", names(ProtectedDelete, ProtectedDeny, ProtectedWarn)
+}
 
 // The values of protected_mode.
 const (
@@ -184,30 +204,15 @@ const (
 	ProtectedWarn   ProtectedMode = "warn"   // both only warn
 )
 
-var protectedModeNames = enum[ProtectedMode]{key: "rules.protected_path.protected_mode",
-	names: []ProtectedMode{ProtectedDelete, ProtectedDeny, ProtectedWarn}}
-
-// ParseProtectedMode parses a value of protected_mode.
-func ParseProtectedMode(s string) (ProtectedMode, error) { return protectedModeNames.parse(s) }
-
-// String returns the TOML spelling.
-func (v ProtectedMode) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v ProtectedMode) MarshalText() ([]byte, error) { return protectedModeNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *ProtectedMode) UnmarshalText(b []byte) error {
-	x, err := ParseProtectedMode(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
 // ClaimMode is what a completion claim made while tests fail or tasks
 // remain does (key rules.completion_claim.completion_claim).
-type ClaimMode string
+type ClaimMode = Choice[claimMode]
+
+type claimMode struct{}
+
+func (claimMode) spec() (string, []string) {
+	return "rules.completion_claim.completion_claim", names(ClaimOff, ClaimWarn, ClaimTrip)
+}
 
 // The values of completion_claim.
 const (
@@ -215,65 +220,3 @@ const (
 	ClaimWarn ClaimMode = "warn" // a warning in the decision
 	ClaimTrip ClaimMode = "trip" // open the breaker
 )
-
-var claimModeNames = enum[ClaimMode]{key: "rules.completion_claim.completion_claim", names: []ClaimMode{ClaimOff, ClaimWarn, ClaimTrip}}
-
-// ParseClaimMode parses a value of completion_claim.
-func ParseClaimMode(s string) (ClaimMode, error) { return claimModeNames.parse(s) }
-
-// String returns the TOML spelling.
-func (v ClaimMode) String() string { return string(v) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (v ClaimMode) MarshalText() ([]byte, error) { return claimModeNames.marshal(v) }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *ClaimMode) UnmarshalText(b []byte) error {
-	x, err := ParseClaimMode(string(b))
-	if err == nil {
-		*v = x
-	}
-	return err
-}
-
-// enum is the allowed names of one setting, in documentation order, and
-// the dotted key it is set with.
-type enum[T ~string] struct {
-	key   string
-	names []T
-}
-
-// parse returns the value named s, or an error naming the key, the value
-// and the allowed names.
-func (e enum[T]) parse(s string) (T, error) {
-	for _, n := range e.names {
-		if string(n) == s {
-			return n, nil
-		}
-	}
-	return "", &fieldError{key: e.key, msg: fmt.Sprintf("%s = %q is not allowed: want one of %s", e.key, s, e.list())}
-}
-
-func (e enum[T]) list() string {
-	s := make([]string, len(e.names))
-	for i, n := range e.names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
-}
-
-// marshal refuses to print a value that would not load back.
-func (e enum[T]) marshal(v T) ([]byte, error) {
-	if _, err := e.parse(string(v)); err != nil {
-		return nil, err
-	}
-	return []byte(v), nil
-}
-
-// check reports a value no load could produce (a policy built or changed
-// in code) as the loader would.
-func (e enum[T]) check(v *validator, val T) {
-	if _, err := e.parse(string(val)); err != nil {
-		v.failWith(err)
-	}
-}

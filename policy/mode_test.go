@@ -15,21 +15,20 @@ type namedSetting struct {
 	parse func(string) (string, error)
 }
 
-func parsed[T ~string](f func(string) (T, error)) func(string) (string, error) {
-	return func(s string) (string, error) {
-		v, err := f(s)
-		return string(v), err
-	}
+func parsed[K setting](s string) (string, error) {
+	var v Choice[K]
+	err := v.UnmarshalText([]byte(s))
+	return string(v), err
 }
 
 func namedSettings() []namedSetting {
 	return []namedSetting{
-		{"on_shallow", []string{"decide", "fail"}, parsed(ParseOnShallow)},
-		{"progress.signals", []string{"files", "tests", "tests_added", "tasks", "errors", "percent", "refactor", "docs", "claims"}, parsed(ParseSignal)},
-		{"rules.same_error.same_error_mode", []string{"consecutive", "total", "any"}, parsed(ParseSameErrorMode)},
-		{"rules.score.score_action", []string{"watch", "open"}, parsed(ParseScoreAction)},
-		{"rules.protected_path.protected_mode", []string{"delete", "deny", "warn"}, parsed(ParseProtectedMode)},
-		{"rules.completion_claim.completion_claim", []string{"off", "warn", "trip"}, parsed(ParseClaimMode)},
+		{"on_shallow", []string{"decide", "fail"}, parsed[onShallow]},
+		{"progress.signals", []string{"files", "tests", "tests_added", "tasks", "errors", "percent", "refactor", "docs", "claims"}, parsed[signal]},
+		{"rules.same_error.same_error_mode", []string{"consecutive", "total", "any"}, parsed[sameErrorMode]},
+		{"rules.score.score_action", []string{"watch", "open"}, parsed[scoreAction]},
+		{"rules.protected_path.protected_mode", []string{"delete", "deny", "warn"}, parsed[protectedMode]},
+		{"rules.completion_claim.completion_claim", []string{"off", "warn", "trip"}, parsed[claimMode]},
 	}
 }
 

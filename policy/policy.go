@@ -2,47 +2,36 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
 // Policy is the complete, effective set of thresholds and rules the breaker
 // folds iterations with. A Policy loaded through Load or Builtin has been
-// validated; the zero value is not a usable policy.
+// validated; the zero value is not a usable policy. Each field's tags are
+// its TOML key and what Validate allows: a range "min,max" or "paths" (a
+// list of path patterns); docs/policies.md says what each key means.
 type Policy struct {
-	// Extends names a built-in policy this one starts from. It is resolved
-	// at load time and is empty in an effective policy.
-	Extends string `toml:"extends,omitempty"`
-	// Name identifies the policy in decisions and reports.
-	Name string `toml:"name"`
-	// Description says in one line what the policy is for.
-	Description string `toml:"description"`
-	// OnShallow says what to do when git history is cut by a shallow clone:
-	// decide on what is visible, or fail.
-	OnShallow OnShallow `toml:"on_shallow"`
-	// OnOpen is what an OPEN breaker does to the loop: abort it, pause it
-	// until a person resumes it, alert people and let it go on, or
-	// escalate it to the next model. Phases and profiles may override it.
-	OnOpen OnOpen `toml:"on_open"`
-	// Advice is what the agent-facing block tells the agent to try when
-	// the breaker opens; each phase may give its own.
-	Advice string `toml:"advice"`
-	// PhaseOrder is the order the loop goes through its phases: a person's
-	// /loopbreaker skip-phase moves the loop to the next one.
-	PhaseOrder []string `toml:"phase_order"`
+	// Extends names a built-in policy this one starts from; it is resolved
+	// at load time and empty in an effective policy.
+	Extends     string     `toml:"extends,omitempty"`
+	Name        string     `toml:"name"`
+	Description string     `toml:"description"`
+	OnShallow   OnShallow  `toml:"on_shallow"`
+	OnOpen      OnOpen     `toml:"on_open"`
+	Advice      string     `toml:"advice"`
+	PhaseOrder  []string   `toml:"phase_order"`
+	Breaker     Breaker    `toml:"breaker"`
+	Progress    Progress   `toml:"progress"`
+	Rules       Rules      `toml:"rules"`
+	Trends      Trends     `toml:"trends"`
+	Escalation  Escalation `toml:"escalation"`
+	Alert       Alert      `toml:"alert"`
 
-	Breaker    Breaker    `toml:"breaker"`
-	Progress   Progress   `toml:"progress"`
-	Rules      Rules      `toml:"rules"`
-	Trends     Trends     `toml:"trends"`
-	Escalation Escalation `toml:"escalation"`
-	Alert      Alert      `toml:"alert"`
-
-	// Phases are named overrides applied when an iteration carries that
-	// phase (the test-driven RED, GREEN, REFACTOR, DOCUMENT, or any name).
-	Phases map[string]Override `toml:"phases,omitempty"`
-	// Profiles are named overrides chosen once per run (project types), by
-	// flag, input, LOOPBREAKER_PROFILE or PROJECT_TYPE.
+	// Phases are overrides applied when an iteration carries that phase;
+	// Profiles are overrides chosen once per run (project types).
+	Phases   map[string]Override `toml:"phases,omitempty"`
 	Profiles map[string]Override `toml:"profiles,omitempty"`
 }
 
@@ -52,100 +41,35 @@ type Override map[string]any
 
 // Breaker holds the state-machine controls borrowed from mature breakers.
 type Breaker struct {
-	// Cooldown is how long OPEN lasts before a probe; zero (unset) means
-	// OPEN until a person resets it.
-	Cooldown Duration `toml:"cooldown"`
-	// CooldownMultiplier multiplies the cooldown after a failed probe.
-	CooldownMultiplier float64 `toml:"cooldown_multiplier"`
-	// CooldownMax caps the multiplied cooldown; unset means no cap.
-	CooldownMax Duration `toml:"cooldown_max"`
-	// ProbeIterations is how many probing iterations must each make
-	// progress before a cooled-down breaker closes.
-	ProbeIterations int `toml:"probe_iterations"`
-	// WatchIterations is how many iterations after a reset or a recovery
-	// (HALF_OPEN to CLOSED) are watched closely: one without
-	// progress moves CLOSED to HALF_OPEN, and stagnation that recurs in
-	// them opens at once. 0 turns the watch off.
-	WatchIterations int `toml:"watch_iterations"`
-	// PhaseIterations bounds a phase the agent chose (a Loop-Phase trailer
-	// or a status block): it may only move along the phase order, and
-	// after this many iterations in a row in one phase the phase's
-	// overrides no longer apply. A phase a person set (--phase, the
-	// Action's input) is not bounded.
-	PhaseIterations int `toml:"phase_iterations"`
+	Cooldown           Duration `toml:"cooldown"` // unset: OPEN until a person resets it
+	CooldownMultiplier float64  `toml:"cooldown_multiplier" valid:"1,100"`
+	CooldownMax        Duration `toml:"cooldown_max"`
+	ProbeIterations    int      `toml:"probe_iterations" valid:"1,100"`
+	WatchIterations    int      `toml:"watch_iterations" valid:"0,1000"`
+	PhaseIterations    int      `toml:"phase_iterations" valid:"1,1000"`
 }
 
 // Progress says what counts as progress.
 type Progress struct {
-	// Signals lists the progress signals that count (any one holding is
-	// progress). See SignalNames.
-	Signals []Signal `toml:"signals"`
-	// StagnationPercent is the smallest rise of a reported progress
-	// percentage that counts as progress.
-	StagnationPercent float64 `toml:"stagnation_percent"`
-	// QuestionsHold lets an iteration that only asked the user questions
-	// hold the no-progress counter instead of raising it.
-	QuestionsHold bool `toml:"questions_hold"`
-	// MaxHeld bounds how many iterations in a row may hold the counter; 0
-	// means without bound (ralph's behaviour).
-	MaxHeld int `toml:"max_held"`
-	// IgnorePaths are paths whose changes are not meaningful: lock files,
-	// vendored code and the loop's own ephemeral state.
-	IgnorePaths []string `toml:"ignore_paths"`
-	// NotesPaths are notes and scratch files (TODO lists, notes, progress
-	// and status logs, *.log): a change confined to them, or to digits
-	// only, is busywork.
-	NotesPaths []string `toml:"notes_paths"`
-	// BusyworkIsProgress makes busywork count as a meaningful change (the
-	// DOCUMENT phase); otherwise it counts only in an iteration that
-	// completes a task.
-	BusyworkIsProgress bool `toml:"busywork_is_progress"`
-	// Journal learns the loop's journal from its history: a file, or a
-	// folder growing one note at a time, that the loop changed in nearly
-	// every recent iteration with prose, counters or timestamps is loop
-	// state, not progress.
-	Journal bool `toml:"journal"`
-	// Admissions makes the agent's own admission of no progress (idle,
-	// no-op, nothing to do, still blocked, ...) in a commit message, a
-	// status block or its log count as no progress, and a blocker reported
-	// again count as a repeated error. It can only make the breaker
-	// stricter.
-	Admissions bool `toml:"admissions"`
-	// TicksNeedWork credits a task checked for the first time only when
-	// the iteration, or those since the last credited tick, changed the
-	// work product (code, tests, documentation, assets).
-	TicksNeedWork bool `toml:"ticks_need_work"`
-	// Churn makes a change of only digits, hex strings and timestamps
-	// outside code and documentation no progress in any phase and with any
-	// tick. Without it (ralph) such a change reads as it always did: hex
-	// strings and timestamps as a change, digits as busywork.
-	Churn bool `toml:"churn"`
-	// Retune makes an iteration that re-tunes the same few files a few
-	// lines at a time, for the third iteration in a row with nothing else
-	// changed, no progress.
-	Retune bool `toml:"retune"`
-	// Written reads what the loop writes into its own files and messages:
-	// the errors and reviewers' findings it records there count like the
-	// errors of its log, and a claim of done work that it makes again with
-	// no new work since is the loop going round.
-	Written bool `toml:"written"`
-	// BookkeepingIterations is how many iterations in a row right after
-	// progress may only record it (tick its task, mark it complete, add
-	// the next task, format, write a wrap-up) and be neutral: neither
-	// progress nor a step towards the breaker opening; if the run goes on
-	// without progress, the whole run is no progress. 0 turns it off.
-	BookkeepingIterations int `toml:"bookkeeping_iterations"`
-	// TestPaths classify test files (for test_only).
-	TestPaths []string `toml:"test_paths"`
-	// TestDataPaths classify test data (fixtures, snapshots, testdata):
-	// neither test code nor code for test_only.
-	TestDataPaths []string `toml:"test_data_paths"`
-	// DocPaths classify documentation files (for the docs signal).
-	DocPaths []string `toml:"doc_paths"`
-	// TaskFiles are markdown task lists whose checkboxes are counted.
-	TaskFiles []string `toml:"task_files"`
-	// IgnoreTests are known failures left out of error signatures.
-	IgnoreTests []string `toml:"ignore_tests"`
+	Signals               []Signal `toml:"signals"` // any one holding is progress
+	StagnationPercent     float64  `toml:"stagnation_percent" valid:"0,100"`
+	QuestionsHold         bool     `toml:"questions_hold"`
+	MaxHeld               int      `toml:"max_held" valid:"0,1000"`
+	IgnorePaths           []string `toml:"ignore_paths" valid:"paths"`
+	NotesPaths            []string `toml:"notes_paths" valid:"paths"`
+	BusyworkIsProgress    bool     `toml:"busywork_is_progress"`
+	Journal               bool     `toml:"journal"`
+	Admissions            bool     `toml:"admissions"`
+	TicksNeedWork         bool     `toml:"ticks_need_work"`
+	Churn                 bool     `toml:"churn"`
+	Retune                bool     `toml:"retune"`
+	Written               bool     `toml:"written"`
+	BookkeepingIterations int      `toml:"bookkeeping_iterations" valid:"0,1000"`
+	TestPaths             []string `toml:"test_paths" valid:"paths"`
+	TestDataPaths         []string `toml:"test_data_paths" valid:"paths"`
+	DocPaths              []string `toml:"doc_paths" valid:"paths"`
+	TaskFiles             []string `toml:"task_files" valid:"paths"`
+	IgnoreTests           []string `toml:"ignore_tests"`
 }
 
 // Rules holds every trip rule, each switchable and tunable.
@@ -168,45 +92,44 @@ type Rules struct {
 // NoProgress watches and opens on consecutive iterations without progress.
 type NoProgress struct {
 	Enabled             bool `toml:"enabled"`
-	HalfOpenAfter       int  `toml:"half_open_after"`
-	NoProgressThreshold int  `toml:"no_progress_threshold"`
+	HalfOpenAfter       int  `toml:"half_open_after" valid:"1,1000"`
+	NoProgressThreshold int  `toml:"no_progress_threshold" valid:"1,1000"`
 }
 
-// TaskStuck watches or opens when the current task (the first unchecked
-// task in plan order, or the status block's current task) stays current
-// for TaskTimeoutIterations iterations in which no task is completed.
+// TaskStuck watches or opens when the current task stays current for
+// TaskTimeoutIterations iterations in which no task is completed.
 type TaskStuck struct {
 	Enabled               bool        `toml:"enabled"`
-	TaskTimeoutIterations int         `toml:"task_timeout_iterations"`
+	TaskTimeoutIterations int         `toml:"task_timeout_iterations" valid:"1,1000"`
 	TaskStuckAction       StuckAction `toml:"task_stuck_action"`
 }
 
 // SameError opens when one error signature keeps coming back.
 type SameError struct {
 	Enabled            bool          `toml:"enabled"`
-	SameErrorThreshold int           `toml:"same_error_threshold"`
+	SameErrorThreshold int           `toml:"same_error_threshold" valid:"1,1000"`
 	SameErrorMode      SameErrorMode `toml:"same_error_mode"`
 }
 
 // OutputDecline opens when the agent's output volume collapses.
 type OutputDecline struct {
 	Enabled              bool    `toml:"enabled"`
-	OutputDeclinePercent float64 `toml:"output_decline_percent"`
-	OutputWindow         int     `toml:"output_window"`
+	OutputDeclinePercent float64 `toml:"output_decline_percent" valid:"1,100"`
+	OutputWindow         int     `toml:"output_window" valid:"1,100"`
 }
 
 // MaxIterations caps the iterations since the last reset.
 type MaxIterations struct {
 	Enabled            bool `toml:"enabled"`
-	MaxIterations      int  `toml:"max_iterations"`
-	WarningIterations  int  `toml:"warning_iterations"`
-	CriticalIterations int  `toml:"critical_iterations"`
+	MaxIterations      int  `toml:"max_iterations" valid:"1,100000"`
+	WarningIterations  int  `toml:"warning_iterations" valid:"0,100000"`
+	CriticalIterations int  `toml:"critical_iterations" valid:"0,100000"`
 }
 
 // Score is the progress score summed over a window of iterations.
 type Score struct {
 	Enabled     bool        `toml:"enabled"`
-	ScoreWindow int         `toml:"score_window"`
+	ScoreWindow int         `toml:"score_window" valid:"1,1000"`
 	ScoreAction ScoreAction `toml:"score_action"`
 	Weights     Weights     `toml:"weights"`
 }
@@ -214,43 +137,40 @@ type Score struct {
 // Weights are the score items; positive items count per item, penalties
 // once per iteration.
 type Weights struct {
-	TestFixed     int `toml:"test_fixed"`
-	TaskCompleted int `toml:"task_completed"`
-	FileChanged   int `toml:"file_changed"`
-	ErrorResolved int `toml:"error_resolved"`
-	SameError     int `toml:"same_error"`
-	NoChange      int `toml:"no_change"`
-	Revert        int `toml:"revert"`
-	// TestRegression applies once to an iteration with fewer passing
-	// tests, or failing tests turned skipped; its positive items are not
-	// counted.
-	TestRegression int `toml:"test_regression"`
+	TestFixed      int `toml:"test_fixed" valid:"0,100"`
+	TaskCompleted  int `toml:"task_completed" valid:"0,100"`
+	FileChanged    int `toml:"file_changed" valid:"0,100"`
+	ErrorResolved  int `toml:"error_resolved" valid:"0,100"`
+	SameError      int `toml:"same_error" valid:"-100,0"`
+	NoChange       int `toml:"no_change" valid:"-100,0"`
+	Revert         int `toml:"revert" valid:"-100,0"`
+	TestRegression int `toml:"test_regression" valid:"-100,0"` // once, and the iteration's positive items are not counted
 }
 
 // PermissionDenied opens on consecutive iterations with tool denials.
 type PermissionDenied struct {
 	Enabled                   bool `toml:"enabled"`
-	PermissionDeniedThreshold int  `toml:"permission_denied_threshold"`
+	PermissionDeniedThreshold int  `toml:"permission_denied_threshold" valid:"1,1000"`
 }
 
 // TestOnly opens when the agent rewrites tests instead of code.
 type TestOnly struct {
 	Enabled         bool    `toml:"enabled"`
-	TestOnlyPercent float64 `toml:"test_only_percent"`
-	TestOnlyWindow  int     `toml:"test_only_window"`
+	TestOnlyPercent float64 `toml:"test_only_percent" valid:"1,100"`
+	TestOnlyWindow  int     `toml:"test_only_window" valid:"1,100"`
 }
 
 // Circular opens when the tree keeps returning to earlier trees.
 type Circular struct {
 	Enabled           bool `toml:"enabled"`
-	CircularThreshold int  `toml:"circular_threshold"`
-	CircularWindow    int  `toml:"circular_window"`
+	CircularThreshold int  `toml:"circular_threshold" valid:"1,1000"`
+	CircularWindow    int  `toml:"circular_window" valid:"1,1000"`
 }
 
 // ProtectedPath guards the loop's own configuration and plans.
 type ProtectedPath struct {
 	Enabled        bool          `toml:"enabled"`
-	ProtectedPaths []string      `toml:"protected_paths"`
+	ProtectedPaths []string      `toml:"protected_paths" valid:"paths"`
 	ProtectedMode  ProtectedMode `toml:"protected_mode"`
 }
 
@@ -261,25 +181,20 @@ type CompletionClaim struct {
 
 // Rate caps iterations in any rolling hour.
 type Rate struct {
-	Enabled              bool `toml:"enabled"`
-	MaxIterationsPerHour int  `toml:"max_iterations_per_hour"`
-	// RateWarningPercent warns when the iterations in the last hour reach
-	// this share of MaxIterationsPerHour; 0 turns it off.
-	RateWarningPercent float64 `toml:"rate_warning_percent"`
+	Enabled              bool    `toml:"enabled"`
+	MaxIterationsPerHour int     `toml:"max_iterations_per_hour" valid:"1,100000"`
+	RateWarningPercent   float64 `toml:"rate_warning_percent" valid:"0,100"` // 0: no warning
 }
 
 // Spend stops a loop on the money, or the tokens, its agent reported:
-// spent since the last reset (a cap, like max_iterations) or since the
-// last progress (stagnation). A limit of 0 is off; the rule is on when any
-// limit is set.
+// spent since the last reset (a cap) or since the last progress
+// (stagnation). A limit of 0 is off; the rule is on when any limit is set.
 type Spend struct {
-	MaxUSD                   float64 `toml:"max_usd"`
-	MaxUSDWithoutProgress    float64 `toml:"max_usd_without_progress"`
-	MaxTokens                int64   `toml:"max_tokens"`
-	MaxTokensWithoutProgress int64   `toml:"max_tokens_without_progress"`
-	// SpendWarningPercent is the share of a limit from which a cap warns
-	// and spending without progress watches (HALF_OPEN); 0 turns both off.
-	SpendWarningPercent float64 `toml:"spend_warning_percent"`
+	MaxUSD                   float64 `toml:"max_usd" valid:"0,1e+06"`
+	MaxUSDWithoutProgress    float64 `toml:"max_usd_without_progress" valid:"0,1e+06"`
+	MaxTokens                int64   `toml:"max_tokens" valid:"0,1000000000000"`
+	MaxTokensWithoutProgress int64   `toml:"max_tokens_without_progress" valid:"0,1000000000000"`
+	SpendWarningPercent      float64 `toml:"spend_warning_percent" valid:"0,100"` // 0: no warning and no watch
 }
 
 // On reports whether any spend limit is set.
@@ -291,7 +206,7 @@ func (s *Spend) On() bool {
 // in TrendIterations iterations in a row. They only warn.
 type Trends struct {
 	Enabled         bool `toml:"enabled"`
-	TrendIterations int  `toml:"trend_iterations"`
+	TrendIterations int  `toml:"trend_iterations" valid:"1,100"`
 }
 
 // Escalation is the escalate action's list of models: on OPEN the
@@ -339,14 +254,7 @@ func (d Duration) String() string {
 }
 
 // HasSignal reports whether the policy counts the named progress signal.
-func (p *Policy) HasSignal(name Signal) bool {
-	for _, s := range p.Progress.Signals {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
+func (p *Policy) HasSignal(name Signal) bool { return slices.Contains(p.Progress.Signals, name) }
 
 // Rule names, in trigger priority: the order a decision reports them in
 // when several fire.

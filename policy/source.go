@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -55,10 +57,8 @@ func ProfileSources(data []byte, source, profile, phase string) ([]KeySource, er
 	if err != nil {
 		return nil, err
 	}
-	base, err := flatPolicy(p)
-	if err != nil {
-		return nil, err
-	}
+	base := map[string]any{}
+	eachKey(reflect.ValueOf(p).Elem(), "", func(key string, _ reflect.StructField, fv reflect.Value) { base[key] = fv.Interface() })
 	var out []KeySource
 	eff := flatten("", map[string]any(p.Profiles[profile]))
 	for _, key := range sortedKeys(eff) {
@@ -93,9 +93,10 @@ type layer struct {
 }
 
 // chain returns the policy texts data extends, oldest first, data last.
+// Parse has loaded the chain, so it ends.
 func chain(data []byte, source string) ([]layer, error) {
 	var out []layer
-	for seen := map[string]bool{}; ; {
+	for {
 		var raw struct {
 			Extends  string                    `toml:"extends"`
 			Profiles map[string]map[string]any `toml:"profiles"`
@@ -108,10 +109,9 @@ func chain(data []byte, source string) ([]layer, error) {
 			l.profiles[name] = flatten("", ov)
 		}
 		out = append([]layer{l}, out...)
-		if raw.Extends == "" || seen[raw.Extends] {
+		if raw.Extends == "" {
 			return out, nil
 		}
-		seen[raw.Extends] = true
 		src, err := Source(raw.Extends)
 		if err != nil {
 			return nil, err
@@ -120,40 +120,17 @@ func chain(data []byte, source string) ([]layer, error) {
 	}
 }
 
-// flatPolicy is the policy's keys, flat, as its TOML has them.
-func flatPolicy(p *Policy) (map[string]any, error) {
-	q := p.Clone()
-	q.Phases, q.Profiles = nil, nil
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(q); err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if _, err := toml.Decode(buf.String(), &m); err != nil {
-		return nil, err
-	}
-	return flatten("", m), nil
-}
-
 // flatten turns nested tables into dotted keys.
 func flatten(prefix string, m map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range m {
-		key := k
 		if prefix != "" {
-			key = prefix + "." + k
+			k = prefix + "." + k
 		}
-		switch t := v.(type) {
-		case map[string]any:
-			for kk, vv := range flatten(key, t) {
-				out[kk] = vv
-			}
-		case Override:
-			for kk, vv := range flatten(key, map[string]any(t)) {
-				out[kk] = vv
-			}
-		default:
-			out[key] = v
+		if t, ok := v.(map[string]any); ok {
+			maps.Copy(out, flatten(k, t))
+		} else {
+			out[k] = v
 		}
 	}
 	return out

@@ -3,93 +3,51 @@ package policy
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/pathmatch"
 )
 
-// Validate checks every value against its allowed range and names the
-// first bad key, its value and the range.
+// Validate checks every value against what its field's tags allow, then
+// the keys that depend on each other, and names the first bad key, its
+// value and what is allowed.
 func (p *Policy) Validate() error {
 	v := &validator{}
 	if strings.TrimSpace(p.Name) == "" {
 		v.fail("name", "name is empty: give the policy a name")
 	}
-	onShallowNames.check(v, p.OnShallow)
-
-	b := p.Breaker
-	v.floatRange("breaker.cooldown_multiplier", b.CooldownMultiplier, 1, 100)
-	v.intRange("breaker.probe_iterations", b.ProbeIterations, 1, 100)
-	v.intRange("breaker.watch_iterations", b.WatchIterations, 0, 1000)
-	if b.CooldownMax.Set && b.Cooldown.Set && b.CooldownMax.D < b.Cooldown.D {
+	if len(p.Progress.Signals) == 0 {
+		v.fail("progress.signals", "progress.signals is empty: name at least one of "+choices[signal]())
+	}
+	eachKey(reflect.ValueOf(p).Elem(), "", func(key string, f reflect.StructField, fv reflect.Value) {
+		tag := f.Tag.Get("valid")
+		switch x := fv.Interface().(type) {
+		case interface{ check(*validator) }:
+			x.check(v)
+		case []Signal:
+			for _, s := range x {
+				s.check(v)
+			}
+		case []string:
+			if tag == "paths" {
+				if _, err := pathmatch.Compile(x); err != nil {
+					v.fail(key, fmt.Sprintf("%s: %v", key, err))
+				}
+			}
+		default:
+			if lo, hi, ok := strings.Cut(tag, ","); ok {
+				v.inRange(key, fv, lo, hi)
+			}
+		}
+	})
+	if b := p.Breaker; b.CooldownMax.Set && b.Cooldown.Set && b.CooldownMax.D < b.Cooldown.D {
 		v.fail("breaker.cooldown_max", fmt.Sprintf("breaker.cooldown_max = %q is shorter than breaker.cooldown = %q", b.CooldownMax, b.Cooldown))
 	}
-
-	pr := p.Progress
-	if len(pr.Signals) == 0 {
-		v.fail("progress.signals", "progress.signals is empty: name at least one of "+signalNames.list())
-	}
-	for _, s := range pr.Signals {
-		signalNames.check(v, s)
-	}
-	v.floatRange("progress.stagnation_percent", pr.StagnationPercent, 0, 100)
-	v.intRange("progress.max_held", pr.MaxHeld, 0, 1000)
-	v.intRange("progress.bookkeeping_iterations", pr.BookkeepingIterations, 0, 1000)
-	v.intRange("breaker.phase_iterations", p.Breaker.PhaseIterations, 1, 1000)
-	v.patterns("progress.ignore_paths", pr.IgnorePaths)
-	v.patterns("progress.notes_paths", pr.NotesPaths)
-	v.patterns("progress.test_paths", pr.TestPaths)
-	v.patterns("progress.test_data_paths", pr.TestDataPaths)
-	v.patterns("progress.doc_paths", pr.DocPaths)
-	v.patterns("progress.task_files", pr.TaskFiles)
-
-	r := p.Rules
-	v.intRange("rules.no_progress.half_open_after", r.NoProgress.HalfOpenAfter, 1, 1000)
-	v.intRange("rules.no_progress.no_progress_threshold", r.NoProgress.NoProgressThreshold, 1, 1000)
-	v.intRange("rules.task_stuck.task_timeout_iterations", r.TaskStuck.TaskTimeoutIterations, 1, 1000)
-	stuckActionNames.check(v, r.TaskStuck.TaskStuckAction)
-	v.intRange("rules.same_error.same_error_threshold", r.SameError.SameErrorThreshold, 1, 1000)
-	sameErrorModeNames.check(v, r.SameError.SameErrorMode)
-	v.floatRange("rules.output_decline.output_decline_percent", r.OutputDecline.OutputDeclinePercent, 1, 100)
-	v.intRange("rules.output_decline.output_window", r.OutputDecline.OutputWindow, 1, 100)
-	v.intRange("rules.max_iterations.max_iterations", r.MaxIterations.MaxIterations, 1, 100000)
-	v.intRange("rules.max_iterations.warning_iterations", r.MaxIterations.WarningIterations, 0, 100000)
-	v.intRange("rules.max_iterations.critical_iterations", r.MaxIterations.CriticalIterations, 0, 100000)
-	if w, c := r.MaxIterations.WarningIterations, r.MaxIterations.CriticalIterations; w > 0 && c > 0 && w > c {
+	if w, c := p.Rules.MaxIterations.WarningIterations, p.Rules.MaxIterations.CriticalIterations; w > 0 && c > 0 && w > c {
 		v.fail("rules.max_iterations.warning_iterations", fmt.Sprintf("rules.max_iterations.warning_iterations = %d is above critical_iterations = %d", w, c))
 	}
-	v.intRange("rules.score.score_window", r.Score.ScoreWindow, 1, 1000)
-	scoreActionNames.check(v, r.Score.ScoreAction)
-	w := r.Score.Weights
-	for _, it := range []struct {
-		key      string
-		val      int
-		min, max int
-	}{
-		{"test_fixed", w.TestFixed, 0, 100}, {"task_completed", w.TaskCompleted, 0, 100},
-		{"file_changed", w.FileChanged, 0, 100}, {"error_resolved", w.ErrorResolved, 0, 100},
-		{"same_error", w.SameError, -100, 0}, {"no_change", w.NoChange, -100, 0}, {"revert", w.Revert, -100, 0},
-		{"test_regression", w.TestRegression, -100, 0},
-	} {
-		v.intRange("rules.score.weights."+it.key, it.val, it.min, it.max)
-	}
-	v.intRange("rules.permission_denied.permission_denied_threshold", r.PermissionDenied.PermissionDeniedThreshold, 1, 1000)
-	v.floatRange("rules.test_only.test_only_percent", r.TestOnly.TestOnlyPercent, 1, 100)
-	v.intRange("rules.test_only.test_only_window", r.TestOnly.TestOnlyWindow, 1, 100)
-	v.intRange("rules.circular.circular_threshold", r.Circular.CircularThreshold, 1, 1000)
-	v.intRange("rules.circular.circular_window", r.Circular.CircularWindow, 1, 1000)
-	v.patterns("rules.protected_path.protected_paths", r.ProtectedPath.ProtectedPaths)
-	protectedModeNames.check(v, r.ProtectedPath.ProtectedMode)
-	claimModeNames.check(v, r.CompletionClaim.CompletionClaim)
-	v.intRange("rules.rate.max_iterations_per_hour", r.Rate.MaxIterationsPerHour, 1, 100000)
-	v.floatRange("rules.rate.rate_warning_percent", r.Rate.RateWarningPercent, 0, 100)
-	sp := r.Spend
-	v.floatRange("rules.spend.max_usd", sp.MaxUSD, 0, 1_000_000)
-	v.floatRange("rules.spend.max_usd_without_progress", sp.MaxUSDWithoutProgress, 0, 1_000_000)
-	v.int64Range("rules.spend.max_tokens", sp.MaxTokens, 0, 1_000_000_000_000)
-	v.int64Range("rules.spend.max_tokens_without_progress", sp.MaxTokensWithoutProgress, 0, 1_000_000_000_000)
-	v.floatRange("rules.spend.spend_warning_percent", sp.SpendWarningPercent, 0, 100)
-	v.intRange("trends.trend_iterations", p.Trends.TrendIterations, 1, 100)
 	for _, m := range p.Escalation.ModelProgression {
 		if strings.TrimSpace(m) == "" {
 			v.fail("escalation.model_progression", "escalation.model_progression has an empty entry")
@@ -97,6 +55,24 @@ func (p *Policy) Validate() error {
 	}
 	p.validateActions(v)
 	return v.err
+}
+
+// eachKey calls fn for every key of the policy value rv, in field order,
+// with its dotted name: tables are walked into, a value that decodes from
+// text (a duration) is one key; phases and profiles are left out.
+func eachKey(rv reflect.Value, prefix string, fn func(key string, f reflect.StructField, fv reflect.Value)) {
+	t := rv.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		switch {
+		case name == "phases" || name == "profiles":
+		case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[Duration]():
+			eachKey(rv.Field(i), prefix+name+".", fn)
+		default:
+			fn(prefix+name, f, rv.Field(i))
+		}
+	}
 }
 
 // fieldError is a fault at one key; the loader adds the key's line.
@@ -107,38 +83,29 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return e.msg }
 
+// validator keeps the first fault.
 type validator struct{ err error }
 
 func (v *validator) fail(key, msg string) { v.failWith(&fieldError{key: key, msg: msg}) }
 
-func (v *validator) intRange(key string, val, min, max int) {
-	if val < min || val > max {
-		v.fail(key, fmt.Sprintf("%s = %d is out of range: want %d to %d", key, val, min, max))
-	}
-}
-
-func (v *validator) int64Range(key string, val, min, max int64) {
-	if val < min || val > max {
-		v.fail(key, fmt.Sprintf("%s = %d is out of range: want %d to %d", key, val, min, max))
-	}
-}
-
-func (v *validator) floatRange(key string, val, min, max float64) {
-	if math.IsNaN(val) || val < min || val > max {
-		v.fail(key, fmt.Sprintf("%s = %v is out of range: want %v to %v", key, val, min, max))
-	}
-}
-
-// failWith keeps the first fault.
 func (v *validator) failWith(err error) {
 	if v.err == nil {
 		v.err = err
 	}
 }
 
-// patterns checks a path list with the matcher that will use it.
-func (v *validator) patterns(key string, list []string) {
-	if _, err := pathmatch.Compile(list); err != nil {
-		v.fail(key, fmt.Sprintf("%s: %v", key, err))
+// inRange checks a number against its range, lo to hi as the tag gives
+// them.
+func (v *validator) inRange(key string, fv reflect.Value, lo, hi string) {
+	min, _ := strconv.ParseFloat(lo, 64)
+	max, _ := strconv.ParseFloat(hi, 64)
+	var val float64
+	if fv.CanInt() {
+		val = float64(fv.Int())
+	} else {
+		val = fv.Float()
+	}
+	if math.IsNaN(val) || val < min || val > max {
+		v.fail(key, fmt.Sprintf("%s = %v is out of range: want %s to %s", key, fv.Interface(), lo, hi))
 	}
 }

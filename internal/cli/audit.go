@@ -11,7 +11,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/audit"
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/present"
-	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
@@ -30,7 +29,7 @@ func runAudit(args []string, env Env) (int, error) {
 	tokenEnv := fs.String("token-env", "GITHUB_TOKEN", "the environment variable holding the token (never pass a token on the command line)")
 	pol := fs.String("policy", "default", "built-in policy name or TOML file (default: $"+policy.EnvConfig+", else default)")
 	profile := fs.String("profile", "", "policy profile (default: $"+policy.EnvProfile+", else $"+policy.EnvProjectType+")")
-	var onlyLabels, anyOfLabels, authors, exemptLabels strList
+	var onlyLabels, anyOfLabels, authors, exemptLabels csvList
 	fs.Var(&onlyLabels, "only-labels", "audit only pull requests carrying all of these labels (comma-separated, repeatable)")
 	fs.Var(&anyOfLabels, "any-of-labels", "audit only pull requests carrying one of these labels (comma-separated, repeatable)")
 	fs.Var(&authors, "authors", "audit these authors' pull requests (comma-separated, repeatable; default: the known coding-agent accounts; * for anyone)")
@@ -54,11 +53,8 @@ func runAudit(args []string, env Env) (int, error) {
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
-	if err := render.CheckFormat(*format); err != nil {
-		return 0, usagef("%v", err)
-	}
-	if *format == "agent" {
-		return 0, usagef("--format agent is a decision's block for the agent's prompt (check, record, status): want text, json or markdown for the audit")
+	if f := *format; f != "text" && f != "json" && f != "markdown" {
+		return 0, usagef("unknown format for the audit: --format %s (want text, json or markdown; agent is a decision's block for the agent's prompt: check, record, status)", f)
 	}
 	if *owner == "" || *name == "" {
 		o, n, _ := strings.Cut(env.Getenv("GITHUB_REPOSITORY"), "/")
@@ -67,21 +63,17 @@ func runAudit(args []string, env Env) (int, error) {
 	if *owner == "" || *name == "" {
 		return 0, usagef("audit: --owner and --name are required (or GITHUB_REPOSITORY=owner/name)")
 	}
-	actions := map[string][]string{}
-	for flagName, v := range map[string]string{"on-open": *onOpen, "on-half-open": *onHalfOpen} {
-		for _, a := range splitList(strList{v}) {
-			switch a {
-			case "label", "comment":
-				actions[flagName] = append(actions[flagName], a)
-			case "none":
-			default:
-				return 0, usagef("audit: --%s %q: want label, comment or none (exit codes: --fail-on-open)", flagName, a)
-			}
-		}
-	}
-	res, err := parseReserve(*reserve)
+	openActs, err := auditActions("on-open", *onOpen)
 	if err != nil {
 		return 0, err
+	}
+	halfOpenActs, err := auditActions("on-half-open", *onHalfOpen)
+	if err != nil {
+		return 0, err
+	}
+	res, err := audit.ParseReserve(*reserve)
+	if err != nil {
+		return 0, usagef("audit: --%v", err)
 	}
 	token := env.Getenv(*tokenEnv)
 	if token == "" && !*dryRun {
@@ -93,11 +85,11 @@ func runAudit(args []string, env Env) (int, error) {
 	}
 	opts := audit.Options{
 		Owner: *owner, Repo: *name, Policy: p, Profile: profileFrom(*profile, env),
-		Filters: audit.Filters{OnlyLabels: splitList(onlyLabels), AnyOfLabels: splitList(anyOfLabels), Authors: splitList(authors),
-			ExemptLabels: splitList(exemptLabels), ExemptDraft: *exemptDraft, StartDate: startDate.t},
+		Filters: audit.Filters{OnlyLabels: onlyLabels, AnyOfLabels: anyOfLabels, Authors: authors,
+			ExemptLabels: exemptLabels, ExemptDraft: *exemptDraft, StartDate: startDate.t},
 		Shard: audit.Shard{Index: *shardIndex, Count: *shardCount}, Budget: *budget, Reserve: res, DryRun: *dryRun,
 		Now: env.Now().UTC(), ManageLabels: *labels,
-		OnOpen: actions["on-open"], OnHalfOpen: actions["on-half-open"], Artifact: *artifact,
+		OnOpen: openActs, OnHalfOpen: halfOpenActs, Artifact: *artifact,
 	}
 	if *shardCount < 1 || *shardIndex < 0 || *shardIndex >= *shardCount {
 		return 0, usagef("audit: --shard-index %d must be from 0 to --shard-count %d minus 1", *shardIndex, *shardCount)
@@ -115,26 +107,54 @@ func runAudit(args []string, env Env) (int, error) {
 	co := github.Options{Token: token, BaseURL: cmp.Or(*apiURL, env.Getenv("GITHUB_API_URL")), Owner: *owner, Repo: *name,
 		DryRun: *dryRun, Now: env.Now, Sleep: env.Sleep}
 	st := &auditState{statePath: *statePath, resultPath: *resultPath, repository: *owner + "/" + *name, shard: opts.Shard.String()}
-	if err := st.load(env, &co, &opts); err != nil {
+	result, err := auditReport(env, co, opts, st, *format)
+	if err != nil {
 		return 0, err
+	}
+	if *failOnOpen && !*dryRun && len(result.Aborted()) > 0 {
+		return ExitOpen, nil
+	}
+	return ExitContinue, nil
+}
+
+// auditActions reads --on-open or --on-half-open: label, comment or none.
+func auditActions(flagName, v string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		switch a = strings.TrimSpace(a); a {
+		case "label", "comment":
+			out = append(out, a)
+		case "none", "":
+		default:
+			return nil, usagef("audit: --%s %q: want label, comment or none (exit codes: --fail-on-open)", flagName, a)
+		}
+	}
+	return out, nil
+}
+
+// auditReport runs the audit, keeps its state and result, and prints its
+// report (with a warning when the run stopped early).
+func auditReport(env Env, co github.Options, opts audit.Options, st *auditState, format string) (*present.AuditResult, error) {
+	if err := st.load(env, &co, &opts); err != nil {
+		return nil, err
 	}
 	client, err := github.New(co)
 	if err != nil {
-		return 0, usagef("audit: %v", err)
+		return nil, usagef("audit: %v", err)
 	}
 	result, err := audit.Run(context.Background(), client, opts)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if err := st.save(result); err != nil {
-		return 0, err
+		return nil, err
 	}
-	switch *format {
+	switch format {
 	case "json":
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(result); err != nil {
-			return 0, err
+			return nil, err
 		}
 	case "markdown":
 		fmt.Fprint(env.Stdout, present.AuditSummary(result))
@@ -144,31 +164,7 @@ func runAudit(args []string, env Env) (int, error) {
 	if s := present.AuditStop(result); s != "" {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: %s\n", oneLine(s))
 	}
-	if *failOnOpen && !*dryRun && len(result.Aborted()) > 0 {
-		return ExitOpen, nil
-	}
-	return ExitContinue, nil
-}
-
-func parseReserve(s string) (audit.Reserve, error) {
-	r, err := audit.ParseReserve(s)
-	if err != nil {
-		return r, usagef("audit: --%v", err)
-	}
-	return r, nil
-}
-
-// splitList splits repeatable comma-separated flag values.
-func splitList(values strList) []string {
-	var out []string
-	for _, v := range values {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
+	return result, nil
 }
 
 // dateFlag is a date (UTC midnight) or an RFC 3339 time.

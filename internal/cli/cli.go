@@ -116,38 +116,32 @@ func oneLine(s string) string {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "loopbreaker: a circuit breaker for autonomous coding loops")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage: loopbreaker COMMAND [flags]")
-	fmt.Fprintln(w)
+	fmt.Fprint(w, "loopbreaker: a circuit breaker for autonomous coding loops\n\nusage: loopbreaker COMMAND [flags]\n\n")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage or bad input,")
-	fmt.Fprintln(w, "  3 an internal or transient error (run again), 4 done (stop: the work is complete), 5 paused (a person must resume)")
-	fmt.Fprintln(w, "run 'loopbreaker help COMMAND' for a command's flags")
+	fmt.Fprint(w, `
+exit codes: 0 the loop may continue, 1 OPEN (stop the loop), 2 bad usage or bad input,
+  3 an internal or transient error (run again), 4 done (stop: the work is complete), 5 paused (a person must resume)
+run 'loopbreaker help COMMAND' for a command's flags
+`)
 }
 
 func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stdout, "usage: loopbreaker %s %s\n\n", name, synopsis)
-		flagUsage(env.Stdout, fs)
+		fs.SetOutput(env.Stdout)
+		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parseArgs parses and turns -h into printed help.
+// parseArgs parses flags; -h prints the command's usage (fs.Usage) and
+// returns flag.ErrHelp.
 func parseArgs(fs *flag.FlagSet, args []string, maxPositional int) error {
 	_, err := parsePositional(fs, args, maxPositional)
 	return err
-}
-
-// parsePositional parses and returns the positional arguments. For -h the
-// flag package has already printed the command's usage (fs.Usage).
-func parsePositional(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
-	return parse(fs, args, maxPositional)
 }
 
 func runVersion(args []string, env Env) (int, error) {

@@ -65,10 +65,8 @@ func internal(err error) error {
 // and timeouts), 2 for everything the user can fix.
 func exitForError(err error) int {
 	var ie *internalError
-	if errors.As(err, &ie) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return ExitInternal
-	}
-	if errors.Is(err, github.ErrRateLimited) {
+	if errors.As(err, &ie) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, github.ErrRateLimited) {
 		return ExitInternal
 	}
 	var api *github.APIError

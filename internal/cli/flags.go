@@ -71,6 +71,20 @@ func (l *strList) Set(s string) error {
 	return nil
 }
 
+// csvList is a repeatable flag of comma-separated values; blanks are
+// dropped.
+type csvList []string
+
+func (l *csvList) String() string { return strings.Join(*l, ",") }
+func (l *csvList) Set(s string) error {
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			*l = append(*l, f)
+		}
+	}
+	return nil
+}
+
 // timeFlag is an RFC 3339 time flag.
 type timeFlag struct {
 	t   time.Time
@@ -123,9 +137,9 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// parse parses flags, which may stand before or after positional
-// arguments, and returns the positional arguments.
-func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
+// parsePositional parses flags, which may stand before or after
+// positional arguments, and returns the positional arguments.
+func parsePositional(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
@@ -145,12 +159,6 @@ func parse(fs *flag.FlagSet, args []string, maxPositional int) ([]string, error)
 		return nil, usagef("%s: unexpected argument %q", fs.Name(), positional[maxPositional])
 	}
 	return positional, nil
-}
-
-// flagUsage prints a flag set's flags.
-func flagUsage(w io.Writer, fs *flag.FlagSet) {
-	fs.SetOutput(w)
-	fs.PrintDefaults()
 }
 
 // suggestFlag names the known flag closest to an unknown one ("" when

@@ -23,7 +23,7 @@ import (
 func runDiscover(args []string, env Env) (int, error) {
 	fs := newFlagSet("discover", "--org ORG | --repos OWNER/NAME,... [flags]", env)
 	orgName := fs.String("org", "", "the organisation (or user) whose open pull requests are searched")
-	var repos, authors, anyOfLabels, onlyLabels, exemptLabels strList
+	var repos, authors, anyOfLabels, onlyLabels, exemptLabels csvList
 	fs.Var(&repos, "repos", "list these repositories' open pull requests instead of searching (owner/name, comma-separated, repeatable)")
 	fs.Var(&authors, "authors", "the authors whose pull requests are audited (comma-separated, repeatable; default: the known coding-agent accounts; * for anyone)")
 	fs.Var(&anyOfLabels, "any-of-labels", "with --authors '*': pull requests carrying one of these labels (comma-separated, repeatable)")
@@ -42,8 +42,8 @@ func runDiscover(args []string, env Env) (int, error) {
 		return 0, usagef("discover: --pulls-per-shard %d: want at least 1", *perShard)
 	}
 	o := github.Options{Token: env.Getenv(*tokenEnv), BaseURL: cmp.Or(*apiURL, env.Getenv("GITHUB_API_URL")), Now: env.Now, Sleep: env.Sleep}
-	do := org.DiscoverOptions{Org: *orgName, Repos: splitList(repos), PullsPerShard: *perShard,
-		Filters: audit.Filters{Authors: splitList(authors), AnyOfLabels: splitList(anyOfLabels), OnlyLabels: splitList(onlyLabels), ExemptLabels: splitList(exemptLabels)},
+	do := org.DiscoverOptions{Org: *orgName, Repos: repos, PullsPerShard: *perShard,
+		Filters: audit.Filters{Authors: authors, AnyOfLabels: anyOfLabels, OnlyLabels: onlyLabels, ExemptLabels: exemptLabels},
 		Open: func(owner, name string) (github.PullService, error) {
 			ro := o
 			ro.Owner, ro.Repo = owner, name

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
@@ -13,13 +16,23 @@ import (
 )
 
 // profileFrom returns the profile flag, else LOOPBREAKER_PROFILE, else
-// PROJECT_TYPE.
-func profileFrom(flagValue string, env Env) string { return policy.ProfileFrom(flagValue, env.Getenv) }
+// PROJECT_TYPE ("" for none).
+func profileFrom(flagValue string, env Env) string {
+	for _, v := range []string{flagValue, env.Getenv(policy.EnvProfile), env.Getenv(policy.EnvProjectType)} {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
 
 // policyFrom returns the policy flag when it was given, else
 // CIRCUIT_CONFIG, else fallback.
 func policyFrom(flagValue string, given bool, env Env, fallback string) string {
-	return policy.NameFrom(flagValue, given, env.Getenv, fallback)
+	if given {
+		return flagValue
+	}
+	return cmp.Or(strings.TrimSpace(env.Getenv(policy.EnvConfig)), fallback)
 }
 
 // given reports whether the named flag was set on the command line.
@@ -36,9 +49,13 @@ func disabledFrom(fs *flag.FlagSet, flagValue bool, env Env) (bool, string, erro
 	if given(fs, "disabled") {
 		return flagValue, "--disabled", nil
 	}
-	off, _, err := policy.DisabledFrom(env.Getenv)
+	v := strings.TrimSpace(env.Getenv(policy.EnvDisabled))
+	if v == "" {
+		return false, "", nil
+	}
+	off, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, "", usagef("%s", render.Clean(err.Error()))
+		return false, "", usagef("%s", render.Clean(fmt.Sprintf("%s=%q is not true or false", policy.EnvDisabled, v)))
 	}
 	return off, policy.EnvDisabled + " is true", nil
 }

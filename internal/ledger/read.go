@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
@@ -76,19 +74,15 @@ func (l *Ledger) budget(n int, where string) bool {
 }
 
 // problem reports a skipped entry, keeping at most MaxProblems.
-func (l *Ledger) problem(file string, err error) {
-	if len(l.Problems) < MaxProblems {
-		l.Problems = append(l.Problems, Problem{file, err})
-		return
-	}
-	l.unlisted++
-}
+func (l *Ledger) problem(file string, err error) { l.report(file, err, MaxProblems) }
 
 // bound reports that a bound cut a file or the directory short. It is
 // listed even when MaxProblems entry problems already are (up to twice
 // that many problems in all), because it says what was not read.
-func (l *Ledger) bound(file string, err error) {
-	if len(l.Problems) < 2*MaxProblems {
+func (l *Ledger) bound(file string, err error) { l.report(file, err, 2*MaxProblems) }
+
+func (l *Ledger) report(file string, err error, most int) {
+	if len(l.Problems) < most {
 		l.Problems = append(l.Problems, Problem{file, err})
 		return
 	}
@@ -169,11 +163,7 @@ func readDir(dir string, limit int64) (*Ledger, error) {
 			l.bound(dir, fmt.Errorf("more than %d ledger files; the rest were skipped", MaxLedgerFiles))
 			break
 		}
-		if ext == ".zip" {
-			recs = l.keep(recs, l.readZip(path))
-			continue
-		}
-		more, ok := l.readFile(path)
+		more, ok := l.readFile(path, ext == ".zip")
 		if !ok {
 			break
 		}
@@ -183,19 +173,17 @@ func readDir(dir string, limit int64) (*Ledger, error) {
 	return l, nil
 }
 
-// readFile streams the records of one JSON file; ok is false when the
-// directory's byte budget is spent.
-func (l *Ledger) readFile(path string) (recs []Record, ok bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readFile reads the records of one JSON or zip file; ok is false when
+// the directory's byte budget is spent.
+func (l *Ledger) readFile(path string, zipped bool) (recs []Record, ok bool) {
+	f, st, err := regularfile.Open(path)
 	if err != nil {
 		l.problem(path, err)
 		return nil, true
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		l.problem(path, err)
-		return nil, true
+	if zipped {
+		return l.readZipFrom(f, st.Size(), path), true
 	}
 	if st.Size() > MaxFileBytes {
 		l.problem(path, fmt.Errorf("larger than %d bytes (skipped)", MaxFileBytes))
@@ -207,67 +195,21 @@ func (l *Ledger) readFile(path string) (recs []Record, ok bool) {
 	return l.readEntry(f, st.Size(), path), true
 }
 
-// countReader reads at most left bytes, counting them and keeping the
-// first read error other than io.EOF.
-type countReader struct {
-	r    io.Reader
-	n    int64
-	left int64
-	err  error
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.left -= int64(n)
-	if err != nil && err != io.EOF && c.err == nil {
-		c.err = err
-	}
-	return n, err
-}
-
 // readEntry reads the records of one file or zip entry of about size
 // bytes, reading at most MaxFileBytes: an entry that is larger, or that
 // cannot be read to its end, gives no records.
 func (l *Ledger) readEntry(r io.Reader, size int64, where string) []Record {
-	cr := &countReader{r: r, left: MaxFileBytes + 1}
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), MaxFileBytes)+bytes.MinRead))
-	_, _ = buf.ReadFrom(cr) // the error is cr.err's, below
-	data := buf.Bytes()
-	var recs []Record
-	if cr.err == nil && cr.n <= MaxFileBytes {
-		recs = l.decode(data, where)
-	}
+	n, err := buf.ReadFrom(io.LimitReader(r, MaxFileBytes+1))
 	switch {
-	case cr.err != nil:
-		l.problem(where, fmt.Errorf("corrupt entry: %w", cr.err))
+	case err != nil:
+		l.problem(where, fmt.Errorf("corrupt entry: %w", err))
 		return nil
-	case cr.n > MaxFileBytes:
+	case n > MaxFileBytes:
 		l.problem(where, fmt.Errorf("uncompressed size over %d bytes (skipped)", MaxFileBytes))
 		return nil
 	}
-	return recs
-}
-
-func (l *Ledger) readZip(path string) []Record {
-	f, err := os.Open(path)
-	if err != nil {
-		l.problem(path, err)
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		l.problem(path, err)
-		return nil
-	}
-	return l.readZipFrom(f, st.Size(), path)
+	return l.decode(buf.Bytes(), where)
 }
 
 // readZipFrom reads the records in a zip archive of size bytes; path names
@@ -323,42 +265,21 @@ func Decode(data []byte, where string) *Ledger {
 // at a time. After MaxBadEntries invalid entries the rest of the blob is
 // skipped.
 func (l *Ledger) decode(data []byte, where string) []Record {
-	return l.keep(nil, l.decodeFrom(bytes.NewReader(data), where))
-}
-
-// decodeFrom is decode reading from r.
-func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
-	br := bufio.NewReader(r)
-	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
-		br.Discard(3)
+	data = bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(data) == 0 {
+		l.problem(where, errors.New("empty file"))
+		return nil
 	}
-	var first byte
-	for {
-		c, err := br.ReadByte()
-		if err != nil {
-			if err == io.EOF {
-				l.problem(where, errors.New("empty file"))
-			} else {
-				l.problem(where, err)
-			}
-			return nil
-		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			first = c
-			br.UnreadByte()
-			break
-		}
-	}
-	dec := json.NewDecoder(br)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	array := first == '['
+	array := data[0] == '['
 	switch {
 	case array:
 		if _, err := dec.Token(); err != nil {
 			l.problem(where, fmt.Errorf("not a JSON array of records: %w", err))
 			return nil
 		}
-	case first != '{':
+	case data[0] != '{':
 		l.problem(where, errors.New("not JSON records (want an object, an array or JSON lines)"))
 		return nil
 	}
@@ -374,7 +295,13 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 			break
 		}
 		start := dec.InputOffset()
-		var w wireRecord
+		var w struct {
+			Record
+			// Records written when a run could go on from a checkpoint of an
+			// earlier fold may carry one: read and dropped, so that those
+			// ledgers still load, while any other unknown field is refused.
+			Checkpoint json.RawMessage `json:"checkpoint"`
+		}
 		err := dec.Decode(&w)
 		if err == io.EOF && !array {
 			break
@@ -388,10 +315,13 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 			l.problem(where, fmt.Errorf("%s after %d records: %w", kind, i, err))
 			break
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			err = fmt.Errorf("not a record: %w", err)
-		} else {
-			err = w.check(dec.InputOffset() - start)
+		case dec.InputOffset()-start > MaxRecordLen:
+			err = fmt.Errorf("record larger than %d bytes", MaxRecordLen)
+		default:
+			err = w.Validate()
 		}
 		if err != nil {
 			l.problem(fmt.Sprintf("%s[%d]", where, i), err)
@@ -406,24 +336,6 @@ func (l *Ledger) decodeFrom(r io.Reader, where string) []Record {
 		}
 	}
 	return out
-}
-
-// wireRecord is a record as read. Records written when a run could go on
-// from a checkpoint of an earlier fold may carry one: it is read and
-// dropped, so that those ledgers still load, while any other field this
-// program does not know is refused.
-type wireRecord struct {
-	Record
-	Checkpoint json.RawMessage `json:"checkpoint"`
-}
-
-// check reports a decoding error of the record, which took n bytes, or
-// why it is not valid.
-func (w *wireRecord) check(n int64) error {
-	if n > MaxRecordLen {
-		return fmt.Errorf("record larger than %d bytes", MaxRecordLen)
-	}
-	return w.Validate()
 }
 
 // Add adds records to the ledger, ordered and bounded as a reader of all

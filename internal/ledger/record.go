@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,89 +18,68 @@ const Version = 1
 
 // Bounds on one record.
 const (
-	MaxFailing   = 100
-	MaxErrors    = 64
-	MaxSample    = 1024
-	MaxName      = 512
-	MaxPhase     = 64
-	MaxTask      = 512     // bytes of current_task
-	MaxRecordLen = 1 << 20 // bytes of one record's JSON
+	MaxFailing     = 100
+	MaxErrors      = 64
+	MaxSample      = 1024
+	MaxName        = 512
+	MaxPhase       = 64
+	MaxTask        = 512     // bytes of current_task
+	MaxRecordLen   = 1 << 20 // bytes of one record's JSON
+	MaxWorkPaths   = 20
+	MaxLabelResets = 64
 )
 
-// Record is one iteration's evidence.
+// Record is one iteration's evidence; docs/cli.md says what each field
+// means. Records are evidence, never authority: git facts are recomputed,
+// label resets are checked against the label events.
 type Record struct {
-	Version    int   `json:"version"`
-	RunID      int64 `json:"run_id"`
-	RunAttempt int   `json:"run_attempt"`
-	// Iteration numbers the iterations of one run attempt (1, 2, ...), so
-	// that a job that runs several iterations keeps a record of each: a
-	// record is known by its run, attempt and iteration. It is absent from
-	// records outside GitHub (run 0) and from records older than it.
-	Iteration         int       `json:"iteration,omitempty"`
-	Commit            string    `json:"commit"`
-	At                time.Time `json:"at"`
-	Phase             string    `json:"phase"`
-	Tests             *Tests    `json:"tests"`
-	Errors            []Error   `json:"errors"`
-	Output            *Output   `json:"output"`
-	PermissionDenials int       `json:"permission_denials"`
-	CompletionClaimed bool      `json:"completion_claimed"`
-	QuestionsAsked    bool      `json:"questions_asked"`
-	ProgressPercent   *float64  `json:"progress_percent"`
-	Tasks             *Tasks    `json:"tasks"`
-	// CurrentTask is the task the agent's status block named (absent when
-	// it named none: the first unchecked task is read from git).
-	CurrentTask string `json:"current_task,omitempty"`
-	// LabelResets are the removals of the open label by people that the
-	// run writing the record applied as resets, every one it found. They
-	// are a claim, never authority: they tell a later run that the label
-	// events hold resets to apply, and that run applies only what the
-	// events show.
-	LabelResets []LabelReset `json:"label_resets,omitempty"`
-	// Admitted says the agent admitted no progress in the iteration (its
-	// commit message, status block or log), and Blocker is the blocker it
-	// reported as still in its way: kept so that a later fold, which reads
-	// only the newest iteration's log, still sees every earlier admission.
-	// Records written before these fields admit nothing.
+	Version           int          `json:"version"`
+	RunID             int64        `json:"run_id"`
+	RunAttempt        int          `json:"run_attempt"`
+	Iteration         int          `json:"iteration,omitempty"` // within the run attempt; absent outside GitHub
+	Commit            string       `json:"commit"`
+	At                time.Time    `json:"at"`
+	Phase             string       `json:"phase"`
+	Tests             *Tests       `json:"tests"`
+	Errors            []Error      `json:"errors"`
+	Output            *Output      `json:"output"`
+	PermissionDenials int          `json:"permission_denials"`
+	CompletionClaimed bool         `json:"completion_claimed"`
+	QuestionsAsked    bool         `json:"questions_asked"`
+	ProgressPercent   *float64     `json:"progress_percent"`
+	Tasks             *Tasks       `json:"tasks"`
+	CurrentTask       string       `json:"current_task,omitempty"`
+	LabelResets       []LabelReset `json:"label_resets,omitempty"`
+	// Admitted and Blocker are kept so that a later fold, which reads only
+	// the newest iteration's log, still sees every earlier admission.
 	Admitted bool   `json:"admitted,omitempty"`
 	Blocker  *Error `json:"blocker,omitempty"`
-	// Cost is what the agent reported the iteration cost (absent when it
-	// reported nothing): kept so that every later fold sums the same
-	// money, whichever run reads the ledger.
-	Cost *Cost `json:"cost,omitempty"`
-	// Seal authenticates the record (Sealer): absent from records written
-	// without a key.
-	Seal string `json:"seal,omitempty"`
-	// Work is what a local loop measured of its working tree since its
-	// previous record, committed or not, and FilesModified the agent's own
-	// count of the files it modified (a claim). Records written on GitHub
-	// have neither: git alone says what changed there.
+	// Cost is kept so that every later fold sums the same money, whichever
+	// run reads the ledger.
+	Cost *Cost  `json:"cost,omitempty"`
+	Seal string `json:"seal,omitempty"` // see Sealer
+	// Work and FilesModified are a local loop's: on GitHub git alone says
+	// what changed.
 	Work          *Work `json:"work,omitempty"`
 	FilesModified *int  `json:"files_modified,omitempty"`
 }
 
-// Cost is an iteration's cost: dollars (to the micro-dollar), tokens, or
-// both.
-type Cost struct {
-	USD    *float64 `json:"usd,omitempty"`
-	Tokens *int64   `json:"tokens,omitempty"`
-}
+// Output, Tasks and Cost are written as the breaker holds them; a record's
+// cost is rounded to the micro-dollar.
+type (
+	Output = breaker.Output
+	Tasks  = breaker.Tasks
+	Cost   = breaker.Cost
+)
 
 // Work is a local loop's measure of its working tree since the previous
-// record.
+// record: the meaningful files changed, committed or not, those of them
+// the record's commits do not hold, and some of their paths.
 type Work struct {
-	// Files counts the meaningful files changed, committed or not;
-	// Uncommitted those of them that the commits the record covers do not
-	// hold.
-	Files       int `json:"files"`
-	Uncommitted int `json:"uncommitted,omitempty"`
-	// Paths are some of the uncommitted ones (all changed ones without a
-	// commit), for display.
-	Paths []string `json:"paths,omitempty"`
+	Files       int      `json:"files"`
+	Uncommitted int      `json:"uncommitted,omitempty"`
+	Paths       []string `json:"paths,omitempty"`
 }
-
-// MaxWorkPaths bounds the paths a record's work keeps.
-const MaxWorkPaths = 20
 
 // LabelReset is a removal of the open label that a run applied as a
 // reset: when, and by whom.
@@ -107,9 +87,6 @@ type LabelReset struct {
 	At time.Time `json:"at"`
 	By string    `json:"by"`
 }
-
-// MaxLabelResets bounds a record's label resets.
-const MaxLabelResets = 64
 
 // Tests are a record's test totals.
 type Tests struct {
@@ -125,18 +102,6 @@ type Error struct {
 	Sample string `json:"sample"`
 }
 
-// Output is the agent output volume.
-type Output struct {
-	Lines int   `json:"lines"`
-	Bytes int64 `json:"bytes"`
-}
-
-// Tasks are task-list counts.
-type Tasks struct {
-	Done  int `json:"done"`
-	Total int `json:"total"`
-}
-
 // Validate checks a record against the schema and its bounds.
 func (r *Record) Validate() error {
 	var errs []error
@@ -149,14 +114,13 @@ func (r *Record) Validate() error {
 	case r.Version < 0:
 		bad("version %d is not valid", r.Version)
 	}
-	if r.RunID < 0 {
-		bad("run_id %d is negative", r.RunID)
-	}
-	if r.RunAttempt < 0 {
-		bad("run_attempt %d is negative", r.RunAttempt)
-	}
-	if r.Iteration < 0 {
-		bad("iteration %d is negative", r.Iteration)
+	for _, n := range []struct {
+		field string
+		v     int64
+	}{{"run_id", r.RunID}, {"run_attempt", int64(r.RunAttempt)}, {"iteration", int64(r.Iteration)}, {"permission_denials", int64(r.PermissionDenials)}} {
+		if n.v < 0 {
+			bad("%s %d is negative", n.field, n.v)
+		}
 	}
 	if r.Commit != "" && !isHex(r.Commit, 40) {
 		bad("commit %q is not a full lowercase 40-hex hash", clip(r.Commit))
@@ -174,11 +138,8 @@ func (r *Record) Validate() error {
 		if len(t.Failing) > MaxFailing {
 			bad("tests.failing has %d names (at most %d)", len(t.Failing), MaxFailing)
 		}
-		for _, n := range t.Failing {
-			if len(n) > MaxName {
-				bad("tests.failing has a name longer than %d bytes", MaxName)
-				break
-			}
+		if slices.ContainsFunc(t.Failing, func(n string) bool { return len(n) > MaxName }) {
+			bad("tests.failing has a name longer than %d bytes", MaxName)
 		}
 	}
 	if len(r.Errors) > MaxErrors {
@@ -195,9 +156,6 @@ func (r *Record) Validate() error {
 	}
 	if o := r.Output; o != nil && (o.Lines < 0 || o.Bytes < 0) {
 		bad("output has a negative count")
-	}
-	if r.PermissionDenials < 0 {
-		bad("permission_denials %d is negative", r.PermissionDenials)
 	}
 	if p := r.ProgressPercent; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 100) {
 		bad("progress_percent %v is out of range 0 to 100", *p)
@@ -228,11 +186,10 @@ func (r *Record) Validate() error {
 	if r.Seal != "" && !isHex(r.Seal, 64) {
 		bad("seal is not a lowercase 64-hex HMAC-SHA256")
 	}
-	for i, x := range r.LabelResets {
-		if x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By) {
-			bad("label_resets[%d] needs a time (at) and a login (by) of at most %d bytes of UTF-8", i, MaxName)
-			break
-		}
+	if i := slices.IndexFunc(r.LabelResets, func(x LabelReset) bool {
+		return x.At.IsZero() || x.By == "" || len(x.By) > MaxName || !utf8.ValidString(x.By)
+	}); i >= 0 {
+		bad("label_resets[%d] needs a time (at) and a login (by) of at most %d bytes of UTF-8", i, MaxName)
 	}
 	return errors.Join(errs...)
 }
@@ -248,25 +205,7 @@ func (e *Error) check(field string, bad func(format string, args ...any)) {
 }
 
 // isHex reports whether s is n lowercase hex digits.
-func isHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !lowerHex[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// lowerHex marks the lowercase hex digits.
-var lowerHex = func() (t [256]bool) {
-	for _, c := range "0123456789abcdef" {
-		t[c] = true
-	}
-	return t
-}()
+func isHex(s string, n int) bool { return len(s) == n && strings.Trim(s, "0123456789abcdef") == "" }
 
 // clip cuts s to 60 bytes and the ellipsis, never splitting a rune.
 func clip(s string) string { return textcut.Bytes(s, 60+len(textcut.Ellipsis), textcut.Ellipsis) }
@@ -283,10 +222,7 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 			r.Tests.Failing = append(r.Tests.Failing, fit(n, MaxName))
 		}
 	}
-	for _, e := range it.Errors {
-		if len(r.Errors) == MaxErrors {
-			break
-		}
+	for _, e := range it.Errors[:min(len(it.Errors), MaxErrors)] {
 		r.Errors = append(r.Errors, errorOf(e))
 	}
 	if it.Admitted {
@@ -296,28 +232,17 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 			r.Blocker = &e
 		}
 	}
-	if o := it.Output; o != nil {
-		r.Output = &Output{Lines: o.Lines, Bytes: o.Bytes}
-	}
-	if p := it.ProgressPercent; p != nil {
-		v := *p
-		r.ProgressPercent = &v
-	}
-	if t := it.Tasks; t != nil {
-		r.Tasks = &Tasks{Done: t.Done, Total: t.Total}
-	}
+	r.Output = clone(it.Output)
+	r.ProgressPercent = clone(it.ProgressPercent)
+	r.Tasks = clone(it.Tasks)
 	if c := it.CurrentTask; c != nil && c.FromStatus() {
 		r.CurrentTask = fit(c.Text, MaxTask)
 	}
 	if c := it.Cost; c != nil && (c.USD != nil || c.Tokens != nil) {
-		r.Cost = &Cost{}
+		r.Cost = &Cost{Tokens: clone(c.Tokens)}
 		if c.USD != nil {
 			v := math.Round(*c.USD*1e6) / 1e6
 			r.Cost.USD = &v
-		}
-		if c.Tokens != nil {
-			v := *c.Tokens
-			r.Cost.Tokens = &v
 		}
 	}
 	return r
@@ -328,12 +253,15 @@ func FromIteration(it *breaker.Iteration, runID int64, attempt int) Record {
 // over its bound (a failing test named with 600 bytes) makes the reader
 // skip the whole record, and with it the iteration that opened the
 // breaker.
-func fit(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= n {
-		return s
+func fit(s string, n int) string { return textcut.Bytes(strings.ToValidUTF8(s, ""), n, "") }
+
+// clone is a copy of *p (nil for nil).
+func clone[T any](p *T) *T {
+	if p == nil {
+		return nil
 	}
-	return strings.ToValidUTF8(s[:n], "")
+	v := *p
+	return &v
 }
 
 // errorOf is the record of a signature, its sample bounded.
@@ -357,32 +285,23 @@ func (r *Record) Apply(it *breaker.Iteration) {
 	for _, e := range r.Errors {
 		it.Errors = append(it.Errors, breaker.Signature{Hash: e.Hash, Sample: e.Sample})
 	}
-	if o := r.Output; o != nil {
-		it.Output = &breaker.Output{Lines: o.Lines, Bytes: o.Bytes}
+	if r.Output != nil {
+		it.Output = clone(r.Output)
 	}
 	it.PermissionDenials = r.PermissionDenials
 	it.CompletionClaimed = it.CompletionClaimed || r.CompletionClaimed
 	it.QuestionsAsked = r.QuestionsAsked
 	if p := r.ProgressPercent; p != nil {
-		v := *p
-		it.ProgressPercent = &v
+		it.ProgressPercent = clone(p)
 	}
-	if it.Tasks == nil && r.Tasks != nil {
-		it.Tasks = &breaker.Tasks{Done: r.Tasks.Done, Total: r.Tasks.Total}
+	if it.Tasks == nil {
+		it.Tasks = clone(r.Tasks)
 	}
 	if t := breaker.StatusTask(r.CurrentTask); t != nil {
 		it.CurrentTask = t
 	}
 	if c := r.Cost; c != nil {
-		it.Cost = &breaker.Cost{}
-		if c.USD != nil {
-			v := *c.USD
-			it.Cost.USD = &v
-		}
-		if c.Tokens != nil {
-			v := *c.Tokens
-			it.Cost.Tokens = &v
-		}
+		it.Cost = &breaker.Cost{USD: clone(c.USD), Tokens: clone(c.Tokens)}
 	}
 	// An admission only makes the breaker stricter: the record's adds to
 	// what the commit message admitted.
@@ -403,8 +322,7 @@ func (r *Record) Apply(it *breaker.Iteration) {
 // was committed (work committed now was counted when it was written).
 func (r *Record) ApplyLocal(it *breaker.Iteration) {
 	if f := r.FilesModified; f != nil {
-		v := *f
-		it.ClaimedFiles = &v
+		it.ClaimedFiles = clone(f)
 	}
 	w := r.Work
 	switch {

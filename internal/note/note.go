@@ -5,109 +5,45 @@ import (
 	"slices"
 )
 
-// Code is a note's stable, machine-readable name. Codes are lowercase
-// snake_case and never change meaning; a new kind of note gets a new code.
+// Code is a note's stable, machine-readable name: lowercase snake_case,
+// never changing meaning (a new kind of note gets a new code).
+// docs/cli.md says what each one means.
 type Code string
 
 // The codes of every note loopbreaker writes.
 const (
-	// EmptyRepository: HEAD has no commit yet; there are 0 iterations.
-	EmptyRepository Code = "empty_repository"
-	// NoBase: no --base was given and HEAD is on the default branch, so the
-	// merge base is HEAD and there are 0 iterations. The command line
-	// refuses this (exit 2) and asks for a base.
-	NoBase Code = "no_base"
-	// NoDefaultBranch: no default branch was found; counting from the root.
-	NoDefaultBranch Code = "no_default_branch"
-	// UnrelatedHistory: HEAD shares no history with the default branch;
-	// counting from the root.
-	UnrelatedHistory Code = "unrelated_history"
-	// BaseOffChain: the base is not on HEAD's first-parent chain.
-	BaseOffChain Code = "base_off_chain"
-	// ShallowClone: the clone is shallow and part of the loop may be
-	// missing; fetch the full history.
-	ShallowClone Code = "shallow_clone"
-	// HistoryTruncated: the history is longer than the most commits read;
-	// only the newest are iterations.
-	HistoryTruncated Code = "history_truncated"
-	// GitHistory: any other fact about how the git history was read.
-	GitHistory Code = "git_history"
-	// NoIterations: HEAD has no commits after the base.
-	NoIterations Code = "no_iterations"
-	// EvidenceUnused: reports or a log were read but there was no iteration
-	// to apply them to.
-	EvidenceUnused Code = "evidence_unused"
-	// DatesClamped: a commit date before the previous iteration or after
-	// the run was taken at that time instead.
-	DatesClamped Code = "dates_clamped"
-	// LedgerMissing: the --ledger directory does not exist; the iterations
-	// are the commits.
-	LedgerMissing Code = "ledger_missing"
-	// LedgerEmpty: the --ledger directory holds no record; the iterations
-	// are the commits.
-	LedgerEmpty Code = "ledger_empty"
-	// Unreadable: a git object is not in the repository (a partial clone, a
-	// copy without large files) or a directory is nested too deep: its
-	// file counts as changed, or its task list is left out.
-	Unreadable Code = "unreadable"
-	// LedgerEntrySkipped: a ledger record or file was corrupt, foreign or
-	// over a limit and was skipped.
-	LedgerEntrySkipped Code = "ledger_entry_skipped"
-	// LedgerCommitMissing: a record's commit is not in the repository
-	// (force-pushed or not fetched); it counts as an iteration without
-	// change.
-	LedgerCommitMissing Code = "ledger_commit_missing"
-	// RecordsDropped: a record file holds more records than a ledger
-	// keeps; the oldest were dropped from it.
-	RecordsDropped Code = "records_dropped"
-	// TestReport: the test report reader skipped or cut something.
-	TestReport Code = "test_report"
-	// AgentLog: the agent log reader skipped or cut something.
-	AgentLog Code = "agent_log"
-	// PolicyUncommitted: the --policy file differs from its version at
-	// HEAD; which one was used is said in the text.
-	PolicyUncommitted Code = "policy_uncommitted"
-	// PolicyOutsideRepository: the --policy file is a link to a file
-	// outside the repository, not under version control.
-	PolicyOutsideRepository Code = "policy_outside_repository"
-	// PolicyChanged: the state file was created with another policy.
-	PolicyChanged Code = "policy_changed"
-	// ClockBehind: this machine's clock is behind the state file's newest
-	// event; the call was taken at that event's time.
-	ClockBehind Code = "clock_behind"
-	// ResetTimeAdjusted: a reset's --at was before the state file's newest
-	// event and was taken at that event's time.
-	ResetTimeAdjusted Code = "reset_time_adjusted"
-	// GitHub: a fact from the GitHub side of a run (the Action or the
-	// audit): where earlier records came from, an artifact that expired, a
-	// person's control that was not trusted.
-	GitHub Code = "github"
-	// PhaseNotSkipped: a person's skip-phase found no next phase in the
-	// policy's phase_order (the loop has no phase, one outside the order,
-	// or the last); the breaker was reset, the phase kept.
-	PhaseNotSkipped Code = "phase_not_skipped"
-	// LoopStarted: a check with no flags kept the loop's start (HEAD) and
-	// its ledger in the local state directory; each check is an iteration.
-	LoopStarted Code = "loop_started"
-	// NoLocalState: there is no local state directory (no HOME), so a check
-	// with no flags folds the commits.
-	NoLocalState Code = "no_local_state"
-	// ReportMissing: a --reports glob matched no file: the iteration is
-	// taken as a build that produced no report.
-	ReportMissing Code = "report_missing"
-	// Cost: a cost the agent log reports was missing, malformed or not
-	// read; it counts as no cost, never as an invented one.
-	Cost Code = "cost"
-	// RecordUnsealed: with a digest key, a record (in an artifact or the
-	// job's record file) carried no seal or one that does not verify; it
-	// was ignored.
-	RecordUnsealed Code = "record_unsealed"
-	// RecordStale: with a digest key, a sealed digest or record artifact
-	// older than a newer one it would stand for (an artifact whose newest
-	// record is not its own run's, a digest behind the loop's newest
-	// record artifact, or one whose freshness could not be checked) was
-	// ignored, or used only where it cannot loosen the decision.
-	RecordStale Code = "record_stale"
+	EmptyRepository         Code = "empty_repository"          // HEAD has no commit yet
+	NoBase                  Code = "no_base"                   // no --base and HEAD is on the default branch
+	NoDefaultBranch         Code = "no_default_branch"         // counting from the root
+	UnrelatedHistory        Code = "unrelated_history"         // HEAD shares no history with the default branch
+	BaseOffChain            Code = "base_off_chain"            // the base is not on HEAD's first-parent chain
+	ShallowClone            Code = "shallow_clone"             // part of the loop may be missing
+	HistoryTruncated        Code = "history_truncated"         // only the newest commits are iterations
+	GitHistory              Code = "git_history"               // any other fact about reading the history
+	NoIterations            Code = "no_iterations"             // HEAD has no commits after the base
+	EvidenceUnused          Code = "evidence_unused"           // reports or a log but no iteration
+	DatesClamped            Code = "dates_clamped"             // a commit date out of order was clamped
+	LedgerMissing           Code = "ledger_missing"            // the --ledger directory does not exist
+	LedgerEmpty             Code = "ledger_empty"              // the --ledger directory holds no record
+	Unreadable              Code = "unreadable"                // a git object or directory could not be read
+	LedgerEntrySkipped      Code = "ledger_entry_skipped"      // a corrupt, foreign or oversized record
+	LedgerCommitMissing     Code = "ledger_commit_missing"     // a record's commit is not in the repository
+	RecordsDropped          Code = "records_dropped"           // the oldest records of a record file were dropped
+	TestReport              Code = "test_report"               // the test report reader skipped or cut something
+	AgentLog                Code = "agent_log"                 // the agent log reader skipped or cut something
+	PolicyUncommitted       Code = "policy_uncommitted"        // the --policy file differs from HEAD's
+	PolicyOutsideRepository Code = "policy_outside_repository" // the --policy file links outside the repository
+	PolicyChanged           Code = "policy_changed"            // the state file was created with another policy
+	ClockBehind             Code = "clock_behind"              // the clock is behind the state file's newest event
+	ResetTimeAdjusted       Code = "reset_time_adjusted"       // a reset's --at was before the newest event
+	GitHub                  Code = "github"                    // a fact from the GitHub side of a run
+	PhaseNotSkipped         Code = "phase_not_skipped"         // skip-phase found no next phase
+	LoopStarted             Code = "loop_started"              // a check with no flags started the loop here
+	NoLocalState            Code = "no_local_state"            // no local state directory: the commits are folded
+	ReportMissing           Code = "report_missing"            // a --reports glob matched no file
+	Cost                    Code = "cost"                      // a reported cost was missing, malformed or not read
+	RecordUnsealed          Code = "record_unsealed"           // a record's seal was missing or wrong: ignored
+	RecordStale             Code = "record_stale"              // a sealed digest or record artifact was stale
 )
 
 // Codes lists every code, in the order above.
@@ -121,9 +57,6 @@ func Codes() []Code {
 
 // Known reports whether c is one of the codes above.
 func (c Code) Known() bool { return slices.Contains(Codes(), c) }
-
-// String is the code itself.
-func (c Code) String() string { return string(c) }
 
 // Note is one note: its code and its text for people. The text may quote
 // agent-controlled names (files, revisions) and is escaped by whoever

@@ -21,10 +21,9 @@ import (
 // file.
 var ErrNotRegular = errors.New("not a regular file")
 
-// Open opens path for reading without waiting on a named pipe and returns
-// it with its description; a file that is not a regular one (a named pipe,
-// a socket, a device, a directory) is an error naming it and what it is,
-// wrapping ErrNotRegular.
+// Open opens path for reading, never waiting on a named pipe, and returns
+// it with its description; what is not a regular file is an error naming
+// it and what it is, wrapping ErrNotRegular.
 func Open(path string) (*os.File, fs.FileInfo, error) {
 	// O_NONBLOCK: opening a named pipe without a writer must not block.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -46,17 +45,16 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
-// Read reads the regular file at path, at most max bytes: what is not a
-// regular file is refused without waiting or reading, and a larger file
-// without reading more than max+1 bytes. A missing file is an error
-// wrapping fs.ErrNotExist. what names the file in errors ("state file").
+// Read reads the regular file at path, at most max bytes (a larger one is
+// refused); a missing file is an error wrapping fs.ErrNotExist. what names
+// the file in errors ("state file").
 func Read(path string, max int64, what string) ([]byte, error) {
 	f, st, err := Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, path, bare(err))
 	}
 	defer f.Close()
-	tooLarge := fmt.Errorf("%s %s: larger than %d bytes; not a file this program wrote", what, path, max)
+	tooLarge := fmt.Errorf("%s %s: larger than %d bytes", what, path, max)
 	if st.Size() > max {
 		return nil, tooLarge
 	}
@@ -70,14 +68,13 @@ func Read(path string, max int64, what string) ([]byte, error) {
 	return data, nil
 }
 
-// NotRegular is the error for path, of mode m, not being a regular file:
-// "open PATH: not a regular file (a named pipe)".
+// NotRegular is the error for path, of mode m, not being a regular file.
 func NotRegular(path string, m fs.FileMode) error {
 	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(m))}
 }
 
-// Irregular reports whether m is a named pipe, a socket or a device: a file
-// that is never read, where a directory or a link may just be skipped.
+// Irregular reports whether m is a named pipe, a socket or a device: never
+// read, where a directory or a link may just be skipped.
 func Irregular(m fs.FileMode) bool {
 	return m&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0
 }
@@ -102,9 +99,8 @@ func Kind(m fs.FileMode) string {
 // WriteAtomic replaces path with data through a synced temporary file in
 // its directory. A new file gets perm; an existing one keeps its mode (and,
 // where the process may, its owner). A symbolic link at path is replaced,
-// not followed (see Target for writing through one). Anything else that is
-// not a regular file (a directory, a named pipe, a device) is refused and
-// left alone. Errors name path, never the temporary file.
+// not followed (see Target); anything else that is not a regular file is
+// refused. Errors name path, never the temporary file.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	old, err := os.Lstat(path)
 	switch {
@@ -176,12 +172,9 @@ func bare(err error) error {
 const maxLinks = 40
 
 // Target is the file that writing path through its symbolic links should
-// replace: path itself when it is not a link, else the file the links name
-// in the end, which need not exist yet (a relative link is read from the
-// link's directory). A link is kept and the file it names is written, so a
-// state file kept elsewhere and linked into a work tree stays one file. A
-// target that exists but is not a regular file is refused: nothing is then
-// locked, created or written beside it.
+// replace: path itself, or the file the links name in the end, which need
+// not exist yet; so a state file linked into a work tree stays one file. A
+// target that exists but is not a regular file is refused.
 func Target(path string) (string, error) {
 	p := path
 	for i := 0; ; i++ {
@@ -217,11 +210,10 @@ func Target(path string) (string, error) {
 }
 
 // Lock takes an exclusive advisory lock beside the file at path
-// (FILE.lock) so that the read-modify-write cycles of concurrent calls on
-// it are serialised, never interleaved; the directory is created (0700)
-// when missing. The returned function releases it. A lock file that is a
-// symbolic link, a directory or anything but a regular file is refused:
-// the lock is this program's own file.
+// (FILE.lock), so that concurrent read-modify-write cycles on it are
+// serialised; the directory is created (0700) when missing. The returned
+// function releases it. A lock file that is not a regular file (a link
+// included) is refused.
 func Lock(path string) (func(), error) {
 	name := path + ".lock"
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -249,9 +241,8 @@ func Lock(path string) (func(), error) {
 	}, nil
 }
 
-// removeStaleTemps deletes the temporary files of WriteAtomic that a
-// process killed while writing path left behind. Only the holder of the
-// lock writes path, so under the lock every such file is an orphan.
+// removeStaleTemps deletes the temporary files of WriteAtomic that a killed
+// writer of path left: under the lock, every such file is an orphan.
 func removeStaleTemps(path string) {
 	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
 	entries, _ := os.ReadDir(dir)

@@ -9,14 +9,11 @@ import (
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// The markers of the agent-facing block, each on a line of its own.
+// The markers of the agent-facing block (OPEN) and of the completion block
+// (the loop's work is done), each on a line of its own.
 const (
-	AgentBlockOpen  = "---CIRCUIT_BREAKER_OPEN---"
-	AgentBlockClose = "---END_CIRCUIT_BREAKER_OPEN---"
-)
-
-// The markers of the completion block: the loop's work is done.
-const (
+	AgentBlockOpen     = "---CIRCUIT_BREAKER_OPEN---"
+	AgentBlockClose    = "---END_CIRCUIT_BREAKER_OPEN---"
 	CompleteBlockOpen  = "---LOOP_COMPLETE---"
 	CompleteBlockClose = "---END_LOOP_COMPLETE---"
 )
@@ -74,8 +71,7 @@ func LocalFailureContext(d *breaker.Decision, reset string) string {
 	if g := d.Guidance; g != nil {
 		fmt.Fprintf(&b, " Guidance from %s: %s", Clean(g.By), Clean(g.Text))
 	}
-	s := b.String()
-	return textcut.Bytes(s, maxFailureContext, textcut.Ellipsis)
+	return textcut.Bytes(b.String(), maxFailureContext, textcut.Ellipsis)
 }
 
 // agentBlockFor is the agent-facing block for an OPEN breaker, between
@@ -95,31 +91,29 @@ func agentBlockFor(d *breaker.Decision, reset string) string {
 }
 
 func agentBlock(d *breaker.Decision, n int, reset string) string {
-	field := func(s string) string { return agentText(s, n) }
+	field := func(s, none string) string {
+		if s == "" {
+			return none
+		}
+		return agentText(s, n)
+	}
 	var b strings.Builder
 	line := func(label, value string) { fmt.Fprintf(&b, "%s: %s\n", label, value) }
 	b.WriteString(AgentBlockOpen + "\n")
-	phase := "none"
-	if d.Phase != "" {
-		phase = field(d.Phase)
-	}
+	phase := field(d.Phase, "none")
 	line("PHASE", phase)
 	reason := "held open"
 	if d.Reason != nil {
-		reason = field(*d.Reason)
+		reason = field(*d.Reason, "")
 	}
 	if t := trigger(d); t != "" {
-		reason += " [" + field(t) + "]"
+		reason += " [" + field(t, "") + "]"
 	}
 	line("REASON", reason)
 	line("ITERATIONS", fmt.Sprint(d.Iteration))
 	line("TESTS_PASSING", testsPassing(d))
-	lastErr := "none"
-	if e := lastError(d); e != "" {
-		lastErr = field(e)
-	}
-	line("LAST_ERROR", lastErr)
-	line("ACTION", field(openAction(d)))
+	line("LAST_ERROR", field(lastError(d), "none"))
+	line("ACTION", field(openAction(d), ""))
 	advice := d.Advice
 	if advice == "" {
 		if st := Strategies(trigger(d)); len(st) > 0 {
@@ -127,14 +121,14 @@ func agentBlock(d *breaker.Decision, n int, reset string) string {
 		}
 	}
 	if advice != "" {
-		line("ADVICE", field(advice))
+		line("ADVICE", field(advice, ""))
 	}
 	if g := d.Guidance; g != nil {
-		line("GUIDANCE", field(g.Text)+" (from "+field(g.By)+")")
+		line("GUIDANCE", field(g.Text, "")+" (from "+field(g.By, "")+")")
 	}
 	if reset != "" {
 		b.WriteString("\nOPTIONS (for a person):\n")
-		fmt.Fprintf(&b, "1. Reset and retry when the cause is fixed: %s\n2. Stop the loop.\n", field(reset))
+		fmt.Fprintf(&b, "1. Reset and retry when the cause is fixed: %s\n2. Stop the loop.\n", field(reset, ""))
 		b.WriteString(AgentBlockClose)
 		return b.String()
 	}

@@ -7,31 +7,13 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 )
 
-// The sparkline draws each iteration's progress score as one character on
-// a fixed scale, the same for every loop, so that two charts compare: the
-// zero line is the middle of the cell (─), positive scores are bars
-// taller than half the cell and negative ones shorter. A state change is
-// marked by the new state's sign before the iteration that made it, and
-// an iteration that ran while the breaker was OPEN (not measured) is ×;
-// ! follows an iteration that gave a trend warning.
+// The sparkline draws each score on a fixed scale, the same for every
+// loop, so that two charts compare.
 const (
 	zeroGlyph    = '─'
 	ignoredGlyph = '×'
 	trendGlyph   = '!'
 )
-
-// levels are the bars by score, lowest first: the first whose bound the
-// score does not exceed draws it (zero has zeroGlyph).
-var levels = []struct {
-	upTo  int
-	glyph rune
-}{
-	{-4, '▁'}, {-2, '▂'}, {-1, '▃'},
-	{1, '▅'}, {3, '▆'}, {6, '▇'},
-}
-
-// fullBar draws scores above the last level.
-const fullBar = '█'
 
 // ChartLegend explains the sparkline's signs, for a caption.
 const ChartLegend = "on a fixed scale ─ is 0, taller bars are positive and shorter ones negative; ◐ HALF_OPEN, ● OPEN and ○ CLOSED mark where a state began; × ran while OPEN (not scored)"
@@ -61,25 +43,33 @@ func stateMark(s breaker.State) rune {
 	return '○'
 }
 
-// bar is the character of one score.
+// bar is the character of one score: ─ for zero, taller bars for positive
+// scores and shorter ones for negative.
 func bar(score int) rune {
-	if score == 0 {
+	switch {
+	case score == 0:
 		return zeroGlyph
+	case score <= -4:
+		return '▁'
+	case score <= -2:
+		return '▂'
+	case score < 0:
+		return '▃'
+	case score <= 1:
+		return '▅'
+	case score <= 3:
+		return '▆'
+	case score <= 6:
+		return '▇'
 	}
-	for _, l := range levels {
-		if score <= l.upTo {
-			return l.glyph
-		}
-	}
-	return fullBar
+	return '█'
 }
 
-// Sparkline draws the steps, oldest first: one character per iteration
-// (followed by ! when it gave a trend warning), a mark before each
-// iteration whose state differs from the one before it (and before the
-// first when it is not CLOSED), and a closing mark when
-// final, the state now, differs from the newest step's (a reset or a
-// cooldown after the last iteration). It is empty for no step.
+// Sparkline draws the steps, oldest first: one character per iteration (×
+// when it ran while OPEN, then ! when it gave a trend warning), a mark
+// before each iteration whose state differs from the one before it (from
+// CLOSED), and a closing mark when final, the state now, differs from the
+// newest step's (a reset or a cooldown after the last iteration).
 func Sparkline(steps []breaker.Step, final breaker.State) string {
 	if len(steps) == 0 {
 		return ""

@@ -30,7 +30,7 @@ func NextSteps(d *breaker.Decision) (next, more []string) {
 	if len(st) <= maxNextSteps {
 		return st, nil
 	}
-	return st[:maxNextSteps], st[maxNextSteps:]
+	return st[:maxNextSteps:maxNextSteps], st[maxNextSteps:]
 }
 
 // Warning is a warning's text for a line that already says it is a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,10 +20,8 @@ var Formats = []string{"text", "json", "markdown", "agent"}
 
 // CheckFormat rejects an unknown format name.
 func CheckFormat(f string) error {
-	for _, x := range Formats {
-		if f == x {
-			return nil
-		}
+	if slices.Contains(Formats, f) {
+		return nil
 	}
 	return fmt.Errorf("unknown format %q: want text, json, markdown or agent", f)
 }
@@ -57,7 +56,12 @@ const StatusLogDetails = "<details><summary>Status log</summary>"
 func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 	switch format {
 	case "json":
-		return writeObject(w, d, o.Notes, o.failureContext(d))
+		b, err := encodeObject(d, o.Notes, o.failureContext(d))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
 	case "markdown":
 		_, err := io.WriteString(w, MarkdownReport(d, o))
 		return err
@@ -65,7 +69,11 @@ func Write(w io.Writer, format string, d *breaker.Decision, o Options) error {
 		_, err := io.WriteString(w, Text(d, o))
 		return err
 	case "agent":
-		return writeAgent(w, o.failureContext(d))
+		if fc := o.failureContext(d); fc != "" {
+			_, err := io.WriteString(w, fc+"\n")
+			return err
+		}
+		return nil
 	}
 	return CheckFormat(format)
 }
@@ -94,15 +102,6 @@ func encodeObject(d *breaker.Decision, notes []note.Note, fc string) ([]byte, er
 		return nil, fmt.Errorf("encode decision: %w", err)
 	}
 	return b, nil
-}
-
-func writeObject(w io.Writer, d *breaker.Decision, notes []note.Note, fc string) error {
-	b, err := encodeObject(d, notes, fc)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // EncodeDisabled is the object of a run the breaker is off for: state
@@ -135,14 +134,6 @@ func Disabled(w io.Writer, format, why string) error {
 // DisabledMarkdown is the report of a run the breaker is off for.
 func DisabledMarkdown(why string) string {
 	return fmt.Sprintf("## loopbreaker: disabled\n\nNo decision was made: %s.\n", Markdown(why))
-}
-
-func writeAgent(w io.Writer, fc string) error {
-	if fc == "" {
-		return nil
-	}
-	_, err := io.WriteString(w, fc+"\n")
-	return err
 }
 
 // Verdict is what the decision tells the loop, as the text and markdown
@@ -287,16 +278,12 @@ func windowScore(d *breaker.Decision) string {
 	return fmt.Sprintf("%+d", *d.WindowScore)
 }
 
-// stateIcon is the coloured sign of a state in markdown headings.
-var stateIcon = map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}
-
-// icon is the sign of a decision in markdown headings: its state's, or ✅
-// when it is complete.
+// icon is the sign of a decision in markdown headings.
 func icon(d *breaker.Decision) string {
 	if d.Complete {
 		return "✅"
 	}
-	return stateIcon[d.State]
+	return map[breaker.State]string{breaker.Closed: "🟢", breaker.HalfOpen: "🟡", breaker.Open: "🔴"}[d.State]
 }
 
 // MarkdownReport is the report of a decision for a job summary, a check
@@ -372,15 +359,20 @@ func failingList(names []string, total int) string {
 	if len(names) == 0 {
 		return "not named by the report"
 	}
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = Code(n)
-	}
-	s := strings.Join(q, ", ")
+	s := codes(names, ", ")
 	if more := total - len(names); more > 0 {
 		s += fmt.Sprintf(" and %d more", more)
 	}
 	return s
+}
+
+// codes is each text as inline code, joined by sep.
+func codes(texts []string, sep string) string {
+	q := make([]string, len(texts))
+	for i, t := range texts {
+		q[i] = Code(t)
+	}
+	return strings.Join(q, sep)
 }
 
 func writeStep(b *strings.Builder, s *breaker.Step) {
@@ -402,11 +394,7 @@ func writeStep(b *strings.Builder, s *breaker.Step) {
 	fmt.Fprintf(b, "- Tasks completed: %d\n", s.TasksCompleted)
 	files := "none"
 	if len(s.Files) > 0 {
-		q := make([]string, len(s.Files))
-		for i, f := range s.Files {
-			q[i] = Code(f)
-		}
-		files = strings.Join(q, ", ")
+		files = codes(s.Files, ", ")
 	}
 	fmt.Fprintf(b, "- Files modified: %d (%s)\n", s.FilesChanged, files)
 	if t := s.Tests; t != nil {
@@ -421,15 +409,11 @@ func writeStep(b *strings.Builder, s *breaker.Step) {
 	} else {
 		b.WriteString("- Tests: no report\n")
 	}
+	errs := "none"
 	if len(s.Errors) > 0 {
-		q := make([]string, len(s.Errors))
-		for i, e := range s.Errors {
-			q[i] = Code(e)
-		}
-		fmt.Fprintf(b, "- Errors encountered: %s\n", strings.Join(q, "; "))
-	} else {
-		b.WriteString("- Errors encountered: none\n")
+		errs = codes(s.Errors, "; ")
 	}
+	fmt.Fprintf(b, "- Errors encountered: %s\n", errs)
 	prog := "no"
 	if s.Progress {
 		prog = "yes (" + strings.Join(s.Signals, ", ") + ")"

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,20 +23,16 @@ import (
 // Bounds on a snapshot: a tree with more files, or a file larger than
 // MaxHashBytes, is still measured, with a note.
 const (
-	// MaxFiles is the most files a snapshot holds.
-	MaxFiles = 100000
-	// MaxHashBytes is how much of one file is hashed.
-	MaxHashBytes = 32 << 20
-	// maxIgnoreBytes bounds a .gitignore file read.
-	maxIgnoreBytes = 1 << 20
+	MaxFiles       = 100000
+	MaxHashBytes   = 32 << 20 // of one file, hashed
+	maxIgnoreBytes = 1 << 20  // of a .gitignore file
 )
 
-// Entry is one file of a snapshot.
+// Entry is one file of a snapshot: the hash of its bytes (a symbolic
+// link's target), and of its bytes without whitespace (a change that
+// leaves Text equal is whitespace only).
 type Entry struct {
-	// Raw is the hash of the file's bytes (a symbolic link's target).
-	Raw string `json:"raw"`
-	// Text is the hash of its bytes without whitespace: a change that
-	// leaves it equal is whitespace only.
+	Raw  string `json:"raw"`
 	Text string `json:"text"`
 }
 
@@ -51,7 +48,6 @@ func Take(top string) (*Snapshot, []string, error) {
 	s := &Snapshot{Files: map[string]Entry{}}
 	var notes []string
 	patterns := readIgnore(filepath.Join(top, ".git", "info", "exclude"), nil)
-	full := false
 	err := filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == top {
@@ -78,10 +74,7 @@ func Take(top string) (*Snapshot, []string, error) {
 			return nil
 		}
 		if len(s.Files) >= MaxFiles {
-			if !full {
-				notes = append(notes, fmt.Sprintf("the working tree has more than %d files: the others were not measured", MaxFiles))
-				full = true
-			}
+			notes = append(notes, fmt.Sprintf("the working tree has more than %d files: the others were not measured", MaxFiles))
 			return filepath.SkipAll
 		}
 		e, note, err := hashEntry(path, d)
@@ -176,29 +169,22 @@ func sum(b []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// Change is what changed between two snapshots.
+// Change is what changed between two snapshots: the paths added, removed
+// or modified, and those of them whose change counts as progress (not only
+// whitespace, not a path the policy ignores or counts as notes or task
+// lists), both sorted.
 type Change struct {
-	// Changed are the paths added, removed or modified, sorted.
-	Changed []string
-	// Meaningful are those of Changed whose change counts as progress:
-	// not only whitespace, not a path the policy ignores (lock files, the
-	// loop's state) or counts as notes or task lists.
+	Changed    []string
 	Meaningful []string
 }
 
 // Meaning tells meaningful paths from the others, by the policy's lists.
-type Meaning struct {
-	ignore *pathmatch.Set
-}
+type Meaning struct{ ignore *pathmatch.Set }
 
 // NewMeaning compiles the policy's ignore_paths, notes_paths and
 // task_files.
 func NewMeaning(p *policy.Policy) (*Meaning, error) {
-	var pats []string
-	pats = append(pats, p.Progress.IgnorePaths...)
-	pats = append(pats, p.Progress.NotesPaths...)
-	pats = append(pats, p.Progress.TaskFiles...)
-	set, err := pathmatch.Compile(pats)
+	set, err := pathmatch.Compile(slices.Concat(p.Progress.IgnorePaths, p.Progress.NotesPaths, p.Progress.TaskFiles))
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
 	}
@@ -213,7 +199,6 @@ func (m *Meaning) Compare(prev, cur *Snapshot) Change {
 	if prev != nil {
 		old = prev.Files
 	}
-	seen := map[string]bool{}
 	add := func(path string, meaningful bool) {
 		c.Changed = append(c.Changed, path)
 		if meaningful && !m.ignore.Match(path) {
@@ -221,7 +206,6 @@ func (m *Meaning) Compare(prev, cur *Snapshot) Change {
 		}
 	}
 	for path, e := range cur.Files {
-		seen[path] = true
 		o, ok := old[path]
 		switch {
 		case !ok:
@@ -231,7 +215,7 @@ func (m *Meaning) Compare(prev, cur *Snapshot) Change {
 		}
 	}
 	for path := range old {
-		if !seen[path] {
+		if _, ok := cur.Files[path]; !ok {
 			add(path, true)
 		}
 	}
