@@ -30,25 +30,21 @@ import (
 // gitFlags are the flags of check and replay.
 type gitFlags struct {
 	repo, base, policy, profile, phase, format, log string
-	ledger, record                                  string
+	ledger, record, stateDir                        string
 	reports                                         strList
 	dryRun, progress                                bool
-	// stateDir moves the local state directory.
-	stateDir string
-	// policySet says the policy was named (flag or environment): status
-	// and replay of the shell loop otherwise fold with the one its last
-	// check kept.
+	// policySet: the policy was named (flag or environment), else status
+	// and replay of the shell loop use the one its last check kept.
 	policySet bool
 	// controls are a person's local resets; statusOnly folds without
 	// taking the run as an iteration.
 	controls   []loop.Control
 	statusOnly bool
-	// store is the shell loop's store while check keeps the loop (locked
-	// until closeStore), file its content and top the working tree.
+	// store is the shell loop's, locked until closeStore; file its content
+	// and top the working tree.
 	store *localstate.Store
 	file  *localstate.File
 	top   string
-	// notes are said with the decision.
 	notes []note.Note
 }
 
@@ -66,8 +62,7 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.dryRun, "dry-run", false, "decide and report, but exit 0 even when OPEN (\"would open\")")
 }
 
-// settle applies the settings the environment may give after the flags
-// were parsed: the policy from CIRCUIT_CONFIG when --policy was not given.
+// settle takes the policy from the environment when --policy was not given.
 func (g *gitFlags) settle(fs *flag.FlagSet, env Env) {
 	named := given(fs, "policy")
 	g.policySet = named || policyFrom("", false, env, "") != ""
@@ -77,8 +72,7 @@ func (g *gitFlags) settle(fs *flag.FlagSet, env Env) {
 // folded is what a fold decided, and the ledger file it still has to
 // write once the decision is out.
 type folded struct {
-	// policy is the effective policy (the profile applied).
-	policy    *policy.Policy
+	policy    *policy.Policy // the profile applied
 	decisions []breaker.Decision
 	steps     []breaker.Step // one per iteration, for replay's chart
 	notes     []note.Note
@@ -96,9 +90,8 @@ func (f *folded) close() {
 	}
 }
 
-// writeRecord writes the cumulative ledger to the --record file. It runs
-// after the decision was printed: a loop that cannot keep its record still
-// learns what was decided, then the error names the file.
+// writeRecord keeps the store or writes the --record file; it runs after
+// the decision was printed, so that a loop learns it even when this fails.
 func (f *folded) writeRecord() error {
 	if f.save != nil {
 		return f.save()
@@ -113,9 +106,8 @@ func (f *folded) writeRecord() error {
 }
 
 // fold reads the repository and folds every iteration. With --record the
-// record file is locked before the ledger is read and until the caller
-// closes the result, so that calls in parallel on one ledger each add
-// their record. The caller must close the result.
+// record file stays locked from before the ledger is read until the caller
+// closes the result, so that parallel calls each add their record.
 func (g *gitFlags) fold(env Env) (*folded, error) {
 	if err := render.CheckFormat(g.format); err != nil {
 		return nil, usagef("%v", err)
@@ -211,9 +203,9 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	return out, nil
 }
 
-// checkRevision refuses revision syntax that names something other than
-// one commit, or that go-git would read as another revision without a
-// word (it takes HEAD:path, HEAD^{tree} and HEAD^{/text} as HEAD).
+// checkRevision refuses a revision that names something other than one
+// commit, or that go-git would silently read as another (HEAD:path,
+// HEAD^{tree} and HEAD^{/text} as HEAD).
 func checkRevision(flagName, rev string) error {
 	if rev == "" {
 		return nil
@@ -244,11 +236,9 @@ func checkRevision(flagName, rev string) error {
 	return nil
 }
 
-// loadPolicy loads --policy. A policy file that lies in the repository
-// and is tracked there is compared with its version at HEAD: an
-// uncommitted change is said in a note, and when either version is based
-// on the strict policy HEAD's version is used, so that an agent's edit in
-// the work tree cannot loosen a strict breaker.
+// loadPolicy loads --policy. A policy file tracked in the repository that
+// differs from HEAD's is said in a note; when either is strict-based HEAD's
+// is used, so that an agent's edit cannot loosen a strict breaker.
 func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
 	if g.policy == "" || isBuiltinName(g.policy) {
 		p, err := policy.Load(g.policy)
@@ -267,9 +257,7 @@ func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
 	return p, notes, nil
 }
 
-// committedPolicy returns the policy text to use, what to call it in
-// errors, and notes: the work tree's text unless the file is tracked, was
-// changed since HEAD, and either version is strict-based.
+// committedPolicy is the policy text to use, its name in errors, and notes.
 func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []note.Note) {
 	rel, ok := within(g.repo, g.policy)
 	if !ok {
@@ -305,8 +293,7 @@ func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []note.Note) {
 	return work, g.policy, []note.Note{note.New(note.PolicyUncommitted, "policy %s differs from its version at HEAD: the uncommitted version was used (commit it, or restore it if the loop changed it)", g.policy)}
 }
 
-// strictBased reports whether policy text is the strict policy or extends
-// it.
+// strictBased reports whether policy text is or extends the strict policy.
 func strictBased(data []byte) bool {
 	var head struct {
 		Extends string `toml:"extends"`
@@ -346,8 +333,8 @@ func runIdentity(env Env) (int64, int) {
 
 func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
 
-// policyRef is how a store names its policy: a built-in one by its name, a
-// file by its absolute path (a later command may run elsewhere).
+// policyRef is how a store names its policy: a file by its absolute path
+// (a later command may run elsewhere).
 func policyRef(p string) string {
 	if abs, err := filepath.Abs(p); err == nil && !isBuiltinName(p) {
 		return abs
@@ -356,7 +343,7 @@ func policyRef(p string) string {
 }
 
 // policyInRepo is the path of a policy file inside the repository, which
-// the loop must not edit; none for a built-in policy or one outside.
+// the loop must not edit.
 func policyInRepo(repo, pol string) []string {
 	if rel, ok := within(repo, pol); ok && !isBuiltinName(pol) {
 		return []string{rel}
@@ -378,8 +365,8 @@ func within(dir, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// isLocal reports whether the run is outside GitHub Actions: its output
-// offers local commands, never pull request commands.
+// isLocal reports whether the run is outside GitHub Actions (its output
+// offers local commands).
 func isLocal(env Env) bool { return env.Getenv("GITHUB_ACTIONS") != "true" }
 
 // resetHint says how a person resets the breaker of a local loop.
@@ -418,29 +405,18 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := g.ledgerResets(env); err != nil {
 		return 0, err
 	}
-	f, d, err := g.decide(env, isLocal(env))
+	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
 	}
 	defer f.close()
+	d := f.decisions[len(f.decisions)-1]
+	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: isLocal(env)}); err != nil {
+		return 0, err
+	}
 	err = f.writeRecord()
 	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
 	return exitFor(&d), err
-}
-
-// decide folds the loop and prints the newest iteration's decision; the
-// caller closes the fold.
-func (g *gitFlags) decide(env Env, local bool) (*folded, breaker.Decision, error) {
-	f, err := g.fold(env)
-	if err != nil {
-		return nil, breaker.Decision{}, err
-	}
-	d := f.decisions[len(f.decisions)-1]
-	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: local}); err != nil {
-		f.close()
-		return nil, breaker.Decision{}, err
-	}
-	return f, d, nil
 }
 
 // write prints a local loop's decision with the fold's notes.
@@ -524,8 +500,7 @@ func runReplay(args []string, env Env) (int, error) {
 // replayHeader heads replay's markdown table.
 const replayHeader = "| iteration | commit | subject | state | score | no progress | why |\n|---|---|---|---|---|---|---|\n"
 
-// maxReplayChart is how many of the newest iterations replay's chart
-// draws.
+// maxReplayChart is how many of the newest iterations replay's chart draws.
 const maxReplayChart = 60
 
 // writeReplayChart closes replay's text with the chart of its newest
@@ -542,20 +517,15 @@ func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) er
 
 // replayLine is one decision of the fold as replay prints it.
 type replayLine struct {
-	d       *breaker.Decision
-	subject string // the commit's subject, agent text ("" unknown)
-	// ignored: the iteration ran while the breaker was OPEN; opened: the
-	// breaker opened at it.
-	ignored, opened bool
+	d               *breaker.Decision
+	subject         string // the commit's subject, agent text ("" unknown)
+	ignored, opened bool   // it ran while OPEN; the breaker opened at it
 }
 
 // maxSubject is how many characters of a commit subject replay shows.
 const maxSubject = 50
 
-// write prints the line: a JSON object (the last one with the run's
-// notes), or one text or markdown table line with the commit's short
-// subject (escaped) and a mark where the breaker opened and on the
-// iterations that ran while it was OPEN.
+// write prints the line: a JSON object, or a text or markdown table line.
 func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
 	d := l.d
 	switch format {
@@ -572,8 +542,8 @@ func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
 	return err
 }
 
-// why is the line's reason: where the breaker opened, and a mark instead
-// of the reason repeated on the iterations that ran while it was OPEN.
+// why is the line's reason, marked where the breaker opened; a mark
+// replaces it on the iterations that ran while OPEN.
 func (l *replayLine) why(md bool) string {
 	switch {
 	case l.ignored:
@@ -597,8 +567,8 @@ func quotedSubject(s string) string {
 	return fmt.Sprintf("  %q", s)
 }
 
-// commitSubjects reads the subjects of the decisions' commits for text
-// and markdown; a commit that cannot be read has none.
+// commitSubjects are the subjects of the decisions' commits for text and
+// markdown ("" for one that cannot be read).
 func commitSubjects(dir string, ds []breaker.Decision, format string) map[string]string {
 	out := map[string]string{}
 	if format != "text" && format != "markdown" {
@@ -614,10 +584,9 @@ func commitSubjects(dir string, ds []breaker.Decision, format string) map[string
 		if _, seen := out[h]; seen || h == "" {
 			continue
 		}
+		out[h] = ""
 		if c, err := repo.Describe(h); err == nil {
 			out[h] = c.Subject
-		} else {
-			out[h] = ""
 		}
 	}
 	return out

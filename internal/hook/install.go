@@ -18,14 +18,10 @@ var installEvents = []string{EventSessionStart, EventStop}
 var ourCommand = regexp.MustCompile(`^(?:'[^']*/)?(?:[^\s']*/)?loopbreaker(?:\.exe)?'? hook (?:claude-code|codex)\b`)
 
 // Install sets command as a command hook of SessionStart and Stop in a
-// settings file's content (nil or blank: a new file), and keeps every
-// other setting and hook as it is, in its place: keys this program does
-// not know and their order included. A breaker hook already there (by any
-// path to the binary, with any flags) gets command; it returns the new
-// content and whether it changed. Content that is not a settings object,
-// or whose hooks are not in the documented shape (Claude Code's settings
-// and Codex's hooks.json share it), is an error naming the file and the
-// fault.
+// settings file's content (nil or blank: a new file), keeping every other
+// key and hook in its place; a breaker hook already there (by any path,
+// with any flags) gets command. It returns the new content and whether it
+// changed; content not in the documented shape is an error naming the file.
 func Install(data []byte, name, command string) ([]byte, bool, error) {
 	fail := func(format string, args ...any) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("%s: %s; it was left as it is", name, fmt.Sprintf(format, args...))

@@ -88,12 +88,9 @@ func clean(s string, n int) string {
 var ErrNoRepository = errors.New("not inside a git repository")
 
 // TopLevel is the absolute, symlink-free top of the git working tree that
-// holds dir, found by git's own rules: walking up, the first directory
-// whose .git is a git directory, or a file that points to one
-// ("gitdir: PATH", as worktrees and submodules have). A .git directory that
-// is not a git directory is passed over, as git passes it; a .git file that
-// does not point to a git directory is an error, as it is to git, and never
-// a reason to look further up.
+// holds dir, by git's rules: walking up, the first directory whose .git is
+// a git directory (others are passed over), or a "gitdir: PATH" file (one
+// that points nowhere is an error, as it is to git).
 func TopLevel(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -144,8 +141,7 @@ func checkGitFile(path string) error {
 }
 
 // isGitDir reports whether dir looks like a git directory to git: a HEAD,
-// and objects and refs directories (or a commondir file that holds them,
-// as a linked worktree's has).
+// and objects and refs directories or (a linked worktree) a commondir file.
 func isGitDir(dir string) bool {
 	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
 	if err != nil || !(head.Mode().IsRegular() || head.Mode()&fs.ModeSymlink != 0) {
@@ -194,9 +190,8 @@ func CheckLoopName(name string) error {
 // Store is the path of the store of the loop name.
 func (r *Repo) Store(name string) string { return filepath.Join(r.Dir, name+".json") }
 
-// Loops names the repository's loops that have a store, sorted (with those
-// that only have files of an earlier layout). A state directory that
-// cannot be listed (a file in its place) is an error naming it.
+// Loops names the repository's loops that have a store or files of an
+// earlier layout, sorted.
 func (r *Repo) Loops() ([]string, error) {
 	seen := map[string]bool{}
 	entries, err := os.ReadDir(r.Dir)
@@ -235,9 +230,7 @@ func (r *Repo) Open(name string, peek bool) (*Store, error) {
 }
 
 // legacyLoops are the files of the earlier layout, by the loop whose
-// store now holds them: the shell loop's start, resets and ledger; the
-// hook's one breaker of the repository, now its last session's; and the
-// ralph drop-in's own state directory.
+// store now holds them (the hook's one breaker is its last session's).
 func (r *Repo) legacyLoops() map[string][]string {
 	out := map[string][]string{}
 	add := func(name string, files ...string) {
@@ -260,10 +253,8 @@ func (r *Repo) legacyLoops() map[string][]string {
 	return out
 }
 
-// ResetsFile is the store that keeps the resets of a ledger directory the
-// user named (check --ledger DIR): in the state directory, keyed by the
-// ledger's absolute path, where the agent that may write the ledger
-// cannot forge a reset.
+// ResetsFile is the store of the resets of a ledger directory (check
+// --ledger DIR), in the state directory where the agent cannot forge one.
 func (w Where) ResetsFile(ledgerDir string) (string, error) {
 	abs, err := filepath.Abs(ledgerDir)
 	if err != nil {
