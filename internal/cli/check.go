@@ -390,11 +390,11 @@ func runCheck(args []string, env Env) (int, error) {
 		return 0, err
 	}
 	g.settle(fs, env)
-	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
-		return writeDisabled(env, g.format, why, err)
-	}
 	if err := render.CheckFormat(g.format); err != nil {
 		return 0, usagef("%v", err)
+	}
+	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
+		return writeDisabled(env, g.format, why, err)
 	}
 	if autoApplies(fs, env) {
 		if err := g.settleAuto(env, false); err != nil {
@@ -425,13 +425,10 @@ func (g *gitFlags) write(env Env, f *folded, d *breaker.Decision) error {
 }
 
 // writeDisabled says that the breaker is off (why names the setting), or
-// returns err; the format is checked first.
+// returns err.
 func writeDisabled(env Env, format, why string, err error) (int, error) {
 	if err != nil {
 		return 0, err
-	}
-	if err := render.CheckFormat(format); err != nil {
-		return 0, usagef("%v", err)
 	}
 	return 0, render.Disabled(env.Stdout, format, why)
 }

@@ -90,15 +90,11 @@ func (m *measurementFlags) iteration(at time.Time) (breaker.Iteration, []note.No
 	if m.permissionDenials.set {
 		it.PermissionDenials = m.permissionDenials.v
 	}
-	if m.completion {
-		it.CompletionClaimed = true
-	}
+	it.CompletionClaimed = it.CompletionClaimed || m.completion
 	if m.filesModified.set {
 		it.ClaimedFiles = m.filesModified.ptr()
 	}
-	if m.questions {
-		it.QuestionsAsked = true
-	}
+	it.QuestionsAsked = it.QuestionsAsked || m.questions
 	if m.percent.set {
 		it.ProgressPercent = m.percent.ptr()
 	}

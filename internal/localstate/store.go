@@ -111,20 +111,15 @@ type Store struct {
 }
 
 // Open locks and reads the store at path, written through its symbolic
-// links. A missing store reads as none (File nil), or as what the legacy
-// files of an earlier layout held; with peek it is neither locked nor
-// created. A damaged store is an error naming it, left as it is.
+// links. A missing store reads as none (File nil), or as what the
+// existing legacy files of an earlier layout held; with peek it is neither
+// locked nor created. A damaged store is an error naming it, left as it is.
 func Open(path string, peek bool, legacy ...string) (*Store, error) {
 	target, err := regularfile.Target(path)
 	if err != nil {
 		return nil, fmt.Errorf("state file %w", err)
 	}
-	s := &Store{Name: path, Path: target, unlock: func() {}}
-	for _, l := range legacy {
-		if _, err := os.Lstat(l); err == nil {
-			s.legacy = append(s.legacy, l)
-		}
-	}
+	s := &Store{Name: path, Path: target, unlock: func() {}, legacy: legacy}
 	if _, err := os.Lstat(target); peek && errors.Is(err, fs.ErrNotExist) && len(s.legacy) == 0 {
 		return s, nil
 	}

@@ -1,6 +1,7 @@
 package localstate
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -45,8 +46,6 @@ type Repo struct {
 	Dir string
 	// Top is the repository's top-level directory, absolute.
 	Top string
-	// root is the state directory.
-	root string
 }
 
 // ForRepo finds the repository that holds dir, as git finds it, and its
@@ -61,7 +60,7 @@ func (w Where) ForRepo(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Dir: filepath.Join(root, Key(top)), Top: top, root: root}, nil
+	return &Repo{Dir: filepath.Join(root, Key(top)), Top: top}, nil
 }
 
 // Key is the name of a repository's state directory: a cleaned base name
@@ -196,7 +195,7 @@ func (r *Repo) Loops() ([]string, error) {
 	seen := map[string]bool{}
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("state directory %s: %w; it is not a directory this program made: remove it or move it away", r.Dir, bareErr(err))
+		return nil, fmt.Errorf("state directory %s: %w; it is not a directory this program made: remove it or move it away", r.Dir, cmp.Or(errors.Unwrap(err), err))
 	}
 	for _, e := range entries {
 		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && CheckLoopName(name) == nil {
@@ -212,15 +211,6 @@ func (r *Repo) Loops() ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
-}
-
-// bareErr drops the path of a *fs.PathError.
-func bareErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Open locks and reads the store of the repository's loop name (see the
@@ -249,7 +239,7 @@ func (r *Repo) legacyLoops() map[string][]string {
 		_ = json.Unmarshal(data, &m)
 	}
 	add(SessionLoop(m.Session), filepath.Join(r.Dir, "hook", "state.json"), marks)
-	add("ralph", filepath.Join(r.root, "ralph", Key(r.Top), "state.json"))
+	add("ralph", filepath.Join(filepath.Dir(r.Dir), "ralph", Key(r.Top), "state.json"))
 	return out
 }
 
