@@ -76,11 +76,11 @@ type folded struct {
 	decisions []breaker.Decision
 	steps     []breaker.Step // one per iteration, for replay's chart
 	notes     []note.Note
-	record    *recordFile     // nil without --record, or when it could not be locked
-	recordErr error           // why the --record file cannot be written
-	records   []ledger.Record // what to write to it
-	// save keeps the shell loop's store (nil: none to keep).
-	save func() error
+	record    *recordFile // the --record file, locked (nil: none)
+	// write keeps the shell loop's store or writes the --record file; it
+	// runs after the decision was printed, so that a loop learns it even
+	// when this fails.
+	write func() error
 }
 
 // close releases the --record file's lock.
@@ -88,21 +88,6 @@ func (f *folded) close() {
 	if f.record != nil {
 		f.record.unlock()
 	}
-}
-
-// writeRecord keeps the store or writes the --record file; it runs after
-// the decision was printed, so that a loop learns it even when this fails.
-func (f *folded) writeRecord() error {
-	if f.save != nil {
-		return f.save()
-	}
-	if f.recordErr != nil {
-		return f.recordErr
-	}
-	if f.record == nil || f.records == nil {
-		return nil
-	}
-	return f.record.write(f.records)
 }
 
 // fold reads the repository and folds every iteration. With --record the
@@ -119,7 +104,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &folded{notes: append(append([]note.Note(nil), g.notes...), polNotes...)}
+	out := &folded{notes: append(append([]note.Note(nil), g.notes...), polNotes...), write: func() error { return nil }}
 	ok := false
 	defer func() {
 		if !ok {
@@ -136,7 +121,11 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 		}
 	}
 	if g.record != "" {
-		out.record, out.recordErr = lockRecordFile(g.record)
+		rf, lockErr := lockRecordFile(g.record)
+		out.record = rf
+		if lockErr != nil {
+			out.write = func() error { return lockErr }
+		}
 	}
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC(), Controls: g.controls, StatusOnly: g.statusOnly}
@@ -179,12 +168,12 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	out.policy = res.Policy
 	if g.store != nil && !g.statusOnly {
 		g.file.Records, g.file.UpdatedAt, g.file.Policy = res.Records, cfg.Now, policyRef(g.policy)
-		out.save = func() error { return internal(g.store.Save(g.file)) }
+		out.write = func() error { return internal(g.store.Save(g.file)) }
 	}
 	if out.record != nil && res.Records != nil {
-		var more []note.Note
-		out.records, more = out.record.keep(res.Records)
+		recs, more := out.record.keep(res.Records)
 		out.notes = append(out.notes, more...)
+		out.write = func() error { return out.record.write(recs) }
 	}
 	if n, ok := note.Find(res.Notes, note.NoBase); ok && g.base == "" && res.Visible == 0 {
 		return nil, usagef("%s: --base REV, the commit the loop started from (e.g. --base HEAD~3)", n.Text)
@@ -414,7 +403,7 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: isLocal(env)}); err != nil {
 		return 0, err
 	}
-	err = f.writeRecord()
+	err = f.write()
 	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
 	return exitFor(&d), err
 }
@@ -459,13 +448,13 @@ func runReplay(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
+	last := &f.decisions[len(f.decisions)-1]
 	if g.format == "agent" {
 		// The block for the agent's next prompt is the final decision's.
-		last := f.decisions[len(f.decisions)-1]
-		if err := render.Write(env.Stdout, "agent", &last, render.Options{ResetHint: g.resetHint(), Local: isLocal(env)}); err != nil {
+		if err := render.Write(env.Stdout, "agent", last, render.Options{ResetHint: g.resetHint(), Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
-		return exitFor(&last), f.writeRecord()
+		return exitFor(last), f.write()
 	}
 	subjects := commitSubjects(g.repo, f.decisions, g.format)
 	for i := range f.decisions {
@@ -483,15 +472,14 @@ func runReplay(args []string, env Env) (int, error) {
 		}
 	}
 	if g.format == "text" {
-		if err := writeReplayChart(env.Stdout, f.steps, f.decisions[len(f.decisions)-1].State); err != nil {
+		if err := writeReplayChart(env.Stdout, f.steps, last.State); err != nil {
 			return 0, err
 		}
 	}
 	for _, n := range f.notes {
 		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n.Text))
 	}
-	last := f.decisions[len(f.decisions)-1]
-	return exitFor(&last), f.writeRecord()
+	return exitFor(last), f.write()
 }
 
 // replayHeader heads replay's markdown table.
