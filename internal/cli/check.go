@@ -211,16 +211,8 @@ func checkRevision(flagName, rev string) error {
 		return bad("names a path in a commit (REV:PATH), not a commit")
 	case strings.Contains(rev, ".."):
 		return bad("is a range of commits (A..B), not one commit")
-	}
-	for rest := rev; ; {
-		i := strings.Index(rest, "^{")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+2:]
-		if !strings.HasPrefix(rest, "}") && !strings.HasPrefix(rest, "commit}") {
-			return bad("^{...} other than ^{} or ^{commit} is not supported")
-		}
+	case strings.Contains(strings.NewReplacer("^{}", "", "^{commit}", "").Replace(rev), "^{"):
+		return bad("^{...} other than ^{} or ^{commit} is not supported")
 	}
 	return nil
 }

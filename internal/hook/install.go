@@ -9,10 +9,6 @@ import (
 	"regexp"
 )
 
-// Installed hook events: SessionStart takes the baseline of a session,
-// Stop decides at each stop.
-var installEvents = []string{EventSessionStart, EventStop}
-
 // ourCommand matches the command of a breaker hook already installed: the
 // binary by any path, as the installed command starts.
 var ourCommand = regexp.MustCompile(`^(?:'[^']*/)?(?:[^\s']*/)?loopbreaker(?:\.exe)?'? hook (?:claude-code|codex)\b`)
@@ -41,7 +37,7 @@ func Install(data []byte, name, command string) ([]byte, bool, error) {
 		}
 	}
 	changed := false
-	for _, event := range installEvents {
+	for _, event := range []string{EventSessionStart, EventStop} {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(event); ok {
 			if err := json.Unmarshal(raw, &groups); err != nil {
@@ -61,10 +57,7 @@ func Install(data []byte, name, command string) ([]byte, bool, error) {
 			}
 		}
 		if !found {
-			g, err := json.Marshal(map[string]any{"hooks": []map[string]string{{"type": "command", "command": command}}})
-			if err != nil {
-				return nil, false, err
-			}
+			g, _ := json.Marshal(map[string]any{"hooks": []map[string]string{{"type": "command", "command": command}}}) // strings: cannot fail
 			groups, changed = append(groups, g), true
 		}
 		list, err := json.Marshal(groups)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,12 +206,7 @@ func (r *Repo) Loops() ([]string, error) {
 	for name := range r.legacyLoops() {
 		seen[name] = true
 	}
-	var names []string
-	for n := range seen {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // Open locks and reads the store of the repository's loop name (see the
