@@ -3,12 +3,10 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/localstate"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
-	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
@@ -69,27 +67,6 @@ func controlsOf(f *localstate.File) []loop.Control {
 		cs = append(cs, loop.Control{At: r.At, Kind: loop.ControlReset, Reason: r.Reason, By: "local"})
 	}
 	return cs
-}
-
-// carriedNote says what a version 1 state file's breaker left behind.
-func carriedNote(f *localstate.File) []note.Note {
-	c := f.Carried
-	if c == nil || c.Iterations == 0 {
-		return nil
-	}
-	return []note.Note{note.New(note.LoopStarted, "this state file was written by an earlier version, which kept no records: its %d iterations are not folded again (it was %s)", c.Iterations, c.State)}
-}
-
-// foldStore folds a store's records, one decision each; with status the
-// last is the status at now.
-func foldStore(f *localstate.File, p *policy.Policy, profile string, now time.Time, status bool) ([]breaker.Decision, error) {
-	its := make([]breaker.Iteration, len(f.Records))
-	for i := range f.Records {
-		f.Records[i].Apply(&its[i])
-		f.Records[i].ApplyLocal(&its[i])
-	}
-	out, err := loop.Fold(loop.FoldInput{Policy: p, Profile: profile, Iterations: its, Controls: controlsOf(f), Now: now, Status: status})
-	return out.Decisions, err
 }
 
 // loopResult is one loop's decision as status and reset print it.

@@ -14,6 +14,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/localstate"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
@@ -72,7 +73,10 @@ func openSession(st *localstate.Store, f *stateFlags, env Env, s start, hint str
 	if err != nil {
 		return nil, err
 	}
-	out := &session{store: st, file: file, hint: hint, notes: carriedNote(file)}
+	out := &session{store: st, file: file, hint: hint}
+	if c := file.Carried; c != nil && c.Iterations > 0 {
+		out.notes = append(out.notes, note.New(note.LoopStarted, "this state file was written by an earlier version, which kept no records: its %d iterations are not folded again (it was %s)", c.Iterations, c.State))
+	}
 	if file.Policy != "" && f.policy != "" && file.Policy != f.policy {
 		out.notes = append(out.notes, note.New(note.PolicyChanged, "policy changed from %s to %s for this state file", file.Policy, f.policy))
 	}
@@ -101,13 +105,19 @@ func (s *session) now(f *stateFlags, env Env) time.Time {
 	return at
 }
 
-// fold decides at time at (with status, the status then); prev is the
-// decision before (nil: none).
+// fold folds the records, one decision each, and decides at time at (with
+// status, the status then); prev is the decision before (nil: none).
 func (s *session) fold(at time.Time, status bool) (d breaker.Decision, prev *breaker.Decision, err error) {
-	ds, err := foldStore(s.file, s.policy, s.profile, at, status)
+	its := make([]breaker.Iteration, len(s.file.Records))
+	for i := range s.file.Records {
+		s.file.Records[i].Apply(&its[i])
+		s.file.Records[i].ApplyLocal(&its[i])
+	}
+	out, err := loop.Fold(loop.FoldInput{Policy: s.policy, Profile: s.profile, Iterations: its, Controls: controlsOf(s.file), Now: at, Status: status})
 	if err != nil {
 		return d, nil, fmt.Errorf("state file %s: %w", s.store.Name, err)
 	}
+	ds := out.Decisions
 	if n := len(ds); n > 1 {
 		prev = &ds[n-2]
 	}
@@ -265,7 +275,7 @@ func lockRecordFile(path string) (*recordFile, error) {
 
 // read returns the records the file holds (nil: missing or blank); a
 // file that holds anything else is an error, never overwritten.
-func (rf *recordFile) read() (*ledger.Ledger, error) {
+func (rf *recordFile) read() ([]ledger.Record, error) {
 	data, err := regularfile.Read(rf.target, ledger.MaxFileBytes, "record file")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -281,7 +291,7 @@ func (rf *recordFile) read() (*ledger.Ledger, error) {
 			return nil, fmt.Errorf("record file %s: %s; not overwritten", rf.path, p.Err)
 		}
 	}
-	return l, nil
+	return l.Records, nil
 }
 
 // keep keeps the newest ledger.MaxRecords records, as a reader would.
@@ -309,13 +319,9 @@ func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 		return nil, err
 	}
 	defer rf.unlock()
-	l, err := rf.read()
+	recs, err := rf.read()
 	if err != nil {
 		return nil, err
-	}
-	var recs []ledger.Record
-	if l != nil {
-		recs = l.Records
 	}
 	r.Iteration = ledger.NextIteration(recs, r.RunID, r.RunAttempt)
 	recs, notes := rf.keep(append(recs, r))
