@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -153,9 +152,8 @@ func (s *Store) Close() { s.unlock() }
 // (reset reasons), so only its owner reads it.
 const FileMode = 0o600
 
-// Save writes f as the store, atomically (a reader sees the old or the
-// new store, never a mix), and removes the files of an earlier layout it
-// was read from.
+// Save writes f as the store, atomically, into the directory its lock was
+// taken in, and removes the files of an earlier layout it was read from.
 func (s *Store) Save(f *File) error {
 	f.Version, f.Kind = Version, Kind
 	if f.Records == nil {
@@ -167,9 +165,6 @@ func (s *Store) Save(f *File) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("state file %s: encode: %w", s.Name, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
-		return err
 	}
 	if err := regularfile.WriteAtomic(s.Path, append(data, '\n'), FileMode); err != nil {
 		return err
