@@ -180,7 +180,7 @@ func runRecord(args []string, env Env) (int, error) {
 	if *repoDir != "" && m.filesChanged.set {
 		return 0, usagef("--repo measures the files changed: give it or --files-changed, not both")
 	}
-	it, notes, err := m.iteration(env.Now().UTC())
+	it, notes, err := m.iteration()
 	if err != nil {
 		return 0, err
 	}

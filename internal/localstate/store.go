@@ -148,10 +148,6 @@ func Open(path string, peek bool, legacy ...string) (*Store, error) {
 // Close releases the store's lock.
 func (s *Store) Close() { s.unlock() }
 
-// FileMode is the mode of a new store: it may hold what people wrote
-// (reset reasons), so only its owner reads it.
-const FileMode = 0o600
-
 // Save writes f as the store, atomically, into the directory its lock was
 // taken in, and removes the files of an earlier layout it was read from.
 func (s *Store) Save(f *File) error {
@@ -166,7 +162,8 @@ func (s *Store) Save(f *File) error {
 	if err != nil {
 		return fmt.Errorf("state file %s: encode: %w", s.Name, err)
 	}
-	if err := regularfile.WriteAtomic(s.Path, append(data, '\n'), FileMode); err != nil {
+	// 0600: it may hold what people wrote (reset reasons).
+	if err := regularfile.WriteAtomic(s.Path, append(data, '\n'), 0o600); err != nil {
 		return err
 	}
 	s.File = f

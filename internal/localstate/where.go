@@ -187,9 +187,6 @@ func CheckLoopName(name string) error {
 	return nil
 }
 
-// Store is the path of the store of the loop name.
-func (r *Repo) Store(name string) string { return filepath.Join(r.Dir, name+".json") }
-
 // Loops names the repository's loops that have a store or files of an
 // earlier layout, sorted.
 func (r *Repo) Loops() ([]string, error) {
@@ -212,7 +209,7 @@ func (r *Repo) Loops() ([]string, error) {
 // Open locks and reads the store of the repository's loop name (see the
 // package Open), from the files of an earlier layout while it has none.
 func (r *Repo) Open(name string, peek bool) (*Store, error) {
-	return Open(r.Store(name), peek, r.legacyLoops()[name]...)
+	return Open(filepath.Join(r.Dir, name+".json"), peek, r.legacyLoops()[name]...)
 }
 
 // legacyLoops are the files of the earlier layout, by the loop whose
