@@ -238,10 +238,5 @@ func (o *Output) Write(w io.Writer) error {
 	if o.Empty() {
 		return nil
 	}
-	data, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
+	return json.NewEncoder(w).Encode(o)
 }
