@@ -121,10 +121,7 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 	it.CompletionClaimed = it.CompletionClaimed || tr.Promise != ""
 	rec := ledger.FromIteration(&it, 0, 0)
 	rec.Work = workOf(changed, nil)
-	if err := s.add(rec); err != nil {
-		return hook.Output{}, err
-	}
-	d, prev, err := s.fold(at, false)
+	d, prev, err := s.add(rec, at)
 	if err != nil {
 		return hook.Output{}, err
 	}

@@ -87,7 +87,7 @@ func writeLoops(env Env, format string, results []loopResult) (int, error) {
 		if err := r.write(); err != nil {
 			return 0, err
 		}
-		if urgency(r.code) > urgency(code) {
+		if urgency[r.code] > urgency[code] {
 			code = r.code
 		}
 	}
@@ -96,14 +96,4 @@ func writeLoops(env Env, format string, results []loopResult) (int, error) {
 
 // urgency orders exit codes: OPEN before paused before done before
 // continue.
-func urgency(code int) int {
-	switch code {
-	case ExitOpen:
-		return 3
-	case ExitPaused:
-		return 2
-	case ExitDone:
-		return 1
-	}
-	return 0
-}
+var urgency = map[int]int{ExitOpen: 3, ExitPaused: 2, ExitDone: 1}

@@ -125,16 +125,16 @@ func (s *session) fold(at time.Time, status bool) (d breaker.Decision, prev *bre
 }
 
 // add appends an iteration's record, refusing one older than the newest
-// event.
-func (s *session) add(r ledger.Record) error {
+// event, and folds at at.
+func (s *session) add(r ledger.Record, at time.Time) (breaker.Decision, *breaker.Decision, error) {
 	if last := s.file.Last(); r.At.Before(last) {
-		return usagef("state file %s: --at %s is earlier than the last recorded event (%s)", s.store.Name, r.At.Format(time.RFC3339), last.Format(time.RFC3339))
+		return breaker.Decision{}, nil, usagef("state file %s: --at %s is earlier than the last recorded event (%s)", s.store.Name, r.At.Format(time.RFC3339), last.Format(time.RFC3339))
 	}
 	if err := r.Validate(); err != nil {
-		return fmt.Errorf("state file %s: the iteration's record: %w", s.store.Name, err)
+		return breaker.Decision{}, nil, fmt.Errorf("state file %s: the iteration's record: %w", s.store.Name, err)
 	}
 	s.file.Records = append(s.file.Records, r)
-	return nil
+	return s.fold(at, false)
 }
 
 func (s *session) save(at time.Time) error {
@@ -207,10 +207,7 @@ func runRecord(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
-	if err := s.add(rec); err != nil {
-		return 0, err
-	}
-	d, _, err := s.fold(at, false)
+	d, _, err := s.add(rec, at)
 	if err != nil {
 		return 0, err
 	}
