@@ -39,8 +39,6 @@ type Input struct {
 	// StopHookActive is true when the agent already goes on because a
 	// Stop hook blocked its previous stop (a loop such as ralph-wiggum).
 	StopHookActive bool `json:"stop_hook_active"`
-	// LastAssistantMessage is the agent's last message, when given.
-	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // ReadInput reads and checks the hook input.
