@@ -463,8 +463,11 @@ func runReplay(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
-	if g.format == "text" {
-		if err := writeReplayChart(env.Stdout, f.steps, last.State); err != nil {
+	if g.format == "text" && len(f.steps) > 0 {
+		// The chart of the newest iterations, and what its signs mean.
+		steps := f.steps[max(0, len(f.steps)-maxReplayChart):]
+		if _, err := fmt.Fprintf(env.Stdout, "chart of iterations %d to %d: %s\n  (%s)\n", steps[0].Iteration, steps[len(steps)-1].Iteration,
+			render.Sparkline(steps, last.State), render.Legend(steps)); err != nil {
 			return 0, err
 		}
 	}
@@ -479,18 +482,6 @@ const replayHeader = "| iteration | commit | subject | state | score | no progre
 
 // maxReplayChart is how many of the newest iterations replay's chart draws.
 const maxReplayChart = 60
-
-// writeReplayChart closes replay's text with the chart of its newest
-// iterations and what its signs mean.
-func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) error {
-	if len(steps) == 0 {
-		return nil
-	}
-	from := max(0, len(steps)-maxReplayChart)
-	_, err := fmt.Fprintf(w, "chart of iterations %d to %d: %s\n  (%s)\n", steps[from].Iteration, steps[len(steps)-1].Iteration,
-		render.Sparkline(steps[from:], final), render.Legend(steps[from:]))
-	return err
-}
 
 // replayLine is one decision of the fold as replay prints it.
 type replayLine struct {
