@@ -22,10 +22,8 @@ import (
 // explicit directory, $XDG_STATE_HOME/loopbreaker and
 // $HOME/.local/state/loopbreaker.
 type Where struct {
-	// Dir is an explicit state directory (LOOPBREAKER_STATE_DIR or a flag).
-	Dir string
-	// XDGStateHome and Home are the environment's values.
-	XDGStateHome, Home string
+	Dir                string // an explicit one (LOOPBREAKER_STATE_DIR or a flag)
+	XDGStateHome, Home string // the environment's values
 }
 
 // Root is the state directory itself.
@@ -43,10 +41,8 @@ func (w Where) Root() (string, error) {
 
 // Repo is the state of one repository's loops.
 type Repo struct {
-	// Dir is the repository's state directory.
-	Dir string
-	// Top is the repository's top-level directory, absolute.
-	Top string
+	Dir string // the repository's state directory
+	Top string // the repository's top-level directory, absolute
 }
 
 // ForRepo finds the repository that holds dir, as git finds it, and its
