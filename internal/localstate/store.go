@@ -97,16 +97,11 @@ func (f *File) Last() time.Time {
 
 // Store is one loop's store, open under its lock.
 type Store struct {
-	// Name is the store as people know it (the path given, or the loop).
-	Name string
-	// Path is the file written: the path given, or the file its links name.
-	Path string
-	// File is the content; nil when there is none yet.
-	File   *File
+	Name   string   // as people know it: the path given, or the loop
+	Path   string   // the file written: the path given, or the file its links name
+	File   *File    // the content; nil when there is none yet
+	legacy []string // files of an earlier layout it was read from, removed on Save
 	unlock func()
-	// legacy are files of an earlier layout the store was read from,
-	// removed once it is saved.
-	legacy []string
 }
 
 // Open locks and reads the store at path, written through its symbolic
