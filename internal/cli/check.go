@@ -60,6 +60,7 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.ledger, "ledger", "", "directory of earlier iteration records (*.json, artifact *.zip): iterations are runs, not commits")
 	fs.StringVar(&g.record, "record", "", "write the cumulative ledger with this iteration's record to FILE (JSON array)")
 	fs.BoolVar(&g.dryRun, "dry-run", false, "decide and report, but exit 0 even when OPEN (\"would open\")")
+	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 }
 
 // settle takes the policy from the environment when --policy was not given.
@@ -365,7 +366,6 @@ func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
 	var g gitFlags
 	g.register(fs)
-	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
@@ -418,7 +418,6 @@ func runReplay(args []string, env Env) (int, error) {
 	fs := newFlagSet("replay", "[--repo DIR] [flags]", env)
 	g := gitFlags{progress: true}
 	g.register(fs)
-	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}

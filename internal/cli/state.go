@@ -184,8 +184,7 @@ func runRecord(args []string, env Env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	w := where(env, *stateDir)
-	st, begin, hint, err := openRecordStore(w, sf.state, *repoDir, *loopName)
+	st, begin, hint, err := openRecordStore(where(env, *stateDir), sf.state, *repoDir, *loopName)
 	if err != nil {
 		return 0, err
 	}
