@@ -30,25 +30,21 @@ import (
 // gitFlags are the flags of check and replay.
 type gitFlags struct {
 	repo, base, policy, profile, phase, format, log string
-	ledger, record                                  string
+	ledger, record, stateDir                        string
 	reports                                         strList
 	dryRun, progress                                bool
-	// stateDir moves the local state directory.
-	stateDir string
-	// policySet says the policy was named (flag or environment): status
-	// and replay of the shell loop otherwise fold with the one its last
-	// check kept.
+	// policySet: the policy was named (flag or environment), else status
+	// and replay of the shell loop use the one its last check kept.
 	policySet bool
 	// controls are a person's local resets; statusOnly folds without
 	// taking the run as an iteration.
 	controls   []loop.Control
 	statusOnly bool
-	// store is the shell loop's store while check keeps the loop (locked
-	// until closeStore), file its content and top the working tree.
+	// store is the shell loop's, locked until closeStore; file its content
+	// and top the working tree.
 	store *localstate.Store
 	file  *localstate.File
 	top   string
-	// notes are said with the decision.
 	notes []note.Note
 }
 
@@ -64,10 +60,10 @@ func (g *gitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.ledger, "ledger", "", "directory of earlier iteration records (*.json, artifact *.zip): iterations are runs, not commits")
 	fs.StringVar(&g.record, "record", "", "write the cumulative ledger with this iteration's record to FILE (JSON array)")
 	fs.BoolVar(&g.dryRun, "dry-run", false, "decide and report, but exit 0 even when OPEN (\"would open\")")
+	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 }
 
-// settle applies the settings the environment may give after the flags
-// were parsed: the policy from CIRCUIT_CONFIG when --policy was not given.
+// settle takes the policy from the environment when --policy was not given.
 func (g *gitFlags) settle(fs *flag.FlagSet, env Env) {
 	named := given(fs, "policy")
 	g.policySet = named || policyFrom("", false, env, "") != ""
@@ -77,16 +73,15 @@ func (g *gitFlags) settle(fs *flag.FlagSet, env Env) {
 // folded is what a fold decided, and the ledger file it still has to
 // write once the decision is out.
 type folded struct {
-	// policy is the effective policy (the profile applied).
-	policy    *policy.Policy
+	policy    *policy.Policy // the profile applied
 	decisions []breaker.Decision
 	steps     []breaker.Step // one per iteration, for replay's chart
 	notes     []note.Note
-	record    *recordFile     // nil without --record, or when it could not be locked
-	recordErr error           // why the --record file cannot be written
-	records   []ledger.Record // what to write to it
-	// save keeps the shell loop's store (nil: none to keep).
-	save func() error
+	record    *recordFile // the --record file, locked (nil: none)
+	// write keeps the shell loop's store or writes the --record file; it
+	// runs after the decision was printed, so that a loop learns it even
+	// when this fails.
+	write func() error
 }
 
 // close releases the --record file's lock.
@@ -96,26 +91,9 @@ func (f *folded) close() {
 	}
 }
 
-// writeRecord writes the cumulative ledger to the --record file. It runs
-// after the decision was printed: a loop that cannot keep its record still
-// learns what was decided, then the error names the file.
-func (f *folded) writeRecord() error {
-	if f.save != nil {
-		return f.save()
-	}
-	if f.recordErr != nil {
-		return f.recordErr
-	}
-	if f.record == nil || f.records == nil {
-		return nil
-	}
-	return f.record.write(f.records)
-}
-
 // fold reads the repository and folds every iteration. With --record the
-// record file is locked before the ledger is read and until the caller
-// closes the result, so that calls in parallel on one ledger each add
-// their record. The caller must close the result.
+// record file stays locked from before the ledger is read until the caller
+// closes the result, so that parallel calls each add their record.
 func (g *gitFlags) fold(env Env) (*folded, error) {
 	if err := render.CheckFormat(g.format); err != nil {
 		return nil, usagef("%v", err)
@@ -127,7 +105,7 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &folded{notes: append(append([]note.Note(nil), g.notes...), polNotes...)}
+	out := &folded{notes: append(append([]note.Note(nil), g.notes...), polNotes...), write: func() error { return nil }}
 	ok := false
 	defer func() {
 		if !ok {
@@ -144,7 +122,11 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 		}
 	}
 	if g.record != "" {
-		out.record, out.recordErr = lockRecordFile(g.record)
+		rf, lockErr := lockRecordFile(g.record)
+		out.record = rf
+		if lockErr != nil {
+			out.write = func() error { return lockErr }
+		}
 	}
 	cfg := loop.Config{Repo: g.repo, Base: g.base, Policy: p, Profile: profileFrom(g.profile, env), Phase: g.phase,
 		Reports: g.reports, Log: g.log, DryRun: g.dryRun, Now: env.Now().UTC(), Controls: g.controls, StatusOnly: g.statusOnly}
@@ -187,12 +169,12 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	out.policy = res.Policy
 	if g.store != nil && !g.statusOnly {
 		g.file.Records, g.file.UpdatedAt, g.file.Policy = res.Records, cfg.Now, policyRef(g.policy)
-		out.save = func() error { return internal(g.store.Save(g.file)) }
+		out.write = func() error { return internal(g.store.Save(g.file)) }
 	}
 	if out.record != nil && res.Records != nil {
-		var more []note.Note
-		out.records, more = out.record.keep(res.Records)
+		recs, more := out.record.keep(res.Records)
 		out.notes = append(out.notes, more...)
+		out.write = func() error { return out.record.write(recs) }
 	}
 	if n, ok := note.Find(res.Notes, note.NoBase); ok && g.base == "" && res.Visible == 0 {
 		return nil, usagef("%s: --base REV, the commit the loop started from (e.g. --base HEAD~3)", n.Text)
@@ -211,9 +193,9 @@ func (g *gitFlags) fold(env Env) (*folded, error) {
 	return out, nil
 }
 
-// checkRevision refuses revision syntax that names something other than
-// one commit, or that go-git would read as another revision without a
-// word (it takes HEAD:path, HEAD^{tree} and HEAD^{/text} as HEAD).
+// checkRevision refuses a revision that names something other than one
+// commit, or that go-git would silently read as another (HEAD:path,
+// HEAD^{tree} and HEAD^{/text} as HEAD).
 func checkRevision(flagName, rev string) error {
 	if rev == "" {
 		return nil
@@ -230,25 +212,15 @@ func checkRevision(flagName, rev string) error {
 		return bad("names a path in a commit (REV:PATH), not a commit")
 	case strings.Contains(rev, ".."):
 		return bad("is a range of commits (A..B), not one commit")
-	}
-	for rest := rev; ; {
-		i := strings.Index(rest, "^{")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+2:]
-		if !strings.HasPrefix(rest, "}") && !strings.HasPrefix(rest, "commit}") {
-			return bad("^{...} other than ^{} or ^{commit} is not supported")
-		}
+	case strings.Contains(strings.NewReplacer("^{}", "", "^{commit}", "").Replace(rev), "^{"):
+		return bad("^{...} other than ^{} or ^{commit} is not supported")
 	}
 	return nil
 }
 
-// loadPolicy loads --policy. A policy file that lies in the repository
-// and is tracked there is compared with its version at HEAD: an
-// uncommitted change is said in a note, and when either version is based
-// on the strict policy HEAD's version is used, so that an agent's edit in
-// the work tree cannot loosen a strict breaker.
+// loadPolicy loads --policy. A policy file tracked in the repository that
+// differs from HEAD's is said in a note; when either is strict-based HEAD's
+// is used, so that an agent's edit cannot loosen a strict breaker.
 func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
 	if g.policy == "" || isBuiltinName(g.policy) {
 		p, err := policy.Load(g.policy)
@@ -267,9 +239,7 @@ func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
 	return p, notes, nil
 }
 
-// committedPolicy returns the policy text to use, what to call it in
-// errors, and notes: the work tree's text unless the file is tracked, was
-// changed since HEAD, and either version is strict-based.
+// committedPolicy is the policy text to use, its name in errors, and notes.
 func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []note.Note) {
 	rel, ok := within(g.repo, g.policy)
 	if !ok {
@@ -305,8 +275,7 @@ func (g *gitFlags) committedPolicy(work []byte) ([]byte, string, []note.Note) {
 	return work, g.policy, []note.Note{note.New(note.PolicyUncommitted, "policy %s differs from its version at HEAD: the uncommitted version was used (commit it, or restore it if the loop changed it)", g.policy)}
 }
 
-// strictBased reports whether policy text is the strict policy or extends
-// it.
+// strictBased reports whether policy text is or extends the strict policy.
 func strictBased(data []byte) bool {
 	var head struct {
 		Extends string `toml:"extends"`
@@ -346,8 +315,8 @@ func runIdentity(env Env) (int64, int) {
 
 func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
 
-// policyRef is how a store names its policy: a built-in one by its name, a
-// file by its absolute path (a later command may run elsewhere).
+// policyRef is how a store names its policy: a file by its absolute path
+// (a later command may run elsewhere).
 func policyRef(p string) string {
 	if abs, err := filepath.Abs(p); err == nil && !isBuiltinName(p) {
 		return abs
@@ -356,7 +325,7 @@ func policyRef(p string) string {
 }
 
 // policyInRepo is the path of a policy file inside the repository, which
-// the loop must not edit; none for a built-in policy or one outside.
+// the loop must not edit.
 func policyInRepo(repo, pol string) []string {
 	if rel, ok := within(repo, pol); ok && !isBuiltinName(pol) {
 		return []string{rel}
@@ -378,8 +347,8 @@ func within(dir, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// isLocal reports whether the run is outside GitHub Actions: its output
-// offers local commands, never pull request commands.
+// isLocal reports whether the run is outside GitHub Actions (its output
+// offers local commands).
 func isLocal(env Env) bool { return env.Getenv("GITHUB_ACTIONS") != "true" }
 
 // resetHint says how a person resets the breaker of a local loop.
@@ -397,17 +366,16 @@ func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", "[--repo DIR] [flags]", env)
 	var g gitFlags
 	g.register(fs)
-	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	disabled := registerDisabled(fs)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
 	g.settle(fs, env)
-	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
-		return writeDisabled(env, g.format, why, err)
-	}
 	if err := render.CheckFormat(g.format); err != nil {
 		return 0, usagef("%v", err)
+	}
+	if off, why, err := disabledFrom(fs, *disabled, env); err != nil || off {
+		return writeDisabled(env, g.format, why, err)
 	}
 	if autoApplies(fs, env) {
 		if err := g.settleAuto(env, false); err != nil {
@@ -418,29 +386,18 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := g.ledgerResets(env); err != nil {
 		return 0, err
 	}
-	f, d, err := g.decide(env, isLocal(env))
+	f, err := g.fold(env)
 	if err != nil {
 		return 0, err
 	}
 	defer f.close()
-	err = f.writeRecord()
+	d := f.decisions[len(f.decisions)-1]
+	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: isLocal(env)}); err != nil {
+		return 0, err
+	}
+	err = f.write()
 	postAlert(env, &d, f.policy, notify.Where{Repository: env.Getenv("GITHUB_REPOSITORY")})
 	return exitFor(&d), err
-}
-
-// decide folds the loop and prints the newest iteration's decision; the
-// caller closes the fold.
-func (g *gitFlags) decide(env Env, local bool) (*folded, breaker.Decision, error) {
-	f, err := g.fold(env)
-	if err != nil {
-		return nil, breaker.Decision{}, err
-	}
-	d := f.decisions[len(f.decisions)-1]
-	if err := render.Write(env.Stdout, g.format, &d, render.Options{ResetHint: g.resetHint(), Notes: f.notes, Local: local}); err != nil {
-		f.close()
-		return nil, breaker.Decision{}, err
-	}
-	return f, d, nil
 }
 
 // write prints a local loop's decision with the fold's notes.
@@ -449,13 +406,10 @@ func (g *gitFlags) write(env Env, f *folded, d *breaker.Decision) error {
 }
 
 // writeDisabled says that the breaker is off (why names the setting), or
-// returns err; the format is checked first.
+// returns err.
 func writeDisabled(env Env, format, why string, err error) (int, error) {
 	if err != nil {
 		return 0, err
-	}
-	if err := render.CheckFormat(format); err != nil {
-		return 0, usagef("%v", err)
 	}
 	return 0, render.Disabled(env.Stdout, format, why)
 }
@@ -464,7 +418,6 @@ func runReplay(args []string, env Env) (int, error) {
 	fs := newFlagSet("replay", "[--repo DIR] [flags]", env)
 	g := gitFlags{progress: true}
 	g.register(fs)
-	fs.StringVar(&g.stateDir, "state-dir", "", stateDirUsage)
 	if err := parseArgs(fs, args, 0); err != nil {
 		return 0, err
 	}
@@ -486,13 +439,13 @@ func runReplay(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
+	last := &f.decisions[len(f.decisions)-1]
 	if g.format == "agent" {
 		// The block for the agent's next prompt is the final decision's.
-		last := f.decisions[len(f.decisions)-1]
-		if err := render.Write(env.Stdout, "agent", &last, render.Options{ResetHint: g.resetHint(), Local: isLocal(env)}); err != nil {
+		if err := render.Write(env.Stdout, "agent", last, render.Options{ResetHint: g.resetHint(), Local: isLocal(env)}); err != nil {
 			return 0, err
 		}
-		return exitFor(&last), f.writeRecord()
+		return exitFor(last), f.write()
 	}
 	subjects := commitSubjects(g.repo, f.decisions, g.format)
 	for i := range f.decisions {
@@ -509,53 +462,37 @@ func runReplay(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
-	if g.format == "text" {
-		if err := writeReplayChart(env.Stdout, f.steps, f.decisions[len(f.decisions)-1].State); err != nil {
+	if g.format == "text" && len(f.steps) > 0 {
+		// The chart of the newest iterations, and what its signs mean.
+		steps := f.steps[max(0, len(f.steps)-maxReplayChart):]
+		if _, err := fmt.Fprintf(env.Stdout, "chart of iterations %d to %d: %s\n  (%s)\n", steps[0].Iteration, steps[len(steps)-1].Iteration,
+			render.Sparkline(steps, last.State), render.Legend(steps)); err != nil {
 			return 0, err
 		}
 	}
 	for _, n := range f.notes {
 		fmt.Fprintf(env.Stderr, "loopbreaker: note: %s\n", render.Clean(n.Text))
 	}
-	last := f.decisions[len(f.decisions)-1]
-	return exitFor(&last), f.writeRecord()
+	return exitFor(last), f.write()
 }
 
 // replayHeader heads replay's markdown table.
 const replayHeader = "| iteration | commit | subject | state | score | no progress | why |\n|---|---|---|---|---|---|---|\n"
 
-// maxReplayChart is how many of the newest iterations replay's chart
-// draws.
+// maxReplayChart is how many of the newest iterations replay's chart draws.
 const maxReplayChart = 60
-
-// writeReplayChart closes replay's text with the chart of its newest
-// iterations and what its signs mean.
-func writeReplayChart(w io.Writer, steps []breaker.Step, final breaker.State) error {
-	if len(steps) == 0 {
-		return nil
-	}
-	from := max(0, len(steps)-maxReplayChart)
-	_, err := fmt.Fprintf(w, "chart of iterations %d to %d: %s\n  (%s)\n", steps[from].Iteration, steps[len(steps)-1].Iteration,
-		render.Sparkline(steps[from:], final), render.Legend(steps[from:]))
-	return err
-}
 
 // replayLine is one decision of the fold as replay prints it.
 type replayLine struct {
-	d       *breaker.Decision
-	subject string // the commit's subject, agent text ("" unknown)
-	// ignored: the iteration ran while the breaker was OPEN; opened: the
-	// breaker opened at it.
-	ignored, opened bool
+	d               *breaker.Decision
+	subject         string // the commit's subject, agent text ("" unknown)
+	ignored, opened bool   // it ran while OPEN; the breaker opened at it
 }
 
 // maxSubject is how many characters of a commit subject replay shows.
 const maxSubject = 50
 
-// write prints the line: a JSON object (the last one with the run's
-// notes), or one text or markdown table line with the commit's short
-// subject (escaped) and a mark where the breaker opened and on the
-// iterations that ran while it was OPEN.
+// write prints the line: a JSON object, or a text or markdown table line.
 func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
 	d := l.d
 	switch format {
@@ -572,8 +509,8 @@ func (l *replayLine) write(w io.Writer, format string, o render.Options) error {
 	return err
 }
 
-// why is the line's reason: where the breaker opened, and a mark instead
-// of the reason repeated on the iterations that ran while it was OPEN.
+// why is the line's reason, marked where the breaker opened; a mark
+// replaces it on the iterations that ran while OPEN.
 func (l *replayLine) why(md bool) string {
 	switch {
 	case l.ignored:
@@ -597,8 +534,8 @@ func quotedSubject(s string) string {
 	return fmt.Sprintf("  %q", s)
 }
 
-// commitSubjects reads the subjects of the decisions' commits for text
-// and markdown; a commit that cannot be read has none.
+// commitSubjects are the subjects of the decisions' commits for text and
+// markdown ("" for one that cannot be read).
 func commitSubjects(dir string, ds []breaker.Decision, format string) map[string]string {
 	out := map[string]string{}
 	if format != "text" && format != "markdown" {
@@ -614,10 +551,9 @@ func commitSubjects(dir string, ds []breaker.Decision, format string) map[string
 		if _, seen := out[h]; seen || h == "" {
 			continue
 		}
+		out[h] = ""
 		if c, err := repo.Describe(h); err == nil {
 			out[h] = c.Subject
-		} else {
-			out[h] = ""
 		}
 	}
 	return out

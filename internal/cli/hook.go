@@ -20,9 +20,8 @@ import (
 )
 
 // hookAgents are the agents whose hook schema the breaker speaks, with
-// the file `hook install` writes the hook into, in the project: Claude
-// Code's personal project settings (never committed: the command names
-// this machine's binary), and Codex's project hooks.
+// the project file `hook install` writes (Claude Code's personal settings:
+// the command names this machine's binary).
 var hookAgents = map[string]string{
 	"claude-code": filepath.Join(".claude", "settings.local.json"),
 	"codex":       filepath.Join(".codex", "hooks.json"),
@@ -49,9 +48,8 @@ func runHook(args []string, env Env) (int, error) {
 }
 
 // runHookAgent is the hook: SessionStart takes the baseline, each Stop is
-// an iteration. Its answer always goes out as the hook's JSON with exit 0:
-// for a Stop hook exit 2 means "keep going", which a failing breaker must
-// never say, so a fault stops the session and names itself.
+// an iteration. It always exits 0 (exit 2 tells a Stop hook's agent to keep
+// going): a fault stops the session and names itself.
 func runHookAgent(agent string, args []string, env Env) (int, error) {
 	fs := newFlagSet("hook "+agent, "[flags] < hook-input.json", env)
 	pol := fs.String("policy", "", "built-in policy name or TOML file (default: the one the session's breaker was created with, else default)")
@@ -71,21 +69,15 @@ func runHookAgent(agent string, args []string, env Env) (int, error) {
 }
 
 // hookIteration measures one stop of a session and decides, in the
-// session's own store: a new session starts a fresh breaker, a resumed one
-// goes on with its own.
+// session's own store.
 func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error) {
 	in, err := hook.ReadInput(env.Stdin)
 	if err != nil || !in.Answers() {
 		return hook.Output{}, err
 	}
-	dir := in.Cwd
-	if dir == "" {
-		dir = "."
-	}
-	repo, err := w.ForRepo(dir)
+	repo, err := w.ForRepo(cmp.Or(in.Cwd, "."))
 	if _, noRoot := w.Root(); noRoot != nil || errors.Is(err, localstate.ErrNoRepository) {
-		// Nothing to watch, or nowhere to keep it: the session is not ours
-		// to stop.
+		// Nothing to watch, or nowhere to keep it: not ours to stop.
 		return hook.Output{SystemMessage: "loopbreaker: not watching this session: " + oneLine(cmp.Or(noRoot, err).Error())}, nil
 	}
 	if err != nil {
@@ -98,7 +90,7 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 	}
 	defer st.Close()
 	sf := stateFlags{policy: pol, format: "json"}
-	s, err := openSession(st, &sf, env, startSession, hookResetHint(name))
+	s, err := openSession(st, &sf, env, startSession, fmt.Sprintf(`loopbreaker reset --loop %s --reason "..." in the repository`, name))
 	if err != nil {
 		return hook.Output{}, err
 	}
@@ -126,13 +118,10 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 	}
 	it := breaker.Iteration{At: at}
 	(&evidence.Files{Log: tr.Log, Cost: tr.Cost}).Apply(&it)
-	tr.Apply(&it)
+	it.CompletionClaimed = it.CompletionClaimed || tr.Promise != ""
 	rec := ledger.FromIteration(&it, 0, 0)
 	rec.Work = workOf(changed, nil)
-	if err := s.add(rec); err != nil {
-		return hook.Output{}, err
-	}
-	d, prev, err := s.fold(at, false)
+	d, prev, err := s.add(rec, at)
 	if err != nil {
 		return hook.Output{}, err
 	}
@@ -142,8 +131,8 @@ func hookIteration(env Env, pol string, w localstate.Where) (hook.Output, error)
 	return hook.Answer(&d, prev, in, s.hint), nil
 }
 
-// hookGreeting is the answer to a session's start: a fresh breaker says
-// so; a resumed session's breaker says where it stands unless CLOSED.
+// hookGreeting answers a session's start: a fresh breaker says so, a
+// resumed one where it stands unless CLOSED.
 func hookGreeting(s *session, fresh bool, at time.Time) (hook.Output, error) {
 	if fresh {
 		caps := ""
@@ -157,11 +146,6 @@ func hookGreeting(s *session, fresh bool, at time.Time) (hook.Output, error) {
 		return hook.Output{}, err
 	}
 	return hook.Output{SystemMessage: fmt.Sprintf("loopbreaker: this session's breaker is %s after %d iterations; reset it when the cause is fixed: %s", d.State, d.Iteration, s.hint)}, nil
-}
-
-// hookResetHint is how a person resets a session's breaker.
-func hookResetHint(name string) string {
-	return fmt.Sprintf(`loopbreaker reset --loop %s --reason "..." in the repository`, name)
 }
 
 func runHookInstall(args []string, env Env) (int, error) {
@@ -209,13 +193,16 @@ func runHookInstall(args []string, env Env) (int, error) {
 	if err := regularfile.WriteAtomic(path, out, 0o644); err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(env.Stdout, "loopbreaker: %s now runs %s on SessionStart and Stop (one breaker per session); its state is kept in %s\n", path, command, stateRootOrWhy(env))
+	root, err := where(env, "").Root()
+	if err != nil {
+		root = err.Error()
+	}
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s now runs %s on SessionStart and Stop (one breaker per session); its state is kept in %s\n", path, command, root)
 	return 0, nil
 }
 
-// lookPath finds an executable on the environment's PATH, absolute: the
-// installed hook names it so, as the agent may run hooks with another
-// PATH; one that is not there is refused (the hook would never run).
+// lookPath finds an executable on the environment's PATH, absolute (the
+// agent may run hooks with another PATH).
 func lookPath(env Env, name string) (string, error) {
 	if runtime.GOOS == "windows" {
 		name += ".exe"
@@ -232,8 +219,7 @@ func lookPath(env Env, name string) (string, error) {
 	return "", usagef("%s is not on PATH: install it (go install . in a clone) and put its directory on PATH, then install the hook; a hook that names no binary never runs", name)
 }
 
-// shellQuote quotes s for the shell that runs a hook's command, when it
-// needs it.
+// shellQuote quotes s for the shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '\\' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
@@ -241,13 +227,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// stateRootOrWhy is the state directory, or why there is none.
-func stateRootOrWhy(env Env) string {
-	root, err := where(env, "").Root()
-	if err != nil {
-		return err.Error()
-	}
-	return root
 }

@@ -3,19 +3,16 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/localstate"
 	"github.com/loopbreaker/loopbreaker/internal/loop"
-	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // EnvStateDir names the environment variable that moves the local state
-// directory (default $XDG_STATE_HOME/loopbreaker, else
-// ~/.local/state/loopbreaker).
+// directory.
 const EnvStateDir = "LOOPBREAKER_STATE_DIR"
 
 // where is the user's state directory: the flag's, else the environment's.
@@ -26,29 +23,20 @@ func where(env Env, dir string) localstate.Where {
 	return localstate.Where{Dir: dir, XDGStateHome: env.Getenv("XDG_STATE_HOME"), Home: env.Getenv("HOME")}
 }
 
-// stateDirUsage is the help of the --state-dir flag.
 const stateDirUsage = "the local state directory, outside the working tree (default: $" + EnvStateDir + ", else $XDG_STATE_HOME/loopbreaker, else ~/.local/state/loopbreaker)"
 
 // start is how a loop runs, which decides the iteration caps that fit it.
 type start int
 
 const (
-	// startRun: an iteration is a workflow run, or a call a person makes
-	// (a state file, check with flags): the policy's caps as they are.
-	startRun start = iota
-	// startLoop: an unattended local loop (the shell loop, record --repo),
-	// one iteration every few minutes for hours.
-	startLoop
-	// startSession: the hook, an iteration at each stop of a session a
-	// person may be watching.
-	startSession
+	startRun     start = iota // workflow runs, or calls a person makes: the policy's caps
+	startLoop                 // an unattended local loop (the shell loop, record --repo)
+	startSession              // the hook: a stop of a session a person may watch
 )
 
-// startCaps are the iteration caps of the local starts, in the place of
-// the default policy's 20 (eight warn, fifteen critical), which suit a
-// loop whose iterations are workflow runs: an overnight shell loop or a
-// day's session makes hundreds. The rate rule (100 an hour) still stops a
-// runaway loop, and the stagnation rules a stuck one.
+// startCaps replace the default policy's iteration caps (20, for workflow
+// runs) for the local starts, which make hundreds a day; the rate and
+// stagnation rules still stop a runaway or stuck loop.
 var startCaps = map[start]policy.MaxIterations{
 	startLoop:    {Enabled: true, MaxIterations: 250, WarningIterations: 100, CriticalIterations: 200},
 	startSession: {Enabled: true, MaxIterations: 300, WarningIterations: 100, CriticalIterations: 200},
@@ -67,8 +55,8 @@ func forStart(p *policy.Policy, s start) *policy.Policy {
 	return p
 }
 
-// controlsOf are a store's resets, and the OPEN breaker of a version 1
-// state file, held OPEN until a reset, as the fold's controls.
+// controlsOf are a store's resets and a version 1 state file's OPEN
+// breaker (held OPEN until a reset) as the fold's controls.
 func controlsOf(f *localstate.File) []loop.Control {
 	var cs []loop.Control
 	if c := f.Carried; c != nil && c.State == breaker.Open.String() {
@@ -81,28 +69,6 @@ func controlsOf(f *localstate.File) []loop.Control {
 	return cs
 }
 
-// carriedNote says what a version 1 state file's breaker left behind.
-func carriedNote(f *localstate.File) []note.Note {
-	c := f.Carried
-	if c == nil || c.Iterations == 0 {
-		return nil
-	}
-	return []note.Note{note.New(note.LoopStarted, "this state file was written by an earlier version, which kept no records: its %d iterations are not folded again (it was %s)", c.Iterations, c.State)}
-}
-
-// foldStore folds a store whose records carry their own evidence (a state
-// file, record --repo's loops, a hook session): one decision per record,
-// the last one the store's; with status, the last is the status at now.
-func foldStore(f *localstate.File, p *policy.Policy, profile string, now time.Time, status bool) ([]breaker.Decision, error) {
-	its := make([]breaker.Iteration, len(f.Records))
-	for i := range f.Records {
-		f.Records[i].Apply(&its[i])
-		f.Records[i].ApplyLocal(&its[i])
-	}
-	out, err := loop.Fold(loop.FoldInput{Policy: p, Profile: profile, Iterations: its, Controls: controlsOf(f), Now: now, Status: status})
-	return out.Decisions, err
-}
-
 // loopResult is one loop's decision as status and reset print it.
 type loopResult struct {
 	name  string
@@ -110,8 +76,8 @@ type loopResult struct {
 	write func() error
 }
 
-// writeLoops prints the decisions of a repository's loops: one as it is,
-// several each under its name; the exit code is the most urgent.
+// writeLoops prints the decisions of a repository's loops, several each
+// under its name; the exit code is the most urgent.
 func writeLoops(env Env, format string, results []loopResult) (int, error) {
 	code := ExitContinue
 	for _, r := range results {
@@ -121,7 +87,7 @@ func writeLoops(env Env, format string, results []loopResult) (int, error) {
 		if err := r.write(); err != nil {
 			return 0, err
 		}
-		if urgency(r.code) > urgency(code) {
+		if urgency[r.code] > urgency[code] {
 			code = r.code
 		}
 	}
@@ -130,14 +96,4 @@ func writeLoops(env Env, format string, results []loopResult) (int, error) {
 
 // urgency orders exit codes: OPEN before paused before done before
 // continue.
-func urgency(code int) int {
-	switch code {
-	case ExitOpen:
-		return 3
-	case ExitPaused:
-		return 2
-	case ExitDone:
-		return 1
-	}
-	return 0
-}
+var urgency = map[int]int{ExitOpen: 3, ExitPaused: 2, ExitDone: 1}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence"
@@ -16,12 +15,10 @@ import (
 type measurementFlags struct {
 	filesChanged, testsPassing, testsFailing, outputLength  optInt
 	permissionDenials, filesModified, tasksDone, tasksTotal optInt
-	errors                                                  strList
+	errors, reports                                         strList
 	completion, questions                                   bool
 	percent                                                 optFloat
-	phase, currentTask                                      string
-	reports                                                 strList
-	log                                                     string
+	phase, currentTask, log                                 string
 }
 
 func (m *measurementFlags) register(fs *flag.FlagSet) {
@@ -43,12 +40,13 @@ func (m *measurementFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.log, "log", "", "agent output log to measure from")
 }
 
-// iteration builds the iteration: files first, then explicit flags.
-func (m *measurementFlags) iteration(at time.Time) (breaker.Iteration, []note.Note, error) {
+// iteration builds the iteration, its time unset: files first, then
+// explicit flags.
+func (m *measurementFlags) iteration() (breaker.Iteration, []note.Note, error) {
 	if len(m.phase) > ledger.MaxPhase {
 		return breaker.Iteration{}, nil, usagef("--phase is %d bytes long: a phase name has at most %d", len(m.phase), ledger.MaxPhase)
 	}
-	it := breaker.Iteration{At: at, Phase: m.phase}
+	it := breaker.Iteration{Phase: m.phase}
 	var notes []note.Note
 	if len(m.reports) > 0 || m.log != "" {
 		f, err := evidence.ReadFiles(m.reports, m.log)
@@ -90,15 +88,11 @@ func (m *measurementFlags) iteration(at time.Time) (breaker.Iteration, []note.No
 	if m.permissionDenials.set {
 		it.PermissionDenials = m.permissionDenials.v
 	}
-	if m.completion {
-		it.CompletionClaimed = true
-	}
+	it.CompletionClaimed = it.CompletionClaimed || m.completion
 	if m.filesModified.set {
 		it.ClaimedFiles = m.filesModified.ptr()
 	}
-	if m.questions {
-		it.QuestionsAsked = true
-	}
+	it.QuestionsAsked = it.QuestionsAsked || m.questions
 	if m.percent.set {
 		it.ProgressPercent = m.percent.ptr()
 	}

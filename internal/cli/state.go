@@ -10,30 +10,27 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
 	"github.com/loopbreaker/loopbreaker/internal/localstate"
+	"github.com/loopbreaker/loopbreaker/internal/loop"
 	"github.com/loopbreaker/loopbreaker/internal/note"
 	"github.com/loopbreaker/loopbreaker/internal/notify"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
+	"github.com/loopbreaker/loopbreaker/internal/textcut"
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // MaxReason bounds the bytes of a reset reason kept in the state file; a
-// longer one is cut and marked, so that what a person typed can never make
-// the state file too large to read back.
+// longer one is cut and marked.
 const MaxReason = 1024
 
 // stateFlags are the flags every state-file command takes.
 type stateFlags struct {
-	state   string
-	policy  string
-	profile string
-	format  string
-	at      timeFlag
+	state, policy, profile, format string
+	at                             timeFlag
 }
 
 func (f *stateFlags) register(fs *flag.FlagSet) {
@@ -44,8 +41,7 @@ func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.at, "at", "the time of this call, RFC 3339 (default: now; at most 5 minutes ahead of this machine's clock)")
 }
 
-// checkLocal checks the flags but the state file, which status and reset
-// may find by themselves.
+// checkLocal checks the flags but --state.
 func (f *stateFlags) checkLocal(env Env) error {
 	if err := render.CheckFormat(f.format); err != nil {
 		return err
@@ -60,14 +56,12 @@ type session struct {
 	file    *localstate.File // never nil
 	policy  *policy.Policy
 	profile string
-	// hint is how a person resets it.
-	hint  string
-	notes []note.Note
+	hint    string // how a person resets it
+	notes   []note.Note
 }
 
-// openSession reads the policy and profile of an open store (the flags',
-// else those it was created with, else the environment's) and the caps of
-// its start; the caller closes the store.
+// openSession reads the policy and profile of an open store: the flags',
+// else those it was created with, else the environment's.
 func openSession(st *localstate.Store, f *stateFlags, env Env, s start, hint string) (*session, error) {
 	file := st.File
 	if file == nil {
@@ -79,7 +73,10 @@ func openSession(st *localstate.Store, f *stateFlags, env Env, s start, hint str
 	if err != nil {
 		return nil, err
 	}
-	out := &session{store: st, file: file, hint: hint, notes: carriedNote(file)}
+	out := &session{store: st, file: file, hint: hint}
+	if c := file.Carried; c != nil && c.Iterations > 0 {
+		out.notes = append(out.notes, note.New(note.LoopStarted, "this state file was written by an earlier version, which kept no records: its %d iterations are not folded again (it was %s)", c.Iterations, c.State))
+	}
 	if file.Policy != "" && f.policy != "" && file.Policy != f.policy {
 		out.notes = append(out.notes, note.New(note.PolicyChanged, "policy changed from %s to %s for this state file", file.Policy, f.policy))
 	}
@@ -92,13 +89,9 @@ func openSession(st *localstate.Store, f *stateFlags, env Env, s start, hint str
 	return out, nil
 }
 
-// now is the time of this call, read once the store is locked, so that
-// calls the lock serialises see increasing times (a call that read the
-// clock before waiting for the lock would otherwise be refused as earlier
-// than the one it waited for). An --at time stays as given. A clock that
-// went back behind the newest recorded event (a stepped clock, another
-// machine's state file) takes that event's time, with a note, rather than
-// refusing every call until it catches up.
+// now is the time of this call, read under the store's lock so that
+// serialised calls see increasing times; a clock behind the newest event
+// takes that event's time, with a note.
 func (s *session) now(f *stateFlags, env Env) time.Time {
 	if f.at.set {
 		return f.at.t
@@ -112,30 +105,36 @@ func (s *session) now(f *stateFlags, env Env) time.Time {
 	return at
 }
 
-// fold decides at time at: the newest record's decision, or with status
-// the breaker's status then; prev is the decision before it (nil: none).
+// fold folds the records, one decision each, and decides at time at (with
+// status, the status then); prev is the decision before (nil: none).
 func (s *session) fold(at time.Time, status bool) (d breaker.Decision, prev *breaker.Decision, err error) {
-	ds, err := foldStore(s.file, s.policy, s.profile, at, status)
+	its := make([]breaker.Iteration, len(s.file.Records))
+	for i := range s.file.Records {
+		s.file.Records[i].Apply(&its[i])
+		s.file.Records[i].ApplyLocal(&its[i])
+	}
+	out, err := loop.Fold(loop.FoldInput{Policy: s.policy, Profile: s.profile, Iterations: its, Controls: controlsOf(s.file), Now: at, Status: status})
 	if err != nil {
 		return d, nil, fmt.Errorf("state file %s: %w", s.store.Name, err)
 	}
+	ds := out.Decisions
 	if n := len(ds); n > 1 {
 		prev = &ds[n-2]
 	}
 	return ds[len(ds)-1], prev, nil
 }
 
-// add appends an iteration's record, refusing a time before the newest
-// recorded event.
-func (s *session) add(r ledger.Record) error {
+// add appends an iteration's record, refusing one older than the newest
+// event, and folds at at.
+func (s *session) add(r ledger.Record, at time.Time) (breaker.Decision, *breaker.Decision, error) {
 	if last := s.file.Last(); r.At.Before(last) {
-		return usagef("state file %s: --at %s is earlier than the last recorded event (%s)", s.store.Name, r.At.Format(time.RFC3339), last.Format(time.RFC3339))
+		return breaker.Decision{}, nil, usagef("state file %s: --at %s is earlier than the last recorded event (%s)", s.store.Name, r.At.Format(time.RFC3339), last.Format(time.RFC3339))
 	}
 	if err := r.Validate(); err != nil {
-		return fmt.Errorf("state file %s: the iteration's record: %w", s.store.Name, err)
+		return breaker.Decision{}, nil, fmt.Errorf("state file %s: the iteration's record: %w", s.store.Name, err)
 	}
 	s.file.Records = append(s.file.Records, r)
-	return nil
+	return s.fold(at, false)
 }
 
 func (s *session) save(at time.Time) error {
@@ -181,12 +180,11 @@ func runRecord(args []string, env Env) (int, error) {
 	if *repoDir != "" && m.filesChanged.set {
 		return 0, usagef("--repo measures the files changed: give it or --files-changed, not both")
 	}
-	it, notes, err := m.iteration(env.Now().UTC())
+	it, notes, err := m.iteration()
 	if err != nil {
 		return 0, err
 	}
-	w := where(env, *stateDir)
-	st, begin, hint, err := openRecordStore(w, sf.state, *repoDir, *loopName)
+	st, begin, hint, err := openRecordStore(where(env, *stateDir), sf.state, *repoDir, *loopName)
 	if err != nil {
 		return 0, err
 	}
@@ -208,10 +206,7 @@ func runRecord(args []string, env Env) (int, error) {
 			return 0, err
 		}
 	}
-	if err := s.add(rec); err != nil {
-		return 0, err
-	}
-	d, _, err := s.fold(at, false)
+	d, _, err := s.add(rec, at)
 	if err != nil {
 		return 0, err
 	}
@@ -231,9 +226,7 @@ func runRecord(args []string, env Env) (int, error) {
 	return exitFor(&d), err
 }
 
-// openRecordStore opens the store record writes: the state file named,
-// else the repository's loop; its start says which caps fit, the hint how
-// a person resets it.
+// openRecordStore opens the state file named, else the repository's loop.
 func openRecordStore(w localstate.Where, state, repoDir, name string) (*localstate.Store, start, string, error) {
 	if state != "" {
 		st, err := localstate.Open(state, false)
@@ -255,17 +248,15 @@ func repoHint(dir, name string) string {
 	return fmt.Sprintf("loopbreaker reset --repo %s --loop %s --reason \"...\"", dir, name)
 }
 
-// recordFile is a ledger file this program writes (record's and check's
-// --record), locked for the read-modify-write of one call, so that calls
-// in parallel on one file each add their record.
+// recordFile is a ledger file --record writes, locked for the
+// read-modify-write of one call.
 type recordFile struct {
 	path   string // as given
 	target string // the file written: path, or the file its links name
 	unlock func()
 }
 
-// lockRecordFile resolves and locks the ledger file at path, creating its
-// directory (0700) when missing.
+// lockRecordFile resolves and locks the ledger file at path.
 func lockRecordFile(path string) (*recordFile, error) {
 	target, err := regularfile.Target(path)
 	if err != nil {
@@ -278,11 +269,9 @@ func lockRecordFile(path string) (*recordFile, error) {
 	return &recordFile{path: path, target: target, unlock: unlock}, nil
 }
 
-// read returns the records the file holds: none (a nil ledger) when it
-// is missing or blank. A file that is not a regular file, is larger than
-// a ledger file may be, or holds anything but valid records is an error,
-// and is never overwritten.
-func (rf *recordFile) read() (*ledger.Ledger, error) {
+// read returns the records the file holds (nil: missing or blank); a
+// file that holds anything else is an error, never overwritten.
+func (rf *recordFile) read() ([]ledger.Record, error) {
 	data, err := regularfile.Read(rf.target, ledger.MaxFileBytes, "record file")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -298,12 +287,10 @@ func (rf *recordFile) read() (*ledger.Ledger, error) {
 			return nil, fmt.Errorf("record file %s: %s; not overwritten", rf.path, p.Err)
 		}
 	}
-	return l, nil
+	return l.Records, nil
 }
 
-// keep keeps the last ledger.MaxRecords of ordered records, as a reader
-// of the file would; the note says how many older ones were left out,
-// naming the file.
+// keep keeps the newest ledger.MaxRecords records, as a reader would.
 func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []note.Note) {
 	dropped := len(recs) - ledger.MaxRecords
 	if dropped <= 0 {
@@ -312,8 +299,7 @@ func (rf *recordFile) keep(recs []ledger.Record) ([]ledger.Record, []note.Note) 
 	return recs[dropped:], []note.Note{note.New(note.RecordsDropped, "record file %s: more than %d records; the %d oldest were dropped from it", rf.path, ledger.MaxRecords, dropped)}
 }
 
-// write replaces the file with the records, atomically (an existing file
-// keeps its mode; a new one is 0644, an artifact to upload).
+// write replaces the file atomically (a new one is 0644, an artifact).
 func (rf *recordFile) write(recs []ledger.Record) error {
 	var buf bytes.Buffer
 	if err := ledger.Encode(&buf, recs); err != nil {
@@ -322,21 +308,16 @@ func (rf *recordFile) write(recs []ledger.Record) error {
 	return regularfile.WriteAtomic(rf.target, buf.Bytes(), 0o644)
 }
 
-// appendRecord adds a record to a ledger file under its lock, atomically.
-// It returns notes on what it dropped to stay within ledger.MaxRecords.
+// appendRecord adds a record to a ledger file under its lock.
 func appendRecord(path string, r ledger.Record) ([]note.Note, error) {
 	rf, err := lockRecordFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer rf.unlock()
-	l, err := rf.read()
+	recs, err := rf.read()
 	if err != nil {
 		return nil, err
-	}
-	var recs []ledger.Record
-	if l != nil {
-		recs = l.Records
 	}
 	r.Iteration = ledger.NextIteration(recs, r.RunID, r.RunAttempt)
 	recs, notes := rf.keep(append(recs, r))
@@ -425,9 +406,8 @@ func resetStore(env Env, sf *stateFlags, st *localstate.Store, begin start, hint
 		return loopResult{}, err
 	}
 	at := s.now(sf, env)
-	// A person can always reset: a time before the newest recorded event
-	// is taken as that event's time, and the reset comes after that event
-	// (the fold applies a reset before an iteration of the same time).
+	// A person can always reset: just after the newest event (the fold
+	// applies a reset before an iteration of the same time).
 	if last := s.file.Last(); !last.IsZero() && !at.After(last) {
 		if at.Before(last) {
 			s.notes = append(s.notes, note.New(note.ResetTimeAdjusted, "reset at %s, the newest event in the state file, not at --at %s, which is before it",
@@ -446,9 +426,8 @@ func resetStore(env Env, sf *stateFlags, st *localstate.Store, begin start, hint
 	return loopResult{name: st.Name, code: ExitContinue, write: func() error { return s.print(env, sf.format, &d) }}, nil
 }
 
-// boundText makes text a person or an agent gave fit to keep: valid
-// UTF-8, control characters as spaces, and at most max bytes, cut on a
-// character boundary with a marker that says how long it was.
+// boundText is text a person gave as valid UTF-8, control characters as
+// spaces, at most max bytes.
 func boundText(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
@@ -456,21 +435,11 @@ func boundText(s string, max int) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
-	if len(s) <= max {
-		return s
-	}
-	marker := fmt.Sprintf(" … [cut: %d bytes in all]", len(s))
-	n := max - len(marker)
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + marker
+	return textcut.Bytes(s, max, fmt.Sprintf(" … [cut: %d bytes in all]", len(s)))
 }
 
-// loadNamedPolicy loads a built-in policy or a policy file; a file's
-// policy is named after the file in decisions, unless the file gives it a
-// name of its own that is not a built-in's (a file that extends default is
-// not the default policy).
+// loadNamedPolicy loads a built-in policy or a policy file (see
+// nameFromFile).
 func loadNamedPolicy(name string) (*policy.Policy, error) {
 	p, err := policy.Load(name)
 	if err != nil {
@@ -481,7 +450,8 @@ func loadNamedPolicy(name string) (*policy.Policy, error) {
 }
 
 // nameFromFile names a policy read from the file at path after the file,
-// unless the file named it itself with a name no built-in policy has.
+// unless the file names it with a name no built-in policy has (a file that
+// extends default is not the default policy).
 func nameFromFile(p *policy.Policy, path string) {
 	if isBuiltinName(path) {
 		return

@@ -8,9 +8,8 @@ import (
 )
 
 // measureTree measures the meaningful files changed in the working tree at
-// dir since the store's snapshot, committed or not, and keeps the new
-// snapshot in the store, out of the agent's reach. The first measure has
-// nothing to compare with: it takes the baseline (nil work), with a note.
+// dir since the store's snapshot, committed or not; the first takes the
+// baseline (nil work), with a note.
 func (s *session) measureTree(dir string) (*ledger.Work, error) {
 	top, err := localstate.TopLevel(dir)
 	if err != nil {
@@ -26,9 +25,8 @@ func (s *session) measureTree(dir string) (*ledger.Work, error) {
 	return workOf(changed, nil), nil
 }
 
-// treeChange takes the working tree at top, keeps it in the store and
-// returns the meaningful paths changed since the store's previous
-// snapshot; baseline says there was none.
+// treeChange snapshots the working tree at top into the store and returns
+// the meaningful paths changed since the previous snapshot (baseline: none).
 func (s *session) treeChange(top string) (changed []string, baseline bool, err error) {
 	cur, notes, err := worktree.Take(top)
 	if err != nil {
@@ -38,8 +36,7 @@ func (s *session) treeChange(top string) (changed []string, baseline bool, err e
 		s.notes = append(s.notes, note.New(note.Unreadable, "%s", n))
 	}
 	if s.store != nil {
-		// A state file kept in the working tree changes at every record: it
-		// is the loop's state, not its work.
+		// A state file kept in the working tree is not the loop's work.
 		if rel, ok := within(top, s.store.Path); ok {
 			delete(cur.Files, rel)
 			delete(cur.Files, rel+".lock")
@@ -57,9 +54,8 @@ func (s *session) treeChange(top string) (changed []string, baseline bool, err e
 	return meaning.Compare(prev, cur).Meaningful, false, nil
 }
 
-// workOf is a record's work: the meaningful paths changed and, with a
-// commit, those of them it does not hold (nil uncommitted: no commit, the
-// changed paths are the ones shown).
+// workOf is a record's work: the meaningful paths changed and those of
+// them no commit holds (nil: no commit; the changed paths are shown).
 func workOf(changed, uncommitted []string) *ledger.Work {
 	w := &ledger.Work{Files: len(changed), Uncommitted: len(uncommitted)}
 	shown := changed

@@ -39,8 +39,6 @@ type Input struct {
 	// StopHookActive is true when the agent already goes on because a
 	// Stop hook blocked its previous stop (a loop such as ralph-wiggum).
 	StopHookActive bool `json:"stop_hook_active"`
-	// LastAssistantMessage is the agent's last message, when given.
-	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // ReadInput reads and checks the hook input.
@@ -65,16 +63,14 @@ func ReadInput(r io.Reader) (*Input, error) {
 	return &in, nil
 }
 
-// Answers reports whether the breaker answers the event: Stop and
-// SessionStart. Any other (a hook installed for an event it was not made
-// for) is answered with nothing, so that the agent goes on as if there
-// were no hook.
+// Answers reports whether the breaker answers the event (Stop and
+// SessionStart); any other is answered with nothing.
 func (in *Input) Answers() bool {
 	return in.HookEventName == EventStop || in.HookEventName == EventSessionStart
 }
 
-// MaxTranscriptBytes bounds the part of a transcript one stop reads (its
-// newest bytes are read when more was written since the previous stop).
+// MaxTranscriptBytes bounds the (newest) part of a transcript one stop
+// reads.
 const MaxTranscriptBytes = 64 << 20
 
 // Transcript is what the agent said and its tools answered since the
@@ -86,15 +82,14 @@ type Transcript struct {
 	Cost *cost.Cost
 	// End is the transcript's size when read: the next stop starts there.
 	End int64
-	// Promise is the text of the last <promise>...</promise> the agent
-	// wrote (ralph-wiggum's completion promise), "" when none.
+	// Promise is the last <promise>...</promise> the agent wrote (a
+	// completion claim), "" when none.
 	Promise string
 }
 
 // ReadTranscript reads the transcript at path from offset (from its start
-// when it is shorter than offset: a new file). A transcript that does not
-// exist yet has nothing new; what is not a regular file (a named pipe the
-// agent put in its place) is refused at once, never waited on.
+// when it is shorter: a new file). A missing one has nothing new; what is
+// not a regular file is refused at once, never waited on.
 func ReadTranscript(path string, offset int64) (*Transcript, error) {
 	if path == "" {
 		return &Transcript{Log: &agentlog.Log{}}, nil
@@ -133,9 +128,8 @@ func ReadTranscript(path string, offset int64) (*Transcript, error) {
 
 var promiseRE = regexp.MustCompile(`(?s)<promise>(.{1,400}?)</promise>`)
 
-// lastPromise finds the last completion promise in the agent's words.
-// In a JSON transcript the tags sit inside a string, so the raw bytes are
-// searched and the text unescaped as far as a promise needs.
+// lastPromise finds the last completion promise in the raw JSON lines,
+// unescaped as far as a promise needs.
 func lastPromise(part []byte) string {
 	all := promiseRE.FindAllSubmatch(part, -1)
 	if len(all) == 0 {
@@ -144,13 +138,6 @@ func lastPromise(part []byte) string {
 	text := string(all[len(all)-1][1])
 	text = strings.NewReplacer(`\n`, " ", `\"`, `"`, `\t`, " ").Replace(text)
 	return strings.Join(strings.Fields(text), " ")
-}
-
-// Apply adds the transcript's evidence to the iteration.
-func (t *Transcript) Apply(it *breaker.Iteration) {
-	if t.Promise != "" {
-		it.CompletionClaimed = true
-	}
 }
 
 // Output is the hook's JSON answer (the fields the Claude Code and Codex
@@ -171,12 +158,10 @@ type Output struct {
 // Empty reports whether the answer says nothing (the agent may stop).
 func (o *Output) Empty() bool { return *o == Output{} }
 
-// Answer is the hook's answer to a decision: stop the session with the
-// reason when the breaker is OPEN or the work is done; the failure context
-// when HALF_OPEN (to the agent as its next instruction when a Stop hook
-// already keeps it going, else to the person); when CLOSED, the warnings
-// the previous decision (nil: none) did not have, for the person, else
-// nothing.
+// Answer is the hook's answer to a decision: stop the session when OPEN
+// or done; when HALF_OPEN the failure context (to the agent when a Stop
+// hook already keeps it going, else to the person); when CLOSED the
+// warnings prev (nil: none) did not have.
 func Answer(d, prev *breaker.Decision, in *Input, resetHint string) Output {
 	stop := false
 	switch {
@@ -200,9 +185,8 @@ func Answer(d, prev *breaker.Decision, in *Input, resetHint string) Output {
 	return Output{SystemMessage: ctx}
 }
 
-// newWarnings reports whether d warns of something prev did not: a
-// warning's numbers aside ("iteration 101 of at most 300" is the warning
-// of iteration 100 again), so that a person hears of it once.
+// newWarnings reports whether d warns of something prev did not, numbers
+// aside, so that a person hears of a warning once.
 func newWarnings(d, prev *breaker.Decision) bool {
 	key := func(w string) string {
 		return strings.Map(func(r rune) rune {
@@ -226,8 +210,8 @@ func newWarnings(d, prev *breaker.Decision) bool {
 	return false
 }
 
-// reasonLine is the verdict and its reason on one line, with the money
-// spent when the agent reported it and the reason does not already say it.
+// reasonLine is the verdict and its reason, with the money spent unless
+// the reason says it.
 func reasonLine(d *breaker.Decision) string {
 	s := "loopbreaker: " + render.Verdict(d)
 	if d.Reason != nil {
@@ -241,8 +225,7 @@ func reasonLine(d *breaker.Decision) string {
 }
 
 // Failed is the answer when the breaker could not decide: the session
-// stops, naming the fault, so that a broken breaker never lets a loop run
-// unwatched (exit code 2 would keep the agent going).
+// stops, naming the fault.
 func Failed(err error) Output {
 	stop := false
 	return Output{Continue: &stop, StopReason: render.Clean("loopbreaker: the breaker could not decide, so the session stops: " + err.Error())}
@@ -253,10 +236,5 @@ func (o *Output) Write(w io.Writer) error {
 	if o.Empty() {
 		return nil
 	}
-	data, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
+	return json.NewEncoder(w).Encode(o)
 }

@@ -9,23 +9,15 @@ import (
 	"regexp"
 )
 
-// Installed hook events: SessionStart takes the baseline of a session,
-// Stop decides at each stop.
-var installEvents = []string{EventSessionStart, EventStop}
-
 // ourCommand matches the command of a breaker hook already installed: the
 // binary by any path, as the installed command starts.
 var ourCommand = regexp.MustCompile(`^(?:'[^']*/)?(?:[^\s']*/)?loopbreaker(?:\.exe)?'? hook (?:claude-code|codex)\b`)
 
 // Install sets command as a command hook of SessionStart and Stop in a
-// settings file's content (nil or blank: a new file), and keeps every
-// other setting and hook as it is, in its place: keys this program does
-// not know and their order included. A breaker hook already there (by any
-// path to the binary, with any flags) gets command; it returns the new
-// content and whether it changed. Content that is not a settings object,
-// or whose hooks are not in the documented shape (Claude Code's settings
-// and Codex's hooks.json share it), is an error naming the file and the
-// fault.
+// settings file's content (nil or blank: a new file), keeping every other
+// key and hook in its place; a breaker hook already there (by any path,
+// with any flags) gets command. It returns the new content and whether it
+// changed; content not in the documented shape is an error naming the file.
 func Install(data []byte, name, command string) ([]byte, bool, error) {
 	fail := func(format string, args ...any) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("%s: %s; it was left as it is", name, fmt.Sprintf(format, args...))
@@ -45,7 +37,7 @@ func Install(data []byte, name, command string) ([]byte, bool, error) {
 		}
 	}
 	changed := false
-	for _, event := range installEvents {
+	for _, event := range []string{EventSessionStart, EventStop} {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(event); ok {
 			if err := json.Unmarshal(raw, &groups); err != nil {
@@ -65,10 +57,7 @@ func Install(data []byte, name, command string) ([]byte, bool, error) {
 			}
 		}
 		if !found {
-			g, err := json.Marshal(map[string]any{"hooks": []map[string]string{{"type": "command", "command": command}}})
-			if err != nil {
-				return nil, false, err
-			}
+			g, _ := json.Marshal(map[string]any{"hooks": []map[string]string{{"type": "command", "command": command}}}) // strings: cannot fail
 			groups, changed = append(groups, g), true
 		}
 		list, err := json.Marshal(groups)

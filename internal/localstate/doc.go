@@ -10,7 +10,5 @@
 // The stores of a repository live in the user's state directory, outside
 // the working tree the watched agent can write, in one directory per
 // repository: check.json, record.json (or the name --loop gives) and
-// session-ID.json. Every store is read through regularfile's bounded
-// opener under regularfile's lock; a damaged one is an error naming it,
-// and is never overwritten.
+// session-ID.json, each read under regularfile's lock.
 package localstate

@@ -138,7 +138,7 @@ func TestOldLayoutLoads(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	top := filepath.Join(t.TempDir(), "app")
-	r := &Repo{Dir: filepath.Join(root, Key(top)), Top: top, root: root}
+	r := &Repo{Dir: filepath.Join(root, Key(top)), Top: top}
 	copyDir(t, filepath.Join("testdata", "v1", "repo"), r.Dir)
 	copyDir(t, filepath.Join("testdata", "v1", "state-open.json"), filepath.Join(root, "ralph", Key(top), "state.json"))
 	loops, err := r.Loops()

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -98,42 +97,29 @@ func (f *File) Last() time.Time {
 
 // Store is one loop's store, open under its lock.
 type Store struct {
-	// Name is the store as people know it (the path given, or the loop).
-	Name string
-	// Path is the file written: the path given, or the file its links name.
-	Path string
-	// File is the content; nil when there is none yet.
-	File   *File
+	Name   string   // as people know it: the path given, or the loop
+	Path   string   // the file written: the path given, or the file its links name
+	File   *File    // the content; nil when there is none yet
+	legacy []string // files of an earlier layout it was read from, removed on Save
 	unlock func()
-	// legacy are files of an earlier layout the store was read from,
-	// removed once it is saved.
-	legacy []string
 }
 
 // Open locks and reads the store at path, written through its symbolic
-// links. A missing store reads as none (File nil), or as what the files
-// of an earlier layout (legacy) held; with peek it is neither locked nor
-// created. A store that is damaged, not a regular file or too large is an
-// error naming it, and is left as it is.
+// links. A missing store reads as none (File nil), or as what the
+// existing legacy files of an earlier layout held; with peek it is neither
+// locked nor created. A damaged store is an error naming it, left as it is.
 func Open(path string, peek bool, legacy ...string) (*Store, error) {
 	target, err := regularfile.Target(path)
 	if err != nil {
 		return nil, fmt.Errorf("state file %w", err)
 	}
-	s := &Store{Name: path, Path: target, unlock: func() {}}
-	for _, l := range legacy {
-		if _, err := os.Lstat(l); err == nil {
-			s.legacy = append(s.legacy, l)
-		}
-	}
+	s := &Store{Name: path, Path: target, unlock: func() {}, legacy: legacy}
 	if _, err := os.Lstat(target); peek && errors.Is(err, fs.ErrNotExist) && len(s.legacy) == 0 {
 		return s, nil
 	}
 	if s.unlock, err = regularfile.Lock(target); err != nil {
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	// Read under the lock: a call that waited for it sees what the one
-	// before it wrote.
 	data, err := regularfile.Read(target, MaxBytes, "state file")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -157,13 +143,8 @@ func Open(path string, peek bool, legacy ...string) (*Store, error) {
 // Close releases the store's lock.
 func (s *Store) Close() { s.unlock() }
 
-// FileMode is the mode of a new store: it may hold what people wrote
-// (reset reasons), so only its owner reads it.
-const FileMode = 0o600
-
-// Save writes f as the store, atomically (a reader sees the old or the
-// new store, never a mix), and removes the files of an earlier layout it
-// was read from.
+// Save writes f as the store, atomically, into the directory its lock was
+// taken in, and removes the files of an earlier layout it was read from.
 func (s *Store) Save(f *File) error {
 	f.Version, f.Kind = Version, Kind
 	if f.Records == nil {
@@ -176,10 +157,8 @@ func (s *Store) Save(f *File) error {
 	if err != nil {
 		return fmt.Errorf("state file %s: encode: %w", s.Name, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
-		return err
-	}
-	if err := regularfile.WriteAtomic(s.Path, append(data, '\n'), FileMode); err != nil {
+	// 0600: it may hold what people wrote (reset reasons).
+	if err := regularfile.WriteAtomic(s.Path, append(data, '\n'), 0o600); err != nil {
 		return err
 	}
 	s.File = f
@@ -191,16 +170,12 @@ func (s *Store) Save(f *File) error {
 }
 
 // Decode parses a store; name is used in errors. A version 1 state file
-// (a breaker snapshot) reads as a store with its breaker carried; a loop
-// file of the earlier layout (check's start and resets) as a store
-// without records.
+// reads as a store with its breaker carried; a loop file of the earlier
+// layout as a store without records.
 func Decode(data []byte, name string) (*File, error) {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("state file %s: empty file; delete it to start a fresh breaker", name)
-	}
-	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("state file %s: want a JSON object, found %s", name, describe(trimmed))
 	}
 	var head struct {
 		Version *int   `json:"version"`
@@ -268,9 +243,8 @@ func (f *File) check() error {
 	return nil
 }
 
-// decodeV1 reads a version 1 state file: its settings, and of its breaker
-// snapshot whether it was OPEN, when and why (the rest of the snapshot is
-// not needed: the fold reads records).
+// decodeV1 reads a version 1 state file: its settings, and whether its
+// breaker snapshot was OPEN, when and why.
 func decodeV1(data []byte, name string) (*File, error) {
 	var v1 struct {
 		Version   int             `json:"version"`
@@ -331,8 +305,7 @@ func decodeLoop(data []byte, name string) (*File, error) {
 }
 
 // merge adds a file of an earlier layout to the store f (nil: none yet):
-// a state or loop file, the shell loop's ledger, or the hook's marks (its
-// session, transcript and working tree).
+// a state or loop file, the shell loop's ledger, or the hook's marks.
 func merge(f *File, path string) (*File, error) {
 	data, err := regularfile.Read(path, MaxBytes, "state file")
 	if err != nil {
@@ -367,56 +340,24 @@ func merge(f *File, path string) (*File, error) {
 	return g, nil
 }
 
-func describe(b []byte) string {
-	switch b[0] {
-	case '[':
-		return "a JSON array"
-	case '"':
-		return "a JSON string"
-	case 't', 'f':
-		return "a JSON boolean"
-	case 'n':
-		return "null"
-	}
-	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
-		return "a JSON number"
-	}
-	return "text that is not JSON"
-}
-
 // jsonFault describes a JSON error with its line and column.
 func jsonFault(data []byte, err error) string {
-	var off int64 = -1
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-		if te.Field != "" {
-			return fmt.Sprintf("%s: field %q: want %s, found JSON %s", position(data, off), te.Field, te.Type, te.Value)
-		}
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "truncated JSON (unexpected end of file)"
-	}
-	if off >= 0 {
-		return fmt.Sprintf("%s: %v", position(data, off), err)
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s: not JSON: %v", position(data, se.Offset), err)
+	case errors.As(err, &te) && te.Field == "":
+		return "want a JSON object, found JSON " + te.Value
+	case errors.As(err, &te):
+		return fmt.Sprintf("%s: field %q: want %s, found JSON %s", position(data, te.Offset), te.Field, te.Type, te.Value)
 	}
 	return fmt.Sprintf("invalid JSON: %v", err)
 }
 
 func position(data []byte, off int64) string {
-	off = min(off, int64(len(data)))
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return fmt.Sprintf("line %d, column %d", line, col)
+	before := data[:min(off, int64(len(data)))]
+	return fmt.Sprintf("line %d, column %d", bytes.Count(before, []byte("\n"))+1, len(before)-bytes.LastIndexByte(before, '\n'))
 }

@@ -1,12 +1,14 @@
 package localstate
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,10 +22,8 @@ import (
 // explicit directory, $XDG_STATE_HOME/loopbreaker and
 // $HOME/.local/state/loopbreaker.
 type Where struct {
-	// Dir is an explicit state directory (LOOPBREAKER_STATE_DIR or a flag).
-	Dir string
-	// XDGStateHome and Home are the environment's values.
-	XDGStateHome, Home string
+	Dir                string // an explicit one (LOOPBREAKER_STATE_DIR or a flag)
+	XDGStateHome, Home string // the environment's values
 }
 
 // Root is the state directory itself.
@@ -41,12 +41,8 @@ func (w Where) Root() (string, error) {
 
 // Repo is the state of one repository's loops.
 type Repo struct {
-	// Dir is the repository's state directory.
-	Dir string
-	// Top is the repository's top-level directory, absolute.
-	Top string
-	// root is the state directory.
-	root string
+	Dir string // the repository's state directory
+	Top string // the repository's top-level directory, absolute
 }
 
 // ForRepo finds the repository that holds dir, as git finds it, and its
@@ -61,7 +57,7 @@ func (w Where) ForRepo(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Dir: filepath.Join(root, Key(top)), Top: top, root: root}, nil
+	return &Repo{Dir: filepath.Join(root, Key(top)), Top: top}, nil
 }
 
 // Key is the name of a repository's state directory: a cleaned base name
@@ -88,12 +84,9 @@ func clean(s string, n int) string {
 var ErrNoRepository = errors.New("not inside a git repository")
 
 // TopLevel is the absolute, symlink-free top of the git working tree that
-// holds dir, found by git's own rules: walking up, the first directory
-// whose .git is a git directory, or a file that points to one
-// ("gitdir: PATH", as worktrees and submodules have). A .git directory that
-// is not a git directory is passed over, as git passes it; a .git file that
-// does not point to a git directory is an error, as it is to git, and never
-// a reason to look further up.
+// holds dir, by git's rules: walking up, the first directory whose .git is
+// a git directory (others are passed over), or a "gitdir: PATH" file (one
+// that points nowhere is an error, as it is to git).
 func TopLevel(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -144,8 +137,7 @@ func checkGitFile(path string) error {
 }
 
 // isGitDir reports whether dir looks like a git directory to git: a HEAD,
-// and objects and refs directories (or a commondir file that holds them,
-// as a linked worktree's has).
+// and objects and refs directories or (a linked worktree) a commondir file.
 func isGitDir(dir string) bool {
 	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
 	if err != nil || !(head.Mode().IsRegular() || head.Mode()&fs.ModeSymlink != 0) {
@@ -191,17 +183,13 @@ func CheckLoopName(name string) error {
 	return nil
 }
 
-// Store is the path of the store of the loop name.
-func (r *Repo) Store(name string) string { return filepath.Join(r.Dir, name+".json") }
-
-// Loops names the repository's loops that have a store, sorted (with those
-// that only have files of an earlier layout). A state directory that
-// cannot be listed (a file in its place) is an error naming it.
+// Loops names the repository's loops that have a store or files of an
+// earlier layout, sorted.
 func (r *Repo) Loops() ([]string, error) {
 	seen := map[string]bool{}
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("state directory %s: %w; it is not a directory this program made: remove it or move it away", r.Dir, bareErr(err))
+		return nil, fmt.Errorf("state directory %s: %w; it is not a directory this program made: remove it or move it away", r.Dir, cmp.Or(errors.Unwrap(err), err))
 	}
 	for _, e := range entries {
 		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && CheckLoopName(name) == nil {
@@ -211,33 +199,17 @@ func (r *Repo) Loops() ([]string, error) {
 	for name := range r.legacyLoops() {
 		seen[name] = true
 	}
-	var names []string
-	for n := range seen {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
-// bareErr drops the path of a *fs.PathError.
-func bareErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // Open locks and reads the store of the repository's loop name (see the
 // package Open), from the files of an earlier layout while it has none.
 func (r *Repo) Open(name string, peek bool) (*Store, error) {
-	return Open(r.Store(name), peek, r.legacyLoops()[name]...)
+	return Open(filepath.Join(r.Dir, name+".json"), peek, r.legacyLoops()[name]...)
 }
 
 // legacyLoops are the files of the earlier layout, by the loop whose
-// store now holds them: the shell loop's start, resets and ledger; the
-// hook's one breaker of the repository, now its last session's; and the
-// ralph drop-in's own state directory.
+// store now holds them (the hook's one breaker is its last session's).
 func (r *Repo) legacyLoops() map[string][]string {
 	out := map[string][]string{}
 	add := func(name string, files ...string) {
@@ -256,14 +228,12 @@ func (r *Repo) legacyLoops() map[string][]string {
 		_ = json.Unmarshal(data, &m)
 	}
 	add(SessionLoop(m.Session), filepath.Join(r.Dir, "hook", "state.json"), marks)
-	add("ralph", filepath.Join(r.root, "ralph", Key(r.Top), "state.json"))
+	add("ralph", filepath.Join(filepath.Dir(r.Dir), "ralph", Key(r.Top), "state.json"))
 	return out
 }
 
-// ResetsFile is the store that keeps the resets of a ledger directory the
-// user named (check --ledger DIR): in the state directory, keyed by the
-// ledger's absolute path, where the agent that may write the ledger
-// cannot forge a reset.
+// ResetsFile is the store of the resets of a ledger directory (check
+// --ledger DIR), in the state directory where the agent cannot forge one.
 func (w Where) ResetsFile(ledgerDir string) (string, error) {
 	abs, err := filepath.Abs(ledgerDir)
 	if err != nil {
