@@ -63,9 +63,6 @@ type Snapshot struct {
 	ErrorStreak   int          `json:"error_streak"`
 	DenialStreak  int          `json:"denial_streak"`
 	ErrorCounts   []ErrorCount `json:"error_counts,omitempty"`
-	// SinceProgress is read from state files of earlier versions, whose
-	// "total" mode counted errors since the last progress, and dropped.
-	SinceProgress []ErrorCount `json:"errors_since_progress,omitempty"`
 	// Seen are the error signatures of the recent iterations, each with the
 	// iteration it was last seen in.
 	Seen       []SeenError `json:"errors_seen,omitempty"`
@@ -265,7 +262,6 @@ func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 		return nil, err
 	}
 	b.s = s.clone()
-	b.s.SinceProgress = nil
 	return b, nil
 }
 
@@ -286,15 +282,9 @@ func list(s []string) string {
 }
 
 func windowSize(p *policy.Policy) int {
-	w := trendLen
 	r := p.Rules
-	for _, v := range []int{r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow + 2,
-		p.Trends.TrendIterations + 1} {
-		if v > w {
-			w = v
-		}
-	}
-	return w
+	return max(trendLen, r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow+2,
+		p.Trends.TrendIterations+1)
 }
 
 // check rejects snapshots no breaker could have written.
@@ -328,7 +318,7 @@ func (s *Snapshot) check() error {
 		return errors.New("return_mark is negative or beyond the trees remembered")
 	}
 	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
-		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
+		len(s.ErrorCounts) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
 		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal || len(s.Claims) > MaxClaims {
 		return errors.New("a bounded list is longer than its bound")
 	}
@@ -348,69 +338,46 @@ func (b *Breaker) Snapshot() Snapshot { return b.s.clone() }
 // from it (or restored into it) never write to each other's lists.
 func (s Snapshot) clone() Snapshot {
 	c := s
-	c.LastProgress = cloneTime(s.LastProgress)
-	c.OpenedAt = cloneTime(s.OpenedAt)
-	c.CooldownUntil = cloneTime(s.CooldownUntil)
-	c.RateFreesAt = cloneTime(s.RateFreesAt)
-	if s.Current != nil {
-		v := *s.Current
-		c.Current = &v
-	}
+	c.LastProgress = clonePtr(s.LastProgress)
+	c.OpenedAt = clonePtr(s.OpenedAt)
+	c.CooldownUntil = clonePtr(s.CooldownUntil)
+	c.RateFreesAt = clonePtr(s.RateFreesAt)
+	c.Current = clonePtr(s.Current)
 	c.Complete = s.Complete.clone()
-	if s.Spend != nil {
-		v := *s.Spend
-		c.Spend = &v
-	}
-	if s.TaskHigh != nil {
-		v := *s.TaskHigh
-		c.TaskHigh = &v
-	}
+	c.Spend = clonePtr(s.Spend)
+	c.TaskHigh = clonePtr(s.TaskHigh)
+	c.PercentHigh = clonePtr(s.PercentHigh)
 	if s.Prev != nil {
 		p := *s.Prev
 		p.Tests = cloneTests(s.Prev.Tests)
-		p.Errors = cloneSlice(s.Prev.Errors)
-		if s.Prev.Percent != nil {
-			v := *s.Prev.Percent
-			p.Percent = &v
-		}
-		if s.Prev.TasksDone != nil {
-			v := *s.Prev.TasksDone
-			p.TasksDone = &v
-		}
-		if s.Prev.TasksTotal != nil {
-			v := *s.Prev.TasksTotal
-			p.TasksTotal = &v
-		}
+		p.Errors = slices.Clone(s.Prev.Errors)
+		p.Percent = clonePtr(s.Prev.Percent)
+		p.TasksDone = clonePtr(s.Prev.TasksDone)
+		p.TasksTotal = clonePtr(s.Prev.TasksTotal)
 		c.Prev = &p
 	}
-	if s.PercentHigh != nil {
-		v := *s.PercentHigh
-		c.PercentHigh = &v
-	}
-	c.Completed = cloneSlice(s.Completed)
-	c.Claims = cloneSlice(s.Claims)
-	c.ErrorCounts = cloneSlice(s.ErrorCounts)
-	c.Seen = cloneSlice(s.Seen)
-	c.Window = cloneSlice(s.Window)
+	c.Completed = slices.Clone(s.Completed)
+	c.Claims = slices.Clone(s.Claims)
+	c.ErrorCounts = slices.Clone(s.ErrorCounts)
+	c.Seen = slices.Clone(s.Seen)
+	c.Window = slices.Clone(s.Window)
 	for i := range c.Window {
-		c.Window[i].TestPaths = cloneSlice(c.Window[i].TestPaths)
+		c.Window[i].TestPaths = slices.Clone(c.Window[i].TestPaths)
 	}
-	c.Trees = cloneSlice(s.Trees)
-	if s.Journal != nil {
-		c.Journal = make([]TextSeen, len(s.Journal))
-		for i, e := range s.Journal {
-			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Dir: e.Dir, Beside: e.Beside}
-		}
+	c.Trees = slices.Clone(s.Trees)
+	c.Journal = slices.Clone(s.Journal)
+	for i := range c.Journal {
+		c.Journal[i].Iterations = slices.Clone(c.Journal[i].Iterations)
 	}
-	c.Hour = cloneSlice(s.Hour)
-	c.LastWarnings = cloneSlice(s.LastWarnings)
-	c.History = cloneSlice(s.History)
-	c.Recent = cloneSlice(s.Recent)
+	c.Hour = slices.Clone(s.Hour)
+	c.LastWarnings = slices.Clone(s.LastWarnings)
+	c.History = slices.Clone(s.History)
+	c.Recent = slices.Clone(s.Recent)
 	for i := range c.Recent {
 		st := &c.Recent[i]
-		st.Signals = cloneSlice(st.Signals)
-		st.Files = cloneSlice(st.Files)
-		st.Errors = cloneSlice(st.Errors)
+		st.Signals = slices.Clone(st.Signals)
+		st.Files = slices.Clone(st.Files)
+		st.Errors = slices.Clone(st.Errors)
 		st.Tests = cloneTests(st.Tests)
 		st.Cost = cloneCost(st.Cost)
 	}
@@ -428,11 +395,13 @@ func keepLast[T any](s []T, n int) []T {
 	return s[:k]
 }
 
-func cloneSlice[T any](s []T) []T {
-	if s == nil {
+// clonePtr copies the value p points to; nil stays nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	return append(make([]T, 0, len(s)), s...)
+	v := *p
+	return &v
 }
 
 // cloneTests copies a test summary, keeping at most maxFailing names.
@@ -441,7 +410,7 @@ func cloneTests(t *Tests) *Tests {
 		return nil
 	}
 	c := *t
-	c.Failing = cloneSlice(t.Failing[:min(len(t.Failing), maxFailing)])
+	c.Failing = slices.Clone(t.Failing[:min(len(t.Failing), maxFailing)])
 	return &c
 }
 
@@ -776,13 +745,15 @@ func (b *Breaker) startProbe(at time.Time) {
 	b.transition(at, HalfOpen, "cooldown", fmt.Sprintf("cooldown of %s elapsed; probing", s.Cooldown))
 	s.Probing = true
 	s.ProbesLeft = b.base.Breaker.ProbeIterations
+	s.restartWindows()
+}
+
+// restartWindows starts the rule windows and streaks afresh.
+func (s *Snapshot) restartWindows() {
 	s.ConsecutiveNoProgress, s.Held = 0, 0
 	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.Window = nil
-	s.OutputBase = OutputBase{}
-	s.Seen = nil
-	s.Current = nil
-	s.RateFreesAt = nil
+	s.Window, s.OutputBase, s.Seen = nil, OutputBase{}, nil
+	s.Current, s.RateFreesAt = nil, nil
 }
 
 // Status returns the decision as of at, first applying a due cooldown
@@ -814,22 +785,13 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	}
 	b.event(at, s.State, Closed, "reset", reason)
 	s.State = Closed
-	s.SinceReset = 0
-	s.ConsecutiveNoProgress, s.Held = 0, 0
+	s.restartWindows()
+	s.SinceReset, s.IgnoredOpen = 0, 0
 	s.OpenedAt, s.CooldownUntil, s.Cooldown = nil, nil, 0
-	s.Probing, s.ProbesLeft = false, 0
-	s.IgnoredOpen = 0
-	s.ForcedOpen = false
+	s.Probing, s.ProbesLeft, s.ForcedOpen = false, 0, false
 	s.Trigger, s.Reason = "", ""
-	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.ErrorCounts, s.Seen, s.Claims = nil, nil, nil
-	s.Window = nil
-	s.OutputBase = OutputBase{}
-	s.Trees, s.ReturnMark = nil, 0
-	s.Hour = nil
-	s.LastWarnings = nil
-	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil
-	s.Spend = nil
+	s.ErrorCounts, s.Claims, s.Trees, s.ReturnMark = nil, nil, nil, 0
+	s.Hour, s.LastWarnings, s.Complete, s.Spend = nil, nil, nil, nil
 	s.WatchLeft, s.Stagnant = b.base.Breaker.WatchIterations, false
 	s.AfterProgress, s.Bookkept = false, 0
 	// Tasks count from the reset: each identity once more, and the count's
@@ -966,11 +928,11 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		ConsecutiveNoProgress: s.ConsecutiveNoProgress,
 		ErrorCounts:           map[string]int{},
 		OutputTrend:           []int{},
-		LastProgress:          cloneTime(s.LastProgress),
-		OpenedAt:              cloneTime(s.OpenedAt),
-		CooldownUntil:         cloneTime(s.CooldownUntil),
+		LastProgress:          clonePtr(s.LastProgress),
+		OpenedAt:              clonePtr(s.OpenedAt),
+		CooldownUntil:         clonePtr(s.CooldownUntil),
 		IgnoredOpen:           s.IgnoredOpen,
-		RateFreesAt:           cloneTime(s.RateFreesAt),
+		RateFreesAt:           clonePtr(s.RateFreesAt),
 		Warnings:              append([]string{}, s.LastWarnings...),
 		ForcedOpen:            s.ForcedOpen,
 		History:               append([]Event{}, s.History...),
@@ -1003,40 +965,20 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		d.ErrorCounts[ec.Sample] += ec.Count
 	}
 	d.spent(s.Spend)
-	start := 0
-	if len(s.Window) > trendLen {
-		start = len(s.Window) - trendLen
-	}
-	for _, e := range s.Window[start:] {
+	for _, e := range tail(s.Window, trendLen) {
 		if e.HasOutput {
 			d.OutputTrend = append(d.OutputTrend, e.Output)
 		}
 	}
-	if n := pol.Rules.Score.ScoreWindow; pol.Rules.Score.Enabled && len(s.Window) >= n {
-		sum := 0
-		for _, e := range s.Window[len(s.Window)-n:] {
-			sum += e.Score
-		}
+	if sum, ok := windowScore(s.Window, pol.Rules.Score.ScoreWindow); ok && pol.Rules.Score.Enabled {
 		d.WindowScore = &sum
 	}
 	// Iterations that ran while OPEN are a reason to escalate until the
 	// breaker has closed again.
 	d.Escalate = s.State == Open || (s.State == HalfOpen && s.IgnoredOpen > 0)
 	if mp := b.base.Escalation.ModelProgression; d.Escalate && len(mp) > 0 {
-		i := s.Opens
-		if i >= len(mp) {
-			i = len(mp) - 1
-		}
-		next := mp[i]
+		next := mp[min(s.Opens, len(mp)-1)]
 		d.NextModel = &next
 	}
 	return d
-}
-
-func cloneTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := *t
-	return &v
 }

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -515,16 +516,10 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 }
 
 // measureTestOnly decides whether the iteration changed existing tests
-// while nothing else moved (no code or other file outside tests and test
-// data, no task completed, no error resolved, no percentage up) and which
-// of its test lines the test_only rule counts. New tests are work: a new
-// test file, or tests appended to a suite, never count. What counts is
-// existing tests edited or deleted: with test reports on both sides all of
-// them; without, those of the test files that one of the window's earlier
-// iterations changed too (the same tests rewritten), since editing a
-// different test file each time may be a fix. A change that does not list
-// its test files counts them all. Failing tests that turn green while only
-// existing tests changed are tests rewritten, never a fix.
+// while nothing else moved, and which of its test lines the test_only rule
+// counts (docs/policies.md): edited or deleted tests, not new ones; without
+// test reports on both sides, only in files an earlier iteration of the
+// window changed too.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
 	if c == nil || c.TestLines == 0 || c.CodeFiles-m.journal > 0 || (m.busy && c.BusyFiles > 0) ||
@@ -585,21 +580,14 @@ func lastWithLines(w []Entry, n int) []Entry {
 
 // pathKey is a short, fixed-size identity of a path for the snapshot.
 func pathKey(p string) string {
-	return fmt.Sprintf("%016x", fnv64(p))
+	h := fnv.New64a()
+	h.Write([]byte(p))
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // PathsKey is a short, fixed-size identity of a sorted list of paths.
 func PathsKey(paths []string) string {
 	return pathKey(strings.Join(paths, "\x00"))
-}
-
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }
 
 // score is the iteration's progress score. A test
@@ -627,18 +615,9 @@ func filterIgnored(errs []Signature, ignore []string) []Signature {
 	if len(ignore) == 0 {
 		return errs
 	}
-	skip := map[string]bool{}
-	for _, t := range ignore {
-		skip[t] = true
-	}
-	var out []Signature
-	for _, e := range errs {
-		if e.Test != "" && skip[e.Test] {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(errs), func(e Signature) bool {
+		return e.Test != "" && slices.Contains(ignore, e.Test)
+	})
 }
 
 // advance updates counters and windows with a measured iteration.
@@ -726,12 +705,7 @@ func countErrors(s *Snapshot, it *Iteration, m *measured) {
 // see records that an error signature was seen in an iteration, keeping
 // the most recently seen MaxSeenErrors.
 func see(list []SeenError, hash string, iteration int) []SeenError {
-	for i := range list {
-		if list[i].Hash == hash {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
+	list = slices.DeleteFunc(list, func(e SeenError) bool { return e.Hash == hash })
 	list = append(list, SeenError{Hash: hash, Iteration: iteration})
 	if len(list) > MaxSeenErrors {
 		list = keepLast(list, MaxSeenErrors)
@@ -828,13 +802,7 @@ func rememberTree(s *Snapshot, it *Iteration, m *measured) {
 func (b *Breaker) pushHour(at time.Time) {
 	s := &b.s
 	cut := at.Add(-time.Hour)
-	keep := s.Hour[:0]
-	for _, t := range s.Hour {
-		if t.After(cut) {
-			keep = append(keep, t)
-		}
-	}
-	s.Hour = append(keep, at)
+	s.Hour = append(slices.DeleteFunc(s.Hour, func(t time.Time) bool { return !t.After(cut) }), at)
 	if len(s.Hour) > b.hour {
 		s.Hour = keepLast(s.Hour, b.hour)
 	}
@@ -906,10 +874,7 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 			next.Tests = old.Tests
 		}
 	}
-	for i, e := range m.errs {
-		if i == 64 {
-			break
-		}
+	for _, e := range m.errs[:min(len(m.errs), 64)] {
 		next.Errors = append(next.Errors, e.Hash)
 	}
 	if m.primary != nil {

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/policy"
@@ -46,14 +47,7 @@ func (c *Completion) clone() *Completion {
 		return nil
 	}
 	v := *c
-	if c.Tests != nil {
-		t := *c.Tests
-		v.Tests = &t
-	}
-	if c.Percent != nil {
-		p := *c.Percent
-		v.Percent = &p
-	}
+	v.Tests, v.Percent = clonePtr(c.Tests), clonePtr(c.Percent)
 	return &v
 }
 
@@ -107,10 +101,8 @@ func falling(row []int) bool {
 }
 
 func reversed(row []int) []int {
-	out := make([]int, len(row))
-	for i, v := range row {
-		out[len(row)-1-i] = v
-	}
+	out := slices.Clone(row)
+	slices.Reverse(out)
 	return out
 }
 

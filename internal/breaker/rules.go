@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,12 +138,8 @@ var rules = []rule{
 
 // stagnationRule reports whether a trigger is a stagnation rule's.
 func stagnationRule(name string) bool {
-	for i := range rules {
-		if rules[i].name == name {
-			return rules[i].stagnation
-		}
-	}
-	return false
+	i := slices.IndexFunc(rules, func(r rule) bool { return r.name == name })
+	return i >= 0 && rules[i].stagnation
 }
 
 // ruleCheck is what a rule's check reads, and where it adds its firings.
@@ -350,14 +347,8 @@ func checkTaskStuck(c *ruleCheck) {
 
 func checkScore(c *ruleCheck) {
 	sc := c.r.Score
-	if len(c.s.Window) < sc.ScoreWindow {
-		return
-	}
-	sum := 0
-	for _, e := range tail(c.s.Window, sc.ScoreWindow) {
-		sum += e.Score
-	}
-	if sum >= 0 {
+	sum, ok := windowScore(c.s.Window, sc.ScoreWindow)
+	if !ok || sum >= 0 {
 		return
 	}
 	kind := kindWatch
@@ -427,6 +418,18 @@ func outputMeans(s *Snapshot, n int) (recent, base float64, ok bool) {
 		return 0, 0, false
 	}
 	return float64(rs) / float64(n), float64(bs) / float64(bc), true
+}
+
+// windowScore sums the scores of the newest n entries; ok is false while
+// the window holds fewer.
+func windowScore(w []Entry, n int) (sum int, ok bool) {
+	if len(w) < n {
+		return 0, false
+	}
+	for _, e := range tail(w, n) {
+		sum += e.Score
+	}
+	return sum, true
 }
 
 func tail(w []Entry, n int) []Entry {

@@ -95,16 +95,7 @@ func cloneCost(c *Cost) *Cost {
 	if c == nil {
 		return nil
 	}
-	out := &Cost{}
-	if c.USD != nil {
-		v := *c.USD
-		out.USD = &v
-	}
-	if c.Tokens != nil {
-		v := *c.Tokens
-		out.Tokens = &v
-	}
-	return out
+	return &Cost{USD: clonePtr(c.USD), Tokens: clonePtr(c.Tokens)}
 }
 
 // spent puts the sums in the decision.
