@@ -2,10 +2,13 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
@@ -62,7 +65,7 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	if ok, blocker := agentlog.Admits(c.Message); ok {
 		it.Admitted = true
 		if blocker != "" {
-			it.Blocker = blockerSignature(blocker)
+			it.Blocker = signatureOf(blocker)
 		}
 	}
 	if v := c.Trailers[TrailerProgress]; len(v) > 0 {
@@ -211,7 +214,7 @@ func readWritten(out *breaker.Change, lines []string) {
 			out.Written = append(out.Written, *signatureOf(text))
 		case agentlog.WrittenReview:
 			s := signatureOf(reviewRejected)
-			s.Sample = truncateSample(reviewRejected + ": " + text)
+			s.Sample = signature.Of(reviewRejected + ": " + text).Sample
 			out.Written = append(out.Written, *s)
 		case agentlog.WrittenClaim:
 			if out.Claim == nil {
@@ -248,7 +251,7 @@ func appendText(list []breaker.TextFile, f gitlog.FileChange, lines int, counted
 func parsePercent(s string) (float64, bool) {
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v > 100 || v != v {
+	if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
 		return 0, false
 	}
 	return v, true
