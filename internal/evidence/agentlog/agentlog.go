@@ -104,8 +104,6 @@ func ReadFile(path string) (*Log, error) {
 	return readFile(path, TailBytes, MaxCountBytes)
 }
 
-// readFile is ReadFile with the tail and the counted span as parameters,
-// for tests.
 func readFile(path string, tail, maxCount int64) (*Log, error) {
 	// O_NONBLOCK: a named pipe without a writer must not block the open.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -155,10 +153,11 @@ func readFile(path string, tail, maxCount int64) (*Log, error) {
 	}
 	l.Lines += lines
 	l.Bytes = size
-	note := fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted over the whole file", size, size-start)
+	counted := "over the whole file"
 	if from > 0 {
-		note = fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted in the last %d, the first %d bytes were not read", size, size-start, size-from, from)
+		counted = fmt.Sprintf("in the last %d, the first %d bytes were not read", size-from, from)
 	}
+	note := fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted %s", size, size-start, counted)
 	l.Notes = append([]string{note}, l.Notes...)
 	if len(l.Notes) > MaxNotes {
 		l.Notes = l.Notes[:MaxNotes]
@@ -175,7 +174,7 @@ func countLines(f *os.File, from, to int64, name string) (lines int, endsLine bo
 	for off := from; off < to; {
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
 		chunk := buf[:n]
-		if off == 0 && len(chunk) >= 2 && ((chunk[0] == 0xff && chunk[1] == 0xfe) || (chunk[0] == 0xfe && chunk[1] == 0xff)) {
+		if off == 0 && utf16Mark(chunk) {
 			return 0, false, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
 		}
 		if i := bytes.IndexByte(chunk, 0); i >= 0 {
@@ -214,29 +213,27 @@ func skipLine(br *bufio.Reader) (int64, error) {
 }
 
 // Read reads one agent log from r with the default limits; name is used in
-// errors and notes.
+// errors and notes. A file holding a NUL byte is refused as binary.
 func Read(r io.Reader, name string) (*Log, error) {
-	return ReadLimited(r, name, Limits{})
+	return readFrom(r, name, Limits{}, 0)
 }
 
-// ReadLimited reads one agent log from r within lim; name is used in errors
-// and notes. A file holding a NUL byte is refused as binary.
-func ReadLimited(r io.Reader, name string, lim Limits) (*Log, error) {
-	return readFrom(r, name, lim, 0)
+// utf16Mark reports a UTF-16 byte-order mark at the start of b.
+func utf16Mark(b []byte) bool {
+	return len(b) >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))
 }
 
-// readFrom is ReadLimited for input that starts at byte base of the file name:
-// offsets in errors count from the file's start, and only a file's start
-// can hold a UTF-16 mark.
+// readFrom reads within lim input that starts at byte base of the file
+// name: offsets in errors count from the file's start, and only a file's
+// start can hold a UTF-16 mark.
 func readFrom(r io.Reader, name string, lim Limits, base int64) (*Log, error) {
 	lim = lim.withDefaults()
-	a := newAnalyzer(lim)
+	a := &analyzer{lim: lim}
 	lr := lineReader{br: bufio.NewReaderSize(io.LimitReader(r, lim.MaxBytes), 64<<10), max: lim.MaxLine}
 	var offset int64 // bytes read before the current line
 	for {
 		ln, err := lr.next()
-		if base+offset == 0 && len(ln.text) >= 2 &&
-			((ln.text[0] == 0xff && ln.text[1] == 0xfe) || (ln.text[0] == 0xfe && ln.text[1] == 0xff)) {
+		if base+offset == 0 && utf16Mark(ln.text) {
 			return nil, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
 		}
 		if ln.nul >= 0 {

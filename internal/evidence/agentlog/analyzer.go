@@ -61,10 +61,6 @@ type analyzer struct {
 	docLine int
 }
 
-func newAnalyzer(lim Limits) *analyzer {
-	return &analyzer{lim: lim}
-}
-
 // note records what was skipped or cut; past MaxNotes-1 notes it counts.
 func (a *analyzer) note(format string, args ...any) {
 	if len(a.notes) >= MaxNotes-1 {
@@ -145,28 +141,16 @@ func (a *analyzer) docLineIn(text []byte) {
 func (a *analyzer) replayDoc() {
 	doc := a.doc
 	a.inDoc, a.doc = false, nil
-	for len(doc) > 0 {
-		line := doc
-		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
-			line, doc = doc[:i], doc[i+1:]
-		} else {
-			doc = nil
-		}
-		a.textLine(string(line), srcPlain, &a.plain)
+	for line := range bytes.Lines(doc) {
+		a.textLine(string(bytes.TrimSuffix(line, []byte{'\n'})), srcPlain, &a.plain)
 	}
 }
 
 // unit reads one text value of a JSON log, line by line.
 func (a *analyzer) unit(text string, src source) {
 	var u unitState
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		a.textLine(line, src, &u)
+	for line := range strings.Lines(text) {
+		a.textLine(strings.TrimSuffix(line, "\n"), src, &u)
 	}
 	a.endUnit(&u, "in the JSON on line")
 }

@@ -36,6 +36,10 @@ var (
 	tapRe = lazyre.New(`^not ok \d+\b`)
 )
 
+// errorPrefixes start an error line.
+var errorPrefixes = []string{"Error:", "ERROR:", "Exception in thread ", "error:", "error[", "Fatal:", "Fatal error",
+	"fatal:", "fatal error", "--- FAIL:", "npm ERR!", "npm error ", "panic: ", "PHP Fatal error", "Segmentation fault"}
+
 // tracebackHeader starts a Python traceback.
 const tracebackHeader = "Traceback (most recent call last):"
 
@@ -51,15 +55,14 @@ func isErrorLine(s string) bool {
 	if len(s) < 4 {
 		return false
 	}
+	for _, p := range errorPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
 	switch s[0] {
 	case 'E':
-		if strings.HasPrefix(s, "Error:") || strings.HasPrefix(s, "ERROR:") {
-			return true
-		}
 		if strings.HasPrefix(s, "ERROR") && (len(s) == 5 || !isLetter(s[5])) {
-			return true
-		}
-		if strings.HasPrefix(s, "Exception in thread ") {
 			return true
 		}
 		// pytest marks the failing assertion's lines with "E" and spaces.
@@ -67,9 +70,6 @@ func isErrorLine(s string) bool {
 			return true
 		}
 	case 'e':
-		if strings.HasPrefix(s, "error:") || strings.HasPrefix(s, "error[") {
-			return true
-		}
 		if strings.HasPrefix(s, "error ") && (codeErrorRe().MatchString(s) || isUpper(s[6])) {
 			// "error TS2322: ..." and yarn's "error Command failed ...".
 			return true
@@ -85,27 +85,8 @@ func isErrorLine(s string) bool {
 		if strings.HasPrefix(s, "FATAL") && (len(s) == 5 || !isLetter(s[5])) {
 			return true
 		}
-		if strings.HasPrefix(s, "Fatal:") || strings.HasPrefix(s, "Fatal error") {
-			return true
-		}
-	case 'f':
-		if strings.HasPrefix(s, "fatal:") || strings.HasPrefix(s, "fatal error") {
-			return true
-		}
-	case '-':
-		if strings.HasPrefix(s, "--- FAIL:") {
-			return true
-		}
 	case 'n':
-		if strings.HasPrefix(s, "npm ERR!") || strings.HasPrefix(s, "npm error ") || tapRe().MatchString(s) {
-			return true
-		}
-	case 'p':
-		if strings.HasPrefix(s, "panic: ") {
-			return true
-		}
-	case 'P':
-		if strings.HasPrefix(s, "PHP Fatal error") {
+		if tapRe().MatchString(s) {
 			return true
 		}
 	case '[':
@@ -114,10 +95,6 @@ func isErrorLine(s string) bool {
 		}
 	case 't':
 		if strings.HasPrefix(s, "thread '") && strings.Contains(s, "' panicked at") {
-			return true
-		}
-	case 'S':
-		if strings.HasPrefix(s, "Segmentation fault") {
 			return true
 		}
 	case 'm', 'g':
