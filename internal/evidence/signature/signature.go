@@ -174,24 +174,12 @@ func Normalize(line string) string {
 // dropControls removes C0 and C1 control characters other than whitespace
 // and DEL, which a terminal would not print.
 func dropControls(s string) string {
-	clean := true
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		if isControl(r) {
-			clean = false
-			break
+			return -1
 		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if !isControl(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+		return r
+	}, s)
 }
 
 func isDigit(r rune) bool { return '0' <= r && r <= '9' }
