@@ -24,7 +24,6 @@ const (
 	maxTestPaths   = 32            // test files remembered per iteration for the test_only rule
 	MaxCount       = 1_000_000_000 // largest count an iteration may report
 	trendLen       = 10            // output_trend values
-	hourCap        = 100001        // iteration times a snapshot may hold for the rate rule
 	maxFailing     = 20            // failing test names kept per iteration
 	maxSample      = 300           // bytes of an error sample kept
 	maxTaskText    = 120           // bytes of the current task's text kept
@@ -230,16 +229,6 @@ type Breaker struct {
 
 // New returns a fresh CLOSED breaker for the policy.
 func New(p *policy.Policy, opts Options) (*Breaker, error) {
-	var s Snapshot
-	if opts.BaseTree != "" {
-		s.Trees = []string{opts.BaseTree}
-		s.Prev = &Prev{Tree: opts.BaseTree}
-	}
-	return Restore(p, opts, s)
-}
-
-// Restore returns a breaker that continues from a snapshot.
-func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 	if p == nil {
 		return nil, errors.New("breaker: nil policy")
 	}
@@ -258,10 +247,10 @@ func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 		b.window = max(b.window, windowSize(eff))
 		b.hour = max(b.hour, hourSize(eff))
 	}
-	if err := s.check(); err != nil {
-		return nil, err
+	if opts.BaseTree != "" {
+		b.s.Trees = []string{opts.BaseTree}
+		b.s.Prev = &Prev{Tree: opts.BaseTree}
 	}
-	b.s = s.clone()
 	return b, nil
 }
 
@@ -285,49 +274,6 @@ func windowSize(p *policy.Policy) int {
 	r := p.Rules
 	return max(trendLen, r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow+2,
 		p.Trends.TrendIterations+1)
-}
-
-// check rejects snapshots no breaker could have written.
-func (s *Snapshot) check() error {
-	if s.State < Closed || s.State > Open {
-		return fmt.Errorf("state %d is not a breaker state", int(s.State))
-	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
-		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
-		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}, {"bookkept", s.Bookkept}} {
-		if n.v < 0 {
-			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
-		}
-	}
-	if s.SinceReset > s.Iteration {
-		return fmt.Errorf("since_reset (%d) is above iteration (%d)", s.SinceReset, s.Iteration)
-	}
-	if s.Cooldown < 0 {
-		return fmt.Errorf("cooldown is negative")
-	}
-	if err := s.Spend.check(); err != nil {
-		return err
-	}
-	if c := s.Current; c != nil && (c.Iterations < 0 || len(c.ID) > maxTaskText+len("…") || len(c.Text) > maxTaskText+len("…")) {
-		return errors.New("current_task is negative or longer than its bound")
-	}
-	if s.ReturnMark < 0 || s.ReturnMark > len(s.Trees) {
-		return errors.New("return_mark is negative or beyond the trees remembered")
-	}
-	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
-		len(s.ErrorCounts) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
-		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal || len(s.Claims) > MaxClaims {
-		return errors.New("a bounded list is longer than its bound")
-	}
-	for _, e := range s.Journal {
-		if len(e.Iterations) > journalSpan {
-			return errors.New("journal: a file's iterations are longer than their bound")
-		}
-	}
-	return nil
 }
 
 // Snapshot returns a copy of the breaker's state that shares no memory

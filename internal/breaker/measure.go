@@ -27,46 +27,28 @@ type measured struct {
 	recurs   bool // primary error was seen within the same_error window
 	revert   bool
 	returned bool // tree returned to one seen earlier since the reset
-	// round says the return went back to a tree known at the previous
-	// return: going round, not one attempt dropped.
-	round   bool
-	errs    []Signature
-	primary *Signature
+	round    bool // ... to one known at the previous return: going round
+	errs     []Signature
+	primary  *Signature
 	// regression says why the tests regressed ("" when they did not).
 	regression string
-	// testOnly: the iteration changed existing tests while nothing else
-	// moved; testLines are the lines the test_only rule counts.
-	testOnly  bool
-	testLines int
-	// rewritten counts the failing tests that turned green while only
-	// existing tests changed: tests rewritten, not fixed.
-	rewritten int
-	// work says the iteration changed the work product: a counted file
-	// that is neither notes, churn nor the loop's journal.
-	work bool
+	testOnly   bool // existing tests changed while nothing else moved
+	testLines  int  // the lines the test_only rule counts
+	rewritten  int  // failing tests turned green by editing only tests
+	work       bool // a counted file that is not notes, churn or journal
 	// journal and journalDocs count the counted files that are the loop's
 	// journal (and of them, documentation files).
 	journal, journalDocs int
-	// retuned says the iteration re-tuned the same files again.
-	retuned bool
-	// recorded counts the tasks the iteration checked for the first time,
-	// backed by earlier work but with none of its own: bookkeeping, not
-	// credited as progress, yet completed for the task's own tracking.
+	retuned              bool // the same files re-tuned again
+	// recorded counts first ticks backed by earlier work but none of the
+	// iteration's own: bookkeeping, yet completed for task tracking.
 	recorded int
-	// ticked counts the tasks checked for the first time, credited or not:
-	// the loop moved along its list.
-	ticked int
-	// newWork says the iteration did work beyond prose: a changed file that
-	// is not prose (code, tests, configuration, assets), a task completed,
-	// tests fixed or more passing.
-	newWork bool
-	// claim is what the iteration claimed done; again says it claimed the
-	// same with no new work since it last did: going round.
-	claim *Signature
-	again bool
-	// neutral says the iteration only recorded earlier progress
-	// (bookkeeping right after it): neither progress nor a step towards
-	// opening.
+	ticked   int  // first ticks, credited or not
+	newWork  bool // work beyond prose: code, tests, a task, tests fixed
+	claim    *Signature
+	again    bool // the same claim as before with no new work since
+	// neutral: the iteration only recorded earlier progress (bookkeeping
+	// right after it), neither progress nor a step towards opening.
 	neutral bool
 }
 

@@ -45,14 +45,6 @@ func (c *Cost) check() error {
 	return nil
 }
 
-// check rejects sums no breaker could have kept.
-func (s *Spend) check() error {
-	if s != nil && (s.Micros < 0 || s.MicrosSinceProgress < 0 || s.Tokens < 0 || s.TokensSinceProgress < 0) {
-		return fmt.Errorf("spend has a negative sum")
-	}
-	return nil
-}
-
 // addSpend counts an iteration's cost since the reset and, unless it made
 // progress, since the last progress.
 func (s *Snapshot) addSpend(c *Cost, progress bool) {
