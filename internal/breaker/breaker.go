@@ -502,10 +502,8 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 }
 
 // agentPhase bounds a phase the agent chose: it may stay, move on along
-// the policy's phase order, or go back to the first phase for a new cycle;
-// any other move keeps the phase it was in. After phase_iterations
-// iterations in a row in one phase its allowance is spent and "" (no
-// phase of the agent's) is returned.
+// the phase order or restart at the first phase, for phase_iterations
+// iterations in a row at most ("" once spent).
 func (b *Breaker) agentPhase(want string) string {
 	s := &b.s
 	order := b.base.PhaseOrder
@@ -528,11 +526,9 @@ func (b *Breaker) agentPhase(want string) string {
 	return next
 }
 
-// passOver handles an iteration that is not measured: one that ran while
-// the breaker was OPEN (unless the cooldown is due, when it becomes the
-// probe), and a re-run of a commit older than the last transition while
-// probing, which is never a probe. It reports whether the iteration was
-// passed over.
+// passOver reports and records an iteration that is not measured: one
+// run while OPEN (unless the cooldown is due: then it is the probe), or,
+// while probing, a re-run of a commit older than the last transition.
 func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool {
 	s := &b.s
 	rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
@@ -558,9 +554,8 @@ func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool
 	return false
 }
 
-// sortFirings returns the first trip and the first watch in trigger
-// order, whether a watch holds against progress, and keeps the warnings
-// for the decision.
+// sortFirings returns the first trip and watch in trigger order, whether a
+// watch holds against progress, and keeps the warnings.
 func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing, hold bool) {
 	var warnings []string
 	for i := range firings {
@@ -588,12 +583,9 @@ func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing, hold bool)
 // recurred heads the reason of an opening in the watch after recovery.
 const recurred = "stagnation recurred after recovery: "
 
-// settle makes the transition the iteration calls for: a probe closes or
-// re-opens, a trip opens, progress closes (unless a watch holds against
-// it), a watch half-opens. In the watch after recovery a watch that finds
-// the breaker already HALF_OPEN opens it, every opening says that
-// stagnation recurred, and an iteration without progress half-opens even
-// when no rule fires.
+// settle makes the transition the iteration calls for (docs/policies.md):
+// a probe closes or re-opens, a trip opens, progress closes unless a watch
+// holds, a watch half-opens; the watch after recovery is stricter.
 func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold bool) {
 	s := &b.s
 	watching := s.WatchLeft > 0 && !s.Probing
@@ -641,9 +633,8 @@ func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold b
 	}
 }
 
-// waitForRate keeps when the rolling hour frees up after the rate rule
-// opened the breaker; under a policy with a cooldown that is when the
-// probe is allowed.
+// waitForRate keeps when the rolling hour frees up after a rate trip; with
+// a cooldown the probe waits for it.
 func (b *Breaker) waitForRate(frees *time.Time) {
 	if frees == nil {
 		return
@@ -683,9 +674,8 @@ func (b *Breaker) cooldownDue(at time.Time) bool {
 	return b.s.CooldownUntil != nil && !at.Before(*b.s.CooldownUntil)
 }
 
-// startProbe moves a cooled-down OPEN breaker to HALF_OPEN. The rule windows
-// start afresh so that the probe is judged on its own evidence; iteration
-// counts and the rate window keep counting.
+// startProbe moves a cooled-down OPEN breaker to HALF_OPEN, the windows
+// afresh so that the probe is judged on its own evidence.
 func (b *Breaker) startProbe(at time.Time) {
 	s := &b.s
 	b.transition(at, HalfOpen, "cooldown", fmt.Sprintf("cooldown of %s elapsed; probing", s.Cooldown))

@@ -97,10 +97,8 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	return m
 }
 
-// measureClaim finds the iteration's claim of done work and whether it
-// repeats one made before with no new work since: the loop going round
-// (re-verifying an epic already done, the same "SUCCESS" written every
-// day). Such an iteration is no progress, whatever prose it wrote.
+// measureClaim finds the iteration's claim of done work; one repeated with
+// no new work since is the loop going round, no progress.
 func (m *measured) measureClaim(s *Snapshot, it *Iteration, tests testFacts) {
 	m.claim = it.Claim
 	if m.claim == nil && it.Change != nil {
@@ -134,9 +132,8 @@ func (m *measured) claimSample() string {
 	return fmt.Sprintf(" (%q)", m.claim.Sample)
 }
 
-// rememberClaim marks the claims made before as followed by new work, when
-// the iteration did some, and remembers the iteration's claim as made with
-// no work since.
+// rememberClaim marks earlier claims as followed by new work, when there
+// was some, and remembers the iteration's claim.
 func rememberClaim(s *Snapshot, m *measured) {
 	if m.newWork {
 		for i := range s.Claims {
@@ -163,13 +160,9 @@ func appendNew(list, more []Signature) []Signature {
 	return list
 }
 
-// bookkeeping reports an iteration that only records progress an earlier
-// iteration made, within the policy's run of such iterations right after
-// it: it ticked a task or added one, marked it complete in its notes or
-// journal, reformatted or wrote a wrap-up, and changed no work product;
-// nor did it admit being stuck, go back to an earlier tree, re-tune
-// values or break tests. In the watch after a recovery from stagnation
-// nothing is neutral. It scores as any iteration without a change does.
+// bookkeeping reports an iteration that only records the progress of the
+// one before (ticks, notes, a wrap-up; no work, no step back), within the
+// policy's run of them; outside the watch after recovery.
 func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
 	c := it.Change
 	return s.AfterProgress && s.Bookkept < pol.Progress.BookkeepingIterations && s.WatchLeft == 0 &&
@@ -178,9 +171,8 @@ func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) b
 		c != nil && (c.Bookkeeping > 0 || m.journal > 0)
 }
 
-// measureChange finds what the iteration changed: counted files and lines
-// (busywork counts only with a completed task, or when the policy counts
-// it), and whether it returned to an earlier tree or reverted.
+// measureChange finds the counted files and lines, and whether the tree
+// returned to an earlier one or reverted.
 func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
 	c := it.Change
 	if c == nil {
@@ -251,9 +243,8 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 // gain in one iteration for them to be findings rather than bookkeeping.
 const planFindingsLines = 30
 
-// planFindings returns the new lines besides new tasks that the iteration
-// wrote into its task lists, when they are at least planFindingsLines; 0
-// otherwise.
+// planFindings returns the new lines besides new tasks written into the
+// task lists, when at least planFindingsLines.
 func planFindings(prev *Prev, it *Iteration) int {
 	c := it.Change
 	boxes := 0
@@ -292,9 +283,8 @@ type testFacts struct {
 	newFailures bool // more fail, or the build broke
 }
 
-// measureTests compares the iteration's test report with the previous one,
-// counts the tests fixed and finds a regression: fewer passing, or failing
-// tests turned skipped. It needs the change measured.
+// measureTests compares the test report with the previous one: tests
+// fixed, and a regression. It needs the change measured.
 func (m *measured) measureTests(prev *Prev, it *Iteration) testFacts {
 	var f testFacts
 	cur, old := it.Tests, prev.Tests
@@ -318,9 +308,8 @@ func (m *measured) measureTests(prev *Prev, it *Iteration) testFacts {
 	return f
 }
 
-// regression says how the tests regressed from old to cur, naming at most
-// five tests, or "" when they did not: fewer tests pass, or failing tests
-// were turned skipped (fewer fail while more are skipped and no more pass).
+// regression says how the tests regressed from old to cur ("" when they
+// did not): fewer pass, or failing tests were turned skipped.
 func regression(old, cur *Tests) string {
 	turned := min(max(0, old.Failed-cur.Failed-max(0, cur.Passed-old.Passed)), cur.Skipped-old.Skipped)
 	switch {
@@ -358,10 +347,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// newTasks counts the tasks the iteration completed: with their
-// identities known, the tasks checked for the first time since the last
-// reset, less the tasks it unchecked; else the checked tasks above the
-// count's high-water mark.
+// newTasks counts the tasks checked for the first time since the reset,
+// less those unchecked; without identities, the count above its mark.
 func newTasks(s *Snapshot, it *Iteration) int {
 	if tc := it.TaskChange; tc != nil {
 		n := 0
@@ -384,11 +371,9 @@ func newTasks(s *Snapshot, it *Iteration) int {
 	return max(0, it.Tasks.Done-high)
 }
 
-// measureErrors counts the previous iteration's error signatures that are
-// gone and whether the primary error repeats. An iteration that brings
-// back an error seen within the same_error window, but not in the
-// previous iteration, resolves nothing: trading one error for another
-// seen before is an alternation, not a fix.
+// measureErrors counts the previous errors that are gone (none when an
+// error of the same_error window came back: an alternation, not a fix)
+// and whether the primary error repeats.
 func (m *measured) measureErrors(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
 	window := pol.Rules.SameError.SameErrorThreshold
 	if it.ErrorsKnown && prev.ErrorsKnown {
@@ -431,8 +416,7 @@ func seenWithin(s *Snapshot, hash string, n int) bool {
 }
 
 // measurePercent reports whether a reported percentage rose enough above
-// its highest value since the last reset; a rise too small vetoes progress
-// when the policy counts percentages.
+// its high since the reset; too small a rise vetoes when counted.
 func (m *measured) measurePercent(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
 	p := it.ProgressPercent
 	if p == nil {
@@ -547,8 +531,7 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest
-// first: an iteration without changed lines takes no place in the
-// test_only window.
+// first (the test_only window).
 func lastWithLines(w []Entry, n int) []Entry {
 	var out []Entry
 	for i := len(w) - 1; i >= 0 && len(out) < n; i-- {
@@ -625,9 +608,8 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	s.Prev = nextPrev(s.Prev, it, m)
 }
 
-// countProgress moves the no-progress counter: progress clears it, a
-// question-only iteration holds it (up to max_held in a row), anything
-// else raises it.
+// countProgress moves the no-progress counter: progress clears it,
+// questions hold it (max_held in a row), anything else raises it.
 func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) {
 	if m.neutral {
 		s.Bookkept++
@@ -658,10 +640,8 @@ func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) 
 	}
 }
 
-// countErrors moves the error and denial streaks, counts the primary
-// error and remembers the iteration's errors. The primary streak goes on
-// while the primary error repeats, or comes back within the same_error
-// window (an alternation of two errors is one streak).
+// countErrors moves the error and denial streaks (an error back within
+// the same_error window goes on with its streak) and counts the errors.
 func countErrors(s *Snapshot, it *Iteration, m *measured) {
 	if m.primary != nil {
 		if m.recurs {
@@ -740,10 +720,8 @@ func distinctErrors(errs []Signature) int {
 	return len(seen)
 }
 
-// followTask counts how many iterations in a row the current task has
-// been current while no task was completed: an iteration that completes a
-// task starts the count afresh at 0, one after which another task is
-// current at 1, and one without a current task ends it.
+// followTask counts the iterations in a row the current task has been
+// current with no task completed (a completion restarts it at 0).
 func followTask(s *Snapshot, it *Iteration, m *measured) {
 	// Any first tick shows the loop moving along its list, whether or not
 	// it is credited as progress (that is the progress rules' question).
@@ -804,9 +782,8 @@ func raiseTaskHigh(s *Snapshot, it *Iteration) {
 	s.TaskHigh = &high
 }
 
-// rememberTasks adds the tasks checked before the loop and the tasks the
-// iteration checked to the completed tasks, keeping the newest
-// MaxCompleted.
+// rememberTasks adds the tasks checked before the loop and by the
+// iteration to the completed ones, keeping the newest MaxCompleted.
 func rememberTasks(s *Snapshot, it *Iteration) {
 	lists := [2][]string{it.TasksCheckedBefore, taskChecked(it)}
 	// The tasks checked before the loop can be thousands: a set keeps

@@ -9,11 +9,8 @@ import (
 )
 
 // completion returns the evidence that the iteration finished the loop's
-// work, or nil: every task of the task lists is checked (at least one
-// task), the newest test report (this iteration's, else the last one the
-// loop had) has no failure and no broken build, and the agent claims it
-// is done or reports 100 %. A claim alone is not completion; with tests
-// failing or tasks left it is what the completion_claim rule judges.
+// work, or nil: every task checked, the newest test report green, and a
+// claim or 100 %.
 func completion(it *Iteration, prev *Prev) *Completion {
 	t := it.Tasks
 	if t == nil || t.Total == 0 || t.Done < t.Total {
@@ -51,11 +48,8 @@ func (c *Completion) clone() *Completion {
 	return &v
 }
 
-// trendWarnings are the trend warnings for the iteration: the
-// passing tests fell, or the number of distinct error signatures rose, in
-// trend_iterations iterations in a row, the iteration's own the newest.
-// Iterations without a test report (for the tests), or without errors
-// looked for (for the errors), are left out of the row.
+// trendWarnings warn when passing tests fell, or distinct errors rose, in
+// trend_iterations iterations in a row (those without a value left out).
 func trendWarnings(pol *policy.Policy, s *Snapshot, it *Iteration) []string {
 	tr := pol.Trends
 	if !tr.Enabled {

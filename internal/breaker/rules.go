@@ -30,25 +30,20 @@ type firing struct {
 	frees *time.Time
 }
 
-// rule is one trip rule: the trigger name it reports, the
-// policy keys that tune it, whether the policy switches it on, and its
-// check, which judges the state after the iteration was counted.
+// rule is one trip rule: its trigger name, the policy keys that tune it,
+// its switch, and its check of the state after the iteration was counted.
 type rule struct {
 	name  string
 	keys  []string // dotted TOML keys
 	on    func(r *policy.Rules) bool
 	check func(c *ruleCheck)
-	// stagnation marks the rules that see the loop going nowhere (no
-	// progress, the same error, going round, money spent without
-	// progress): only a HALF_OPEN or OPEN
-	// they raised arms the watch after recovery. A watch raised while work
-	// was landing (a score window, a stuck task) does not.
+	// stagnation marks the rules that see the loop going nowhere: only
+	// they arm the watch after recovery.
 	stagnation bool
 }
 
-// rules are the trip rules in trigger priority (specific causes
-// before generic caps): when several fire in one iteration, the first trip
-// is the trigger reported.
+// rules are the trip rules in trigger priority, causes before caps: the
+// first trip is the trigger reported.
 var rules = []rule{
 	{
 		name:  policy.RuleProtectedPath,
@@ -253,11 +248,9 @@ func checkCircular(c *ruleCheck) {
 	}
 }
 
-// checkTestOnly trips on tests rewritten (failing tests turned green while
-// only existing tests changed), and on an iteration that changed existing
-// tests while nothing else moved when, over the last test_only_window
-// iterations that changed lines, more than test_only_percent of the
-// changed lines are such test lines (see measured.measureTestOnly).
+// checkTestOnly trips on tests rewritten, and on more than
+// test_only_percent of the window's changed lines in tests edited while
+// nothing else moved (measured.measureTestOnly).
 func checkTestOnly(c *ruleCheck) {
 	to := c.r.TestOnly
 	if n := c.m.rewritten; n > 0 {
@@ -328,10 +321,9 @@ func checkNoProgress(c *ruleCheck) {
 	}
 }
 
-// checkTaskStuck fires when the current task has been current for
-// task_timeout_iterations iterations in a row with no task completed. Its
-// watch holds against progress: changing files while the task does not
-// move is what it is for.
+// checkTaskStuck fires on a task current for task_timeout_iterations with
+// none completed; its watch holds against progress (files change, the
+// task does not move).
 func checkTaskStuck(c *ruleCheck) {
 	ts, cur := c.r.TaskStuck, c.s.Current
 	if cur == nil || cur.Iterations < ts.TaskTimeoutIterations || !(c.s.TasksLive || strings.HasPrefix(cur.ID, statusTaskPrefix)) {
@@ -358,9 +350,8 @@ func checkScore(c *ruleCheck) {
 	c.fire(kind, "progress score %d over the last %d iterations", sum, sc.ScoreWindow)
 }
 
-// checkRate opens on more than max_iterations_per_hour iterations in the
-// rolling hour, saying when the hour frees up, and warns from
-// rate_warning_percent of it.
+// checkRate opens on more than max_iterations_per_hour in the rolling
+// hour and warns from rate_warning_percent.
 func checkRate(c *ruleCheck) {
 	rt, n := c.r.Rate, len(c.s.Hour)
 	most := rt.MaxIterationsPerHour
@@ -375,8 +366,7 @@ func checkRate(c *ruleCheck) {
 }
 
 // rateFrees is when the next iteration no longer exceeds most in its
-// rolling hour: when all but most-1 of the hour's iterations (oldest
-// first, more than most of them) have left it.
+// rolling hour.
 func rateFrees(hour []time.Time, most int) time.Time {
 	return hour[len(hour)-most].Add(time.Hour)
 }

@@ -105,10 +105,8 @@ func (d *Decision) spent(sp *Spend) {
 	}
 }
 
-// checkSpend fires on money spent without progress first (a stagnation
-// rule: it watches from spend_warning_percent of the limit and trips at
-// it), then on the caps since the last reset (they warn from that share
-// and trip at the limit, as max_iterations does), dollars before tokens.
+// checkSpend watches from spend_warning_percent of a limit without
+// progress and warns from it for a cap since the reset; both trip at it.
 func checkSpend(c *ruleCheck) {
 	sp, s := c.r.Spend, c.s.Spend
 	if s == nil {
