@@ -78,46 +78,34 @@ type Snapshot struct {
 	LastPhase        string      `json:"last_phase,omitempty"`
 	History          []Event     `json:"history,omitempty"`
 	Recent           []Step      `json:"recent,omitempty"`
-	// Current is the task the loop is on and for how many iterations it
-	// has been, with no task completed (the task_stuck rule).
+	// Current is the task the loop is on (the task_stuck rule).
 	Current *TaskRun `json:"current_task,omitempty"`
-	// TasksLive says the loop works through its task lists: it completed
-	// a task in them during the loop. Until it has, the first unchecked
-	// task may belong to a plan the loop does not follow, and task_stuck
-	// judges only a task a status block names.
+	// TasksLive says the loop completed a task of its lists: until then
+	// task_stuck judges only a task a status block names.
 	TasksLive bool `json:"tasks_live,omitempty"`
-	// WatchLeft counts the iterations of the watch after recovery still to
-	// come.
+	// WatchLeft counts the iterations left of the watch after recovery.
 	WatchLeft int `json:"watch_left,omitempty"`
 	// Stagnant says a stagnation rule raised the HALF_OPEN or OPEN the
-	// breaker is in (or raised it on the way): recovering from it arms the
-	// watch.
+	// breaker is in: recovering arms the watch.
 	Stagnant bool `json:"stagnant,omitempty"`
-	// RateFreesAt is when the rolling hour has room again, after the rate
-	// rule opened the breaker.
+	// RateFreesAt is when the rolling hour has room again after a rate trip.
 	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
 	// Complete is the evidence that the newest iteration finished the
-	// loop's work; nil when it did not.
+	// work; nil otherwise.
 	Complete *Completion `json:"complete,omitempty"`
-	// Journal follows the files and folders the loop changed recently
-	// with prose, counters or timestamps, to learn its journal.
+	// Journal follows the recent prose and churn files, to learn the journal.
 	Journal []TextSeen `json:"journal,omitempty"`
-	// WorkSinceTick says the work product changed since the last credited
-	// tick (or since the reset): the next first-time tick is backed.
+	// WorkSinceTick says the work changed since the last credited tick.
 	WorkSinceTick bool `json:"work_since_tick,omitempty"`
-	// Spend is what the iterations since the last reset reported
-	// spending; nil when none reported a cost.
+	// Spend is what the iterations since the reset reported spending.
 	Spend *Spend `json:"spend,omitempty"`
-	// Claims are the claims of done work made since the last reset, each
-	// with whether new work followed it, oldest first.
+	// Claims are the claims of done work since the reset, oldest first.
 	Claims []ClaimSeen `json:"claims,omitempty"`
 	// AfterProgress says the newest iteration that was not bookkeeping
-	// made progress, and Bookkept counts the bookkeeping iterations since:
-	// while they are few, bookkeeping is neutral.
+	// made progress; Bookkept counts the bookkeeping ones since.
 	AfterProgress bool `json:"after_progress,omitempty"`
 	Bookkept      int  `json:"bookkept,omitempty"`
-	// AgentPhase is the phase the agent chose last, and PhaseRun how many
-	// iterations in a row it has been in it.
+	// AgentPhase is the phase the agent chose last, PhaseRun its run.
 	AgentPhase string `json:"agent_phase,omitempty"`
 	PhaseRun   int    `json:"phase_run,omitempty"`
 }
@@ -173,27 +161,22 @@ type Entry struct {
 	// Lines are the meaningful lines changed; an entry without lines takes
 	// no place in the test_only window.
 	Lines int `json:"lines"`
-	// TestLines are the lines the test_only rule counts: those of a
-	// test-only iteration's test files (see measured.measureTestOnly).
+	// TestLines are the lines the test_only rule counts.
 	TestLines int `json:"test_lines"`
 	// TestPaths identify the test files the iteration changed (bounded).
 	TestPaths []string `json:"test_paths,omitempty"`
-	// Code says the iteration changed code (files that are neither tests
-	// nor test data, nor the loop's journal).
+	// Code says the iteration changed code (not tests, data or journal).
 	Code bool `json:"code,omitempty"`
 	// Retune is the iteration's Change.Retune.
 	Retune string `json:"retune,omitempty"`
-	// Returned says the tree went back to one known at the loop's previous
-	// return (or at its first): going round.
+	// Returned says the tree went back to one known at the previous
+	// return: going round.
 	Returned bool `json:"returned,omitempty"`
-	// Again says the iteration claimed again what it claimed before with
-	// no new work since: going round, as a return to an earlier tree is.
+	// Again says the same claim came back with no new work: going round.
 	Again     bool `json:"again,omitempty"`
 	HasOutput bool `json:"has_output,omitempty"`
 	Output    int  `json:"output"`
-	// HasTests and Passed are the iteration's test report's passing
-	// tests; HasErrors and Errors the number of distinct error signatures
-	// it had, when errors were looked for (the trends).
+	// Passed and Errors (distinct) feed the trends, when known.
 	HasTests  bool `json:"has_tests,omitempty"`
 	Passed    int  `json:"passed,omitempty"`
 	HasErrors bool `json:"has_errors,omitempty"`
