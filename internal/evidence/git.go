@@ -110,14 +110,9 @@ func currentTask(c *gitlog.CurrentTask) *breaker.CurrentTask {
 // rule.
 const maxTestFiles = 64
 
-// change converts a git diff summary. Task files are left out of the
-// meaningful change: ticking a box is progress only through the tasks
-// signal, and unticking and re-ticking must not count as changed files.
-// Modifying a task file is how a loop ticks its tasks, so it is not a
-// protected-path modification either; deleting one still is. Busywork —
-// notes and scratch files — is counted apart: the breaker counts it only
-// when the policy says so (the DOCUMENT phase); churn (digits, hex
-// strings and timestamps only, outside code and documentation) never.
+// change converts a git diff summary. Task files are no meaningful change
+// (ticks count through the tasks signal) nor a protected modification;
+// busywork and churn are counted apart for the breaker to weigh.
 func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *breaker.Change {
 	out := &breaker.Change{
 		Tree:             tree,
@@ -203,10 +198,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 	return out
 }
 
-// readWritten reads the lines the loop added to one of its files: the
-// errors and reviewers' findings it recorded, and its first claim that
-// work is done. A series of review rejections is one error, whatever each
-// says.
+// readWritten reads the errors, review findings (one error, whatever
+// each says) and first claim the loop added to its files.
 func readWritten(out *breaker.Change, lines []string) {
 	for _, line := range lines {
 		switch k, text := agentlog.Written(line); k {

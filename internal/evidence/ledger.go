@@ -10,11 +10,9 @@ import (
 )
 
 // FromLedger turns ledger records into iterations, one per record in run
-// order, so that a run that made no commit is still an iteration. Each
-// iteration's diff is recomputed from git between the previous record's
-// commit (the first: the base) and its own; a record is never trusted over
-// git. A commit that is no longer in the repository (force-pushed away)
-// still counts as an iteration, with no change, and is noted.
+// order. Each diff is recomputed from git from the previous record's
+// commit (the first: the base); a record is never trusted over git, and a
+// commit gone from the repository is an iteration without change, noted.
 func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlog.Options) ([]breaker.Iteration, []string, error) {
 	ev, err := ContinueLedger(repo, LedgerStart{Commit: base, First: true}, recs, opts)
 	if err != nil {

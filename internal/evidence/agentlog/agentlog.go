@@ -66,9 +66,8 @@ const (
 	// maxDocument bounds a buffered multi-line JSON document.
 	maxDocument = 16 << 20
 	// TailBytes is how much of a larger log file ReadFile analyses: its
-	// last 32 MiB, from the first line that starts in them. The rules read
-	// the end of an iteration's output (its last status block, its result,
-	// the errors it stopped on); the lines before are only counted.
+	// last 32 MiB, from the first line that starts in them (the rules read
+	// the end of an iteration's output); the lines before are only counted.
 	TailBytes = 32 << 20
 	// MaxCountBytes bounds the bytes before the tail whose lines ReadFile
 	// counts: 64 GiB. Bytes further back are not read at all.
@@ -95,11 +94,9 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// ReadFile reads the agent log at path. A log larger than TailBytes has
-// only its tail analysed; its lines are counted and checked for binary
-// content over the whole file (see MaxCountBytes), and Bytes is the file's
-// size. Only a regular file is read: a named pipe or a device could block
-// the read for good or never end.
+// ReadFile reads the agent log at path, only its tail when it is larger
+// than TailBytes (lines counted over MaxCountBytes, Bytes the file's size).
+// Only a regular file is read: a pipe or a device could block for good.
 func ReadFile(path string) (*Log, error) {
 	return readFile(path, TailBytes, MaxCountBytes)
 }

@@ -12,12 +12,9 @@ import (
 type source int
 
 const (
-	// srcPlain is a line of a plain text log: every rule applies.
-	srcPlain source = iota
-	// srcAgent is the agent's own text in a JSON log: every rule applies.
-	srcAgent
-	// srcTool is tool output in a JSON log: only errors and denials count.
-	srcTool
+	srcPlain source = iota // a plain text log: every rule applies
+	srcAgent               // the agent's own text in a JSON log: every rule
+	srcTool                // tool output in a JSON log: errors and denials
 )
 
 // unitState is the multi-line state of one stretch of text: the plain
@@ -33,10 +30,8 @@ type unitState struct {
 
 // analyzer accumulates what a log says while it is read line by line.
 type analyzer struct {
-	lim Limits
-	// admitted and blocker: the log's prose admitted no progress, and the
-	// first blocker it named.
-	admitted bool
+	lim      Limits
+	admitted bool // the prose admitted no progress, naming blocker first
 	blocker  string
 	lines    int // physical lines so far
 

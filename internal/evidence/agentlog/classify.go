@@ -43,14 +43,10 @@ var errorPrefixes = []string{"Error:", "ERROR:", "Exception in thread ", "error:
 // tracebackHeader starts a Python traceback.
 const tracebackHeader = "Traceback (most recent call last):"
 
-// isErrorLine reports whether one line of output, trimmed and without its
-// ANSI escapes and log timestamp, is an error line: a compiler or linter
-// diagnostic, an exception, a panic, a fatal error, npm's ERR!, a failing
-// test runner line, or a line that starts with Error:, ERROR or error[...].
-// Lines that only mention errors in prose ("no errors found", "fixed the
-// error handling") and JSON keys ("is_error": false) are not. The traceback
-// rule (the exception line ending a Python traceback) needs the lines
-// before it and is applied by Read only.
+// isErrorLine reports whether one trimmed line, without ANSI escapes and
+// timestamp, is an error line: a diagnostic, an exception, a panic, a
+// failing test, an Error:/ERROR/error[ line; not prose that mentions
+// errors. Read applies the traceback rule, which needs the lines before.
 func isErrorLine(s string) bool {
 	if len(s) < 4 {
 		return false
@@ -299,11 +295,9 @@ func claimsPhrase(lower string) bool {
 	return false
 }
 
-// saysDone reports whether a clause of the line, between sentence or
-// clause punctuation, is a bare "done" or "all done" ("Fixed the parser.
-// Done!", "All done, the tests pass") and the sentence before it within
-// the line neither negates nor conditions it ("If the tests pass, done.").
-// "Done with the parser" is not bare, and says nothing of the whole task.
+// saysDone reports a clause that is a bare "done" or "all done" ("Fixed
+// the parser. Done!"), not negated or conditioned by the sentence before
+// ("If the tests pass, done."); "Done with the parser" is not bare.
 func saysDone(lower string) bool {
 	start := 0
 	for i := 0; i <= len(lower); i++ {
