@@ -3,10 +3,10 @@ package agentlog
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
@@ -102,26 +102,14 @@ func ReadFile(path string) (*Log, error) {
 }
 
 func readFile(path string, tail, maxCount int64) (*Log, error) {
-	// O_NONBLOCK: a named pipe without a writer must not block the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := regularfile.Open(path)
+	if errors.Is(err, regularfile.ErrNotRegular) {
+		return nil, fmt.Errorf("read agent log: %w; write the log to a file", err)
+	}
 	if err != nil {
-		if st, serr := os.Stat(path); serr == nil && regularfile.Irregular(st.Mode()) {
-			// A socket cannot be opened at all: say what it is.
-			return nil, fmt.Errorf("read agent log %s: not a regular file (%s); write the log to a file", path, regularfile.Kind(st.Mode()))
-		}
 		return nil, fmt.Errorf("read agent log: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read agent log %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("read agent log %s: is a directory, want a file", path)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read agent log %s: not a regular file (a named pipe or a device); write the log to a file", path)
-	}
 	size := st.Size()
 	if size <= tail {
 		return Read(f, path)

@@ -290,7 +290,7 @@ func TestReadFile(t *testing.T) {
 	if _, err := ReadFile(missing); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.log") {
 		t.Errorf("got error %v, want a not-exist error naming missing.log", err)
 	}
-	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "not a regular file (a directory)") {
 		t.Errorf("got error %v, want an is-a-directory error", err)
 	}
 	bin := filepath.Join(dir, "bin.log")
