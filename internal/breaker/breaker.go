@@ -635,22 +635,23 @@ func changedFiles(c *Change) []string {
 	if c == nil || len(c.Files) == 0 {
 		return nil
 	}
-	if len(c.Files) > 20 {
-		return append(append([]string(nil), c.Files[:20]...), fmt.Sprintf("… %d more", len(c.Files)-20))
-	}
-	return append([]string(nil), c.Files...)
+	return upTo(c.Files, 20)
 }
 
 func samples(sigs []Signature) []string {
 	var out []string
-	for i, s := range sigs {
-		if i == 5 {
-			out = append(out, fmt.Sprintf("… %d more", len(sigs)-5))
-			break
-		}
+	for _, s := range sigs {
 		out = append(out, truncate(s.Sample))
 	}
-	return out
+	return upTo(out, 5)
+}
+
+// upTo keeps the first n of list and says how many more there were.
+func upTo(list []string, n int) []string {
+	if len(list) <= n {
+		return slices.Clone(list)
+	}
+	return append(slices.Clone(list[:n]), fmt.Sprintf("… %d more", len(list)-n))
 }
 
 func (b *Breaker) cooldownDue(at time.Time) bool {

@@ -129,22 +129,9 @@ func byTurns(s *Snapshot, file, dir string) bool {
 // a meaningful file, a journal candidate or a test file.
 func outsideFolder(c *Change, dir string) bool {
 	out := func(p string) bool { return path.Dir(p) != dir }
-	for _, p := range c.Files {
-		if out(p) {
-			return true
-		}
-	}
-	for _, f := range c.Text {
-		if out(f.Path) {
-			return true
-		}
-	}
-	for _, f := range c.TestFiles {
-		if out(f.Path) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Files, out) ||
+		slices.ContainsFunc(c.Text, func(f TextFile) bool { return out(f.Path) }) ||
+		slices.ContainsFunc(c.TestFiles, func(f FileLines) bool { return out(f.Path) })
 }
 
 // measureJournal finds the counted files of the iteration that are its

@@ -377,12 +377,8 @@ func newTasks(s *Snapshot, it *Iteration) int {
 func (m *measured) measureErrors(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
 	window := pol.Rules.SameError.SameErrorThreshold
 	if it.ErrorsKnown && prev.ErrorsKnown {
-		now := map[string]bool{}
-		for _, e := range m.errs {
-			now[e.Hash] = true
-		}
 		for _, h := range prev.Errors {
-			if !now[h] {
+			if !slices.ContainsFunc(m.errs, func(e Signature) bool { return e.Hash == h }) {
 				m.resolved++
 			}
 		}
@@ -855,11 +851,9 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 
 // bump counts a signature, evicting the least counted when full.
 func bump(list []ErrorCount, sig Signature) []ErrorCount {
-	for i := range list {
-		if list[i].Hash == sig.Hash {
-			list[i].Count++
-			return list
-		}
+	if i := slices.IndexFunc(list, func(e ErrorCount) bool { return e.Hash == sig.Hash }); i >= 0 {
+		list[i].Count++
+		return list
 	}
 	if len(list) >= MaxErrorCounts {
 		low := 0

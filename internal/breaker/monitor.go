@@ -57,12 +57,12 @@ func trendWarnings(pol *policy.Policy, s *Snapshot, it *Iteration) []string {
 	}
 	var out []string
 	if it.Tests != nil {
-		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Passed, e.HasTests }); row != nil && falling(row) {
+		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Passed, e.HasTests }); row != nil && steady(row, -1) {
 			out = append(out, fmt.Sprintf("trend: passing tests fell in %d iterations in a row (%s)", tr.TrendIterations, arrows(row)))
 		}
 	}
 	if it.ErrorsKnown {
-		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Errors, e.HasErrors }); row != nil && falling(reversed(row)) {
+		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Errors, e.HasErrors }); row != nil && steady(row, 1) {
 			out = append(out, fmt.Sprintf("trend: distinct errors rose in %d iterations in a row (%s)", tr.TrendIterations, arrows(row)))
 		}
 	}
@@ -81,23 +81,19 @@ func trendRow(w []Entry, n int, value func(Entry) (int, bool)) []int {
 	if len(row) < n+1 {
 		return nil
 	}
-	return reversed(row)
+	slices.Reverse(row)
+	return row
 }
 
-// falling reports whether every value is below the one before it.
-func falling(row []int) bool {
+// steady reports whether every value is above the one before it (sign
+// 1) or below it (sign -1).
+func steady(row []int, sign int) bool {
 	for i := 1; i < len(row); i++ {
-		if row[i] >= row[i-1] {
+		if (row[i]-row[i-1])*sign <= 0 {
 			return false
 		}
 	}
 	return true
-}
-
-func reversed(row []int) []int {
-	out := slices.Clone(row)
-	slices.Reverse(out)
-	return out
 }
 
 // arrows writes a row as "40 → 38 → 35".
