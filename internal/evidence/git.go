@@ -257,10 +257,6 @@ func FromHistory(h *gitlog.History, tasks *pathmatch.Set) []breaker.Iteration {
 		v := h.BaseTasks.Done
 		before = &v
 	}
-	return fromHistory(h, before, tasks)
-}
-
-func fromHistory(h *gitlog.History, before *int, tasks *pathmatch.Set) []breaker.Iteration {
 	out := make([]breaker.Iteration, 0, len(h.Commits))
 	for i := range h.Commits {
 		c := &h.Commits[i]
