@@ -30,11 +30,10 @@ type firing struct {
 	frees *time.Time
 }
 
-// rule is one trip rule: its trigger name, the policy keys that tune it,
-// its switch, and its check of the state after the iteration was counted.
+// rule is one trip rule: its trigger name (its keys are rules.NAME.*), its
+// switch, and its check of the state after the iteration was counted.
 type rule struct {
 	name  string
-	keys  []string // dotted TOML keys
 	on    func(r *policy.Rules) bool
 	check func(c *ruleCheck)
 	// stagnation marks the rules that see the loop going nowhere: only
@@ -47,85 +46,70 @@ type rule struct {
 var rules = []rule{
 	{
 		name:  policy.RuleProtectedPath,
-		keys:  []string{"rules.protected_path.enabled", "rules.protected_path.protected_paths", "rules.protected_path.protected_mode"},
 		on:    func(r *policy.Rules) bool { return r.ProtectedPath.Enabled },
 		check: checkProtectedPath,
 	},
 	{
 		name:  policy.RulePermissionDenied,
-		keys:  []string{"rules.permission_denied.enabled", "rules.permission_denied.permission_denied_threshold"},
 		on:    func(r *policy.Rules) bool { return r.PermissionDenied.Enabled },
 		check: checkPermissionDenied,
 	},
 	{
 		name:       policy.RuleSameError,
-		keys:       []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
 		on:         func(r *policy.Rules) bool { return r.SameError.Enabled },
 		check:      checkSameError,
 		stagnation: true,
 	},
 	{
 		name:       policy.RuleCircular,
-		keys:       []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
 		on:         func(r *policy.Rules) bool { return r.Circular.Enabled },
 		check:      checkCircular,
 		stagnation: true,
 	},
 	{
 		name:  policy.RuleTestOnly,
-		keys:  []string{"rules.test_only.enabled", "rules.test_only.test_only_percent", "rules.test_only.test_only_window"},
 		on:    func(r *policy.Rules) bool { return r.TestOnly.Enabled },
 		check: checkTestOnly,
 	},
 	{
 		name:  policy.RuleOutputDecline,
-		keys:  []string{"rules.output_decline.enabled", "rules.output_decline.output_decline_percent", "rules.output_decline.output_window"},
 		on:    func(r *policy.Rules) bool { return r.OutputDecline.Enabled },
 		check: checkOutputDecline,
 	},
 	{
 		name:  policy.RuleCompletionClaim,
-		keys:  []string{"rules.completion_claim.completion_claim"},
 		on:    func(r *policy.Rules) bool { return r.CompletionClaim.CompletionClaim != policy.ClaimOff },
 		check: checkCompletionClaim,
 	},
 	{
 		name:       policy.RuleNoProgress,
-		keys:       []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
 		on:         func(r *policy.Rules) bool { return r.NoProgress.Enabled },
 		check:      checkNoProgress,
 		stagnation: true,
 	},
 	{
 		name:  policy.RuleTaskStuck,
-		keys:  []string{"rules.task_stuck.enabled", "rules.task_stuck.task_timeout_iterations", "rules.task_stuck.task_stuck_action"},
 		on:    func(r *policy.Rules) bool { return r.TaskStuck.Enabled },
 		check: checkTaskStuck,
 	},
 	{
-		name: policy.RuleSpend,
-		keys: []string{"rules.spend.max_usd", "rules.spend.max_usd_without_progress", "rules.spend.max_tokens",
-			"rules.spend.max_tokens_without_progress", "rules.spend.spend_warning_percent"},
+		name:       policy.RuleSpend,
 		on:         func(r *policy.Rules) bool { return r.Spend.On() },
 		check:      checkSpend,
 		stagnation: true,
 	},
 	{
 		name:  policy.RuleScore,
-		keys:  []string{"rules.score.enabled", "rules.score.score_window", "rules.score.score_action"},
 		on:    func(r *policy.Rules) bool { return r.Score.Enabled },
 		check: checkScore,
 	},
 	{
 		name:  policy.RuleRate,
-		keys:  []string{"rules.rate.enabled", "rules.rate.max_iterations_per_hour", "rules.rate.rate_warning_percent"},
 		on:    func(r *policy.Rules) bool { return r.Rate.Enabled },
 		check: checkRate,
 	},
 	{
-		name: policy.RuleMaxIterations,
-		keys: []string{"rules.max_iterations.enabled", "rules.max_iterations.max_iterations",
-			"rules.max_iterations.warning_iterations", "rules.max_iterations.critical_iterations"},
+		name:  policy.RuleMaxIterations,
 		on:    func(r *policy.Rules) bool { return r.MaxIterations.Enabled },
 		check: checkMaxIterations,
 	},
