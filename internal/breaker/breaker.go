@@ -838,6 +838,9 @@ func (b *Breaker) risk(pol *policy.Policy) string {
 // decision renders the snapshot as a Decision.
 func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 	s := &b.s
+	if m != nil {
+		s.LastScore, s.LastProgressFlag = m.score, m.progress
+	}
 	d := Decision{
 		State:                 s.State,
 		AllowContinue:         s.State != Open,
@@ -861,14 +864,7 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		Progress:              s.LastProgressFlag,
 	}
 	if !s.LastAt.IsZero() {
-		t := s.LastAt
-		d.At = &t
-	}
-	if m != nil {
-		d.ProgressScore = m.score
-		d.Progress = m.progress
-		s.LastScore = m.score
-		s.LastProgressFlag = m.progress
+		d.At = clonePtr(&s.LastAt)
 	}
 	if s.State != Closed && s.Trigger != "" {
 		tr, rs := s.Trigger, s.Reason

@@ -11,10 +11,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
-// StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block.
-// Enumerated values (Status, TestsStatus, WorkType) are upper-cased; Phase
-// and Recommendation are kept as written. A pointer field is nil when the key
-// is absent or its value could not be read (a Note says which).
+// StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block:
+// enumerated values upper-cased, a pointer nil when absent or unreadable.
 type StatusBlock struct {
 	Status          string   // STATUS: IN_PROGRESS | COMPLETE | BLOCKED ...
 	TasksCompleted  *int     // TASKS_COMPLETED_THIS_LOOP
@@ -74,14 +72,11 @@ const (
 	MaxCountBytes = 64 << 30
 )
 
-// Limits bound how much of a log is read. A zero field means its default.
+// Limits bound how much of a log is read (a Note says what was left); a
+// zero field means its default.
 type Limits struct {
-	// MaxBytes is how many bytes are read at most; the rest of the input is
-	// left unread and a Note says so.
-	MaxBytes int64
-	// MaxLine is how many bytes of one line are analysed; a longer line is
-	// still counted and a Note says it was cut.
-	MaxLine int
+	MaxBytes int64 // bytes read at most
+	MaxLine  int   // bytes of one line analysed; a longer line still counts
 }
 
 func (l Limits) withDefaults() Limits {
