@@ -24,7 +24,6 @@ const (
 	maxTestPaths   = 32            // test files remembered per iteration for the test_only rule
 	MaxCount       = 1_000_000_000 // largest count an iteration may report
 	trendLen       = 10            // output_trend values
-	hourCap        = 100001        // iteration times a snapshot may hold for the rate rule
 	maxFailing     = 20            // failing test names kept per iteration
 	maxSample      = 300           // bytes of an error sample kept
 	maxTaskText    = 120           // bytes of the current task's text kept
@@ -63,9 +62,6 @@ type Snapshot struct {
 	ErrorStreak   int          `json:"error_streak"`
 	DenialStreak  int          `json:"denial_streak"`
 	ErrorCounts   []ErrorCount `json:"error_counts,omitempty"`
-	// SinceProgress is read from state files of earlier versions, whose
-	// "total" mode counted errors since the last progress, and dropped.
-	SinceProgress []ErrorCount `json:"errors_since_progress,omitempty"`
 	// Seen are the error signatures of the recent iterations, each with the
 	// iteration it was last seen in.
 	Seen       []SeenError `json:"errors_seen,omitempty"`
@@ -82,46 +78,34 @@ type Snapshot struct {
 	LastPhase        string      `json:"last_phase,omitempty"`
 	History          []Event     `json:"history,omitempty"`
 	Recent           []Step      `json:"recent,omitempty"`
-	// Current is the task the loop is on and for how many iterations it
-	// has been, with no task completed (the task_stuck rule).
+	// Current is the task the loop is on (the task_stuck rule).
 	Current *TaskRun `json:"current_task,omitempty"`
-	// TasksLive says the loop works through its task lists: it completed
-	// a task in them during the loop. Until it has, the first unchecked
-	// task may belong to a plan the loop does not follow, and task_stuck
-	// judges only a task a status block names.
+	// TasksLive says the loop completed a task of its lists: until then
+	// task_stuck judges only a task a status block names.
 	TasksLive bool `json:"tasks_live,omitempty"`
-	// WatchLeft counts the iterations of the watch after recovery still to
-	// come.
+	// WatchLeft counts the iterations left of the watch after recovery.
 	WatchLeft int `json:"watch_left,omitempty"`
 	// Stagnant says a stagnation rule raised the HALF_OPEN or OPEN the
-	// breaker is in (or raised it on the way): recovering from it arms the
-	// watch.
+	// breaker is in: recovering arms the watch.
 	Stagnant bool `json:"stagnant,omitempty"`
-	// RateFreesAt is when the rolling hour has room again, after the rate
-	// rule opened the breaker.
+	// RateFreesAt is when the rolling hour has room again after a rate trip.
 	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
 	// Complete is the evidence that the newest iteration finished the
-	// loop's work; nil when it did not.
+	// work; nil otherwise.
 	Complete *Completion `json:"complete,omitempty"`
-	// Journal follows the files and folders the loop changed recently
-	// with prose, counters or timestamps, to learn its journal.
+	// Journal follows the recent prose and churn files, to learn the journal.
 	Journal []TextSeen `json:"journal,omitempty"`
-	// WorkSinceTick says the work product changed since the last credited
-	// tick (or since the reset): the next first-time tick is backed.
+	// WorkSinceTick says the work changed since the last credited tick.
 	WorkSinceTick bool `json:"work_since_tick,omitempty"`
-	// Spend is what the iterations since the last reset reported
-	// spending; nil when none reported a cost.
+	// Spend is what the iterations since the reset reported spending.
 	Spend *Spend `json:"spend,omitempty"`
-	// Claims are the claims of done work made since the last reset, each
-	// with whether new work followed it, oldest first.
+	// Claims are the claims of done work since the reset, oldest first.
 	Claims []ClaimSeen `json:"claims,omitempty"`
 	// AfterProgress says the newest iteration that was not bookkeeping
-	// made progress, and Bookkept counts the bookkeeping iterations since:
-	// while they are few, bookkeeping is neutral.
+	// made progress; Bookkept counts the bookkeeping ones since.
 	AfterProgress bool `json:"after_progress,omitempty"`
 	Bookkept      int  `json:"bookkept,omitempty"`
-	// AgentPhase is the phase the agent chose last, and PhaseRun how many
-	// iterations in a row it has been in it.
+	// AgentPhase is the phase the agent chose last, PhaseRun its run.
 	AgentPhase string `json:"agent_phase,omitempty"`
 	PhaseRun   int    `json:"phase_run,omitempty"`
 }
@@ -177,27 +161,22 @@ type Entry struct {
 	// Lines are the meaningful lines changed; an entry without lines takes
 	// no place in the test_only window.
 	Lines int `json:"lines"`
-	// TestLines are the lines the test_only rule counts: those of a
-	// test-only iteration's test files (see measured.measureTestOnly).
+	// TestLines are the lines the test_only rule counts.
 	TestLines int `json:"test_lines"`
 	// TestPaths identify the test files the iteration changed (bounded).
 	TestPaths []string `json:"test_paths,omitempty"`
-	// Code says the iteration changed code (files that are neither tests
-	// nor test data, nor the loop's journal).
+	// Code says the iteration changed code (not tests, data or journal).
 	Code bool `json:"code,omitempty"`
 	// Retune is the iteration's Change.Retune.
 	Retune string `json:"retune,omitempty"`
-	// Returned says the tree went back to one known at the loop's previous
-	// return (or at its first): going round.
+	// Returned says the tree went back to one known at the previous
+	// return: going round.
 	Returned bool `json:"returned,omitempty"`
-	// Again says the iteration claimed again what it claimed before with
-	// no new work since: going round, as a return to an earlier tree is.
+	// Again says the same claim came back with no new work: going round.
 	Again     bool `json:"again,omitempty"`
 	HasOutput bool `json:"has_output,omitempty"`
 	Output    int  `json:"output"`
-	// HasTests and Passed are the iteration's test report's passing
-	// tests; HasErrors and Errors the number of distinct error signatures
-	// it had, when errors were looked for (the trends).
+	// Passed and Errors (distinct) feed the trends, when known.
 	HasTests  bool `json:"has_tests,omitempty"`
 	Passed    int  `json:"passed,omitempty"`
 	HasErrors bool `json:"has_errors,omitempty"`
@@ -233,16 +212,6 @@ type Breaker struct {
 
 // New returns a fresh CLOSED breaker for the policy.
 func New(p *policy.Policy, opts Options) (*Breaker, error) {
-	var s Snapshot
-	if opts.BaseTree != "" {
-		s.Trees = []string{opts.BaseTree}
-		s.Prev = &Prev{Tree: opts.BaseTree}
-	}
-	return Restore(p, opts, s)
-}
-
-// Restore returns a breaker that continues from a snapshot.
-func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 	if p == nil {
 		return nil, errors.New("breaker: nil policy")
 	}
@@ -261,11 +230,10 @@ func Restore(p *policy.Policy, opts Options, s Snapshot) (*Breaker, error) {
 		b.window = max(b.window, windowSize(eff))
 		b.hour = max(b.hour, hourSize(eff))
 	}
-	if err := s.check(); err != nil {
-		return nil, err
+	if opts.BaseTree != "" {
+		b.s.Trees = []string{opts.BaseTree}
+		b.s.Prev = &Prev{Tree: opts.BaseTree}
 	}
-	b.s = s.clone()
-	b.s.SinceProgress = nil
 	return b, nil
 }
 
@@ -286,58 +254,9 @@ func list(s []string) string {
 }
 
 func windowSize(p *policy.Policy) int {
-	w := trendLen
 	r := p.Rules
-	for _, v := range []int{r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow + 2,
-		p.Trends.TrendIterations + 1} {
-		if v > w {
-			w = v
-		}
-	}
-	return w
-}
-
-// check rejects snapshots no breaker could have written.
-func (s *Snapshot) check() error {
-	if s.State < Closed || s.State > Open {
-		return fmt.Errorf("state %d is not a breaker state", int(s.State))
-	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"iteration", s.Iteration}, {"since_reset", s.SinceReset}, {"consecutive_no_progress", s.ConsecutiveNoProgress},
-		{"held", s.Held}, {"ignored_open", s.IgnoredOpen}, {"opens", s.Opens}, {"probes_left", s.ProbesLeft},
-		{"watch_left", s.WatchLeft}, {"phase_run", s.PhaseRun}, {"bookkept", s.Bookkept}} {
-		if n.v < 0 {
-			return fmt.Errorf("%s is negative (%d)", n.name, n.v)
-		}
-	}
-	if s.SinceReset > s.Iteration {
-		return fmt.Errorf("since_reset (%d) is above iteration (%d)", s.SinceReset, s.Iteration)
-	}
-	if s.Cooldown < 0 {
-		return fmt.Errorf("cooldown is negative")
-	}
-	if err := s.Spend.check(); err != nil {
-		return err
-	}
-	if c := s.Current; c != nil && (c.Iterations < 0 || len(c.ID) > maxTaskText+len("…") || len(c.Text) > maxTaskText+len("…")) {
-		return errors.New("current_task is negative or longer than its bound")
-	}
-	if s.ReturnMark < 0 || s.ReturnMark > len(s.Trees) {
-		return errors.New("return_mark is negative or beyond the trees remembered")
-	}
-	if len(s.History) > MaxHistory || len(s.Recent) > MaxRecent || len(s.Trees) > MaxTrees ||
-		len(s.ErrorCounts) > MaxErrorCounts || len(s.SinceProgress) > MaxErrorCounts || len(s.Window) > 1100 || len(s.Hour) > hourCap ||
-		len(s.Completed) > MaxCompleted || len(s.Seen) > MaxSeenErrors || len(s.Journal) > MaxJournal || len(s.Claims) > MaxClaims {
-		return errors.New("a bounded list is longer than its bound")
-	}
-	for _, e := range s.Journal {
-		if len(e.Iterations) > journalSpan {
-			return errors.New("journal: a file's iterations are longer than their bound")
-		}
-	}
-	return nil
+	return max(trendLen, r.Score.ScoreWindow, r.TestOnly.TestOnlyWindow, r.Circular.CircularWindow, r.OutputDecline.OutputWindow+2,
+		p.Trends.TrendIterations+1)
 }
 
 // Snapshot returns a copy of the breaker's state that shares no memory
@@ -348,69 +267,46 @@ func (b *Breaker) Snapshot() Snapshot { return b.s.clone() }
 // from it (or restored into it) never write to each other's lists.
 func (s Snapshot) clone() Snapshot {
 	c := s
-	c.LastProgress = cloneTime(s.LastProgress)
-	c.OpenedAt = cloneTime(s.OpenedAt)
-	c.CooldownUntil = cloneTime(s.CooldownUntil)
-	c.RateFreesAt = cloneTime(s.RateFreesAt)
-	if s.Current != nil {
-		v := *s.Current
-		c.Current = &v
-	}
+	c.LastProgress = clonePtr(s.LastProgress)
+	c.OpenedAt = clonePtr(s.OpenedAt)
+	c.CooldownUntil = clonePtr(s.CooldownUntil)
+	c.RateFreesAt = clonePtr(s.RateFreesAt)
+	c.Current = clonePtr(s.Current)
 	c.Complete = s.Complete.clone()
-	if s.Spend != nil {
-		v := *s.Spend
-		c.Spend = &v
-	}
-	if s.TaskHigh != nil {
-		v := *s.TaskHigh
-		c.TaskHigh = &v
-	}
+	c.Spend = clonePtr(s.Spend)
+	c.TaskHigh = clonePtr(s.TaskHigh)
+	c.PercentHigh = clonePtr(s.PercentHigh)
 	if s.Prev != nil {
 		p := *s.Prev
 		p.Tests = cloneTests(s.Prev.Tests)
-		p.Errors = cloneSlice(s.Prev.Errors)
-		if s.Prev.Percent != nil {
-			v := *s.Prev.Percent
-			p.Percent = &v
-		}
-		if s.Prev.TasksDone != nil {
-			v := *s.Prev.TasksDone
-			p.TasksDone = &v
-		}
-		if s.Prev.TasksTotal != nil {
-			v := *s.Prev.TasksTotal
-			p.TasksTotal = &v
-		}
+		p.Errors = slices.Clone(s.Prev.Errors)
+		p.Percent = clonePtr(s.Prev.Percent)
+		p.TasksDone = clonePtr(s.Prev.TasksDone)
+		p.TasksTotal = clonePtr(s.Prev.TasksTotal)
 		c.Prev = &p
 	}
-	if s.PercentHigh != nil {
-		v := *s.PercentHigh
-		c.PercentHigh = &v
-	}
-	c.Completed = cloneSlice(s.Completed)
-	c.Claims = cloneSlice(s.Claims)
-	c.ErrorCounts = cloneSlice(s.ErrorCounts)
-	c.Seen = cloneSlice(s.Seen)
-	c.Window = cloneSlice(s.Window)
+	c.Completed = slices.Clone(s.Completed)
+	c.Claims = slices.Clone(s.Claims)
+	c.ErrorCounts = slices.Clone(s.ErrorCounts)
+	c.Seen = slices.Clone(s.Seen)
+	c.Window = slices.Clone(s.Window)
 	for i := range c.Window {
-		c.Window[i].TestPaths = cloneSlice(c.Window[i].TestPaths)
+		c.Window[i].TestPaths = slices.Clone(c.Window[i].TestPaths)
 	}
-	c.Trees = cloneSlice(s.Trees)
-	if s.Journal != nil {
-		c.Journal = make([]TextSeen, len(s.Journal))
-		for i, e := range s.Journal {
-			c.Journal[i] = TextSeen{Key: e.Key, Iterations: cloneSlice(e.Iterations), Dir: e.Dir, Beside: e.Beside}
-		}
+	c.Trees = slices.Clone(s.Trees)
+	c.Journal = slices.Clone(s.Journal)
+	for i := range c.Journal {
+		c.Journal[i].Iterations = slices.Clone(c.Journal[i].Iterations)
 	}
-	c.Hour = cloneSlice(s.Hour)
-	c.LastWarnings = cloneSlice(s.LastWarnings)
-	c.History = cloneSlice(s.History)
-	c.Recent = cloneSlice(s.Recent)
+	c.Hour = slices.Clone(s.Hour)
+	c.LastWarnings = slices.Clone(s.LastWarnings)
+	c.History = slices.Clone(s.History)
+	c.Recent = slices.Clone(s.Recent)
 	for i := range c.Recent {
 		st := &c.Recent[i]
-		st.Signals = cloneSlice(st.Signals)
-		st.Files = cloneSlice(st.Files)
-		st.Errors = cloneSlice(st.Errors)
+		st.Signals = slices.Clone(st.Signals)
+		st.Files = slices.Clone(st.Files)
+		st.Errors = slices.Clone(st.Errors)
 		st.Tests = cloneTests(st.Tests)
 		st.Cost = cloneCost(st.Cost)
 	}
@@ -428,11 +324,13 @@ func keepLast[T any](s []T, n int) []T {
 	return s[:k]
 }
 
-func cloneSlice[T any](s []T) []T {
-	if s == nil {
+// clonePtr copies the value p points to; nil stays nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	return append(make([]T, 0, len(s)), s...)
+	v := *p
+	return &v
 }
 
 // cloneTests copies a test summary, keeping at most maxFailing names.
@@ -441,7 +339,7 @@ func cloneTests(t *Tests) *Tests {
 		return nil
 	}
 	c := *t
-	c.Failing = cloneSlice(t.Failing[:min(len(t.Failing), maxFailing)])
+	c.Failing = slices.Clone(t.Failing[:min(len(t.Failing), maxFailing)])
 	return &c
 }
 
@@ -587,10 +485,8 @@ func (b *Breaker) Observe(it Iteration) (Decision, error) {
 }
 
 // agentPhase bounds a phase the agent chose: it may stay, move on along
-// the policy's phase order, or go back to the first phase for a new cycle;
-// any other move keeps the phase it was in. After phase_iterations
-// iterations in a row in one phase its allowance is spent and "" (no
-// phase of the agent's) is returned.
+// the phase order or restart at the first phase, for phase_iterations
+// iterations in a row at most ("" once spent).
 func (b *Breaker) agentPhase(want string) string {
 	s := &b.s
 	order := b.base.PhaseOrder
@@ -613,11 +509,9 @@ func (b *Breaker) agentPhase(want string) string {
 	return next
 }
 
-// passOver handles an iteration that is not measured: one that ran while
-// the breaker was OPEN (unless the cooldown is due, when it becomes the
-// probe), and a re-run of a commit older than the last transition while
-// probing, which is never a probe. It reports whether the iteration was
-// passed over.
+// passOver reports and records an iteration that is not measured: one
+// run while OPEN (unless the cooldown is due: then it is the probe), or,
+// while probing, a re-run of a commit older than the last transition.
 func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool {
 	s := &b.s
 	rerun := !it.CommitAt.IsZero() && it.CommitAt.Before(s.LastTransitionAt)
@@ -643,9 +537,8 @@ func (b *Breaker) passOver(pol *policy.Policy, it *Iteration, phase string) bool
 	return false
 }
 
-// sortFirings returns the first trip and the first watch in trigger
-// order, whether a watch holds against progress, and keeps the warnings
-// for the decision.
+// sortFirings returns the first trip and watch in trigger order, whether a
+// watch holds against progress, and keeps the warnings.
 func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing, hold bool) {
 	var warnings []string
 	for i := range firings {
@@ -673,12 +566,9 @@ func (b *Breaker) sortFirings(firings []firing) (trip, watch *firing, hold bool)
 // recurred heads the reason of an opening in the watch after recovery.
 const recurred = "stagnation recurred after recovery: "
 
-// settle makes the transition the iteration calls for: a probe closes or
-// re-opens, a trip opens, progress closes (unless a watch holds against
-// it), a watch half-opens. In the watch after recovery a watch that finds
-// the breaker already HALF_OPEN opens it, every opening says that
-// stagnation recurred, and an iteration without progress half-opens even
-// when no rule fires.
+// settle makes the transition the iteration calls for (docs/policies.md):
+// a probe closes or re-opens, a trip opens, progress closes unless a watch
+// holds, a watch half-opens; the watch after recovery is stricter.
 func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold bool) {
 	s := &b.s
 	watching := s.WatchLeft > 0 && !s.Probing
@@ -726,9 +616,8 @@ func (b *Breaker) settle(it *Iteration, m *measured, trip, watch *firing, hold b
 	}
 }
 
-// waitForRate keeps when the rolling hour frees up after the rate rule
-// opened the breaker; under a policy with a cooldown that is when the
-// probe is allowed.
+// waitForRate keeps when the rolling hour frees up after a rate trip; with
+// a cooldown the probe waits for it.
 func (b *Breaker) waitForRate(frees *time.Time) {
 	if frees == nil {
 		return
@@ -746,43 +635,45 @@ func changedFiles(c *Change) []string {
 	if c == nil || len(c.Files) == 0 {
 		return nil
 	}
-	if len(c.Files) > 20 {
-		return append(append([]string(nil), c.Files[:20]...), fmt.Sprintf("… %d more", len(c.Files)-20))
-	}
-	return append([]string(nil), c.Files...)
+	return upTo(c.Files, 20)
 }
 
 func samples(sigs []Signature) []string {
 	var out []string
-	for i, s := range sigs {
-		if i == 5 {
-			out = append(out, fmt.Sprintf("… %d more", len(sigs)-5))
-			break
-		}
+	for _, s := range sigs {
 		out = append(out, truncate(s.Sample))
 	}
-	return out
+	return upTo(out, 5)
+}
+
+// upTo keeps the first n of list and says how many more there were.
+func upTo(list []string, n int) []string {
+	if len(list) <= n {
+		return slices.Clone(list)
+	}
+	return append(slices.Clone(list[:n]), fmt.Sprintf("… %d more", len(list)-n))
 }
 
 func (b *Breaker) cooldownDue(at time.Time) bool {
 	return b.s.CooldownUntil != nil && !at.Before(*b.s.CooldownUntil)
 }
 
-// startProbe moves a cooled-down OPEN breaker to HALF_OPEN. The rule windows
-// start afresh so that the probe is judged on its own evidence; iteration
-// counts and the rate window keep counting.
+// startProbe moves a cooled-down OPEN breaker to HALF_OPEN, the windows
+// afresh so that the probe is judged on its own evidence.
 func (b *Breaker) startProbe(at time.Time) {
 	s := &b.s
 	b.transition(at, HalfOpen, "cooldown", fmt.Sprintf("cooldown of %s elapsed; probing", s.Cooldown))
 	s.Probing = true
 	s.ProbesLeft = b.base.Breaker.ProbeIterations
+	s.restartWindows()
+}
+
+// restartWindows starts the rule windows and streaks afresh.
+func (s *Snapshot) restartWindows() {
 	s.ConsecutiveNoProgress, s.Held = 0, 0
 	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.Window = nil
-	s.OutputBase = OutputBase{}
-	s.Seen = nil
-	s.Current = nil
-	s.RateFreesAt = nil
+	s.Window, s.OutputBase, s.Seen = nil, OutputBase{}, nil
+	s.Current, s.RateFreesAt = nil, nil
 }
 
 // Status returns the decision as of at, first applying a due cooldown
@@ -814,22 +705,13 @@ func (b *Breaker) Reset(at time.Time, reason string) error {
 	}
 	b.event(at, s.State, Closed, "reset", reason)
 	s.State = Closed
-	s.SinceReset = 0
-	s.ConsecutiveNoProgress, s.Held = 0, 0
+	s.restartWindows()
+	s.SinceReset, s.IgnoredOpen = 0, 0
 	s.OpenedAt, s.CooldownUntil, s.Cooldown = nil, nil, 0
-	s.Probing, s.ProbesLeft = false, 0
-	s.IgnoredOpen = 0
-	s.ForcedOpen = false
+	s.Probing, s.ProbesLeft, s.ForcedOpen = false, 0, false
 	s.Trigger, s.Reason = "", ""
-	s.PrimaryStreak, s.ErrorStreak, s.DenialStreak = 0, 0, 0
-	s.ErrorCounts, s.Seen, s.Claims = nil, nil, nil
-	s.Window = nil
-	s.OutputBase = OutputBase{}
-	s.Trees, s.ReturnMark = nil, 0
-	s.Hour = nil
-	s.LastWarnings = nil
-	s.Current, s.RateFreesAt, s.Complete = nil, nil, nil
-	s.Spend = nil
+	s.ErrorCounts, s.Claims, s.Trees, s.ReturnMark = nil, nil, nil, 0
+	s.Hour, s.LastWarnings, s.Complete, s.Spend = nil, nil, nil, nil
 	s.WatchLeft, s.Stagnant = b.base.Breaker.WatchIterations, false
 	s.AfterProgress, s.Bookkept = false, 0
 	// Tasks count from the reset: each identity once more, and the count's
@@ -956,6 +838,9 @@ func (b *Breaker) risk(pol *policy.Policy) string {
 // decision renders the snapshot as a Decision.
 func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 	s := &b.s
+	if m != nil {
+		s.LastScore, s.LastProgressFlag = m.score, m.progress
+	}
 	d := Decision{
 		State:                 s.State,
 		AllowContinue:         s.State != Open,
@@ -966,11 +851,11 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		ConsecutiveNoProgress: s.ConsecutiveNoProgress,
 		ErrorCounts:           map[string]int{},
 		OutputTrend:           []int{},
-		LastProgress:          cloneTime(s.LastProgress),
-		OpenedAt:              cloneTime(s.OpenedAt),
-		CooldownUntil:         cloneTime(s.CooldownUntil),
+		LastProgress:          clonePtr(s.LastProgress),
+		OpenedAt:              clonePtr(s.OpenedAt),
+		CooldownUntil:         clonePtr(s.CooldownUntil),
 		IgnoredOpen:           s.IgnoredOpen,
-		RateFreesAt:           cloneTime(s.RateFreesAt),
+		RateFreesAt:           clonePtr(s.RateFreesAt),
 		Warnings:              append([]string{}, s.LastWarnings...),
 		ForcedOpen:            s.ForcedOpen,
 		History:               append([]Event{}, s.History...),
@@ -979,14 +864,7 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		Progress:              s.LastProgressFlag,
 	}
 	if !s.LastAt.IsZero() {
-		t := s.LastAt
-		d.At = &t
-	}
-	if m != nil {
-		d.ProgressScore = m.score
-		d.Progress = m.progress
-		s.LastScore = m.score
-		s.LastProgressFlag = m.progress
+		d.At = clonePtr(&s.LastAt)
 	}
 	if s.State != Closed && s.Trigger != "" {
 		tr, rs := s.Trigger, s.Reason
@@ -1003,40 +881,20 @@ func (b *Breaker) decision(pol *policy.Policy, m *measured) Decision {
 		d.ErrorCounts[ec.Sample] += ec.Count
 	}
 	d.spent(s.Spend)
-	start := 0
-	if len(s.Window) > trendLen {
-		start = len(s.Window) - trendLen
-	}
-	for _, e := range s.Window[start:] {
+	for _, e := range tail(s.Window, trendLen) {
 		if e.HasOutput {
 			d.OutputTrend = append(d.OutputTrend, e.Output)
 		}
 	}
-	if n := pol.Rules.Score.ScoreWindow; pol.Rules.Score.Enabled && len(s.Window) >= n {
-		sum := 0
-		for _, e := range s.Window[len(s.Window)-n:] {
-			sum += e.Score
-		}
+	if sum, ok := windowScore(s.Window, pol.Rules.Score.ScoreWindow); ok && pol.Rules.Score.Enabled {
 		d.WindowScore = &sum
 	}
 	// Iterations that ran while OPEN are a reason to escalate until the
 	// breaker has closed again.
 	d.Escalate = s.State == Open || (s.State == HalfOpen && s.IgnoredOpen > 0)
 	if mp := b.base.Escalation.ModelProgression; d.Escalate && len(mp) > 0 {
-		i := s.Opens
-		if i >= len(mp) {
-			i = len(mp) - 1
-		}
-		next := mp[i]
+		next := mp[min(s.Opens, len(mp)-1)]
 		d.NextModel = &next
 	}
 	return d
-}
-
-func cloneTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := *t
-	return &v
 }

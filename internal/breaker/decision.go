@@ -33,21 +33,17 @@ type Step struct {
 	Errors         []string  `json:"errors,omitempty"`
 	Risk           string    `json:"risk"`
 	IgnoredOpen    bool      `json:"ignored_open,omitempty"`
-	// Trend is set when the iteration gave a trend warning (passing tests
-	// falling, or distinct errors rising): the chart marks it.
+	// Trend is set when the iteration gave a trend warning.
 	Trend bool `json:"trend,omitempty"`
 	// Cost is what the agent reported the iteration cost.
 	Cost *Cost `json:"cost,omitempty"`
 }
 
-// Completion is the evidence that the loop's work is done: every task of
-// the task lists checked, the newest test report green (when there is
-// one), and the agent's claim or a reported 100 %.
+// Completion is the evidence that the loop's work is done.
 type Completion struct {
 	// Tasks are the checked and all tasks (equal, and at least one).
 	Tasks Tasks `json:"tasks"`
-	// Tests is the newest test report's totals; nil when the loop has no
-	// test report.
+	// Tests is the newest test report's totals; nil without a report.
 	Tests *TestTotals `json:"tests"`
 	// Claimed is true when the agent said it is done.
 	Claimed bool `json:"claimed"`
@@ -85,15 +81,13 @@ type Decision struct {
 	CooldownUntil         *time.Time     `json:"cooldown_until"`
 	IgnoredOpen           int            `json:"ignored_open"`
 	// SpentUSD and SpentTokens are what the agent reported spending since
-	// the last reset, SpentSinceProgressUSD and SpentSinceProgressTokens
-	// the part since the last progress; absent when no iteration since
-	// the reset reported dollars (tokens).
+	// the reset, the SinceProgress ones the part since the last progress;
+	// absent when nothing was reported.
 	SpentUSD                 *float64 `json:"spent_usd,omitempty"`
 	SpentSinceProgressUSD    *float64 `json:"spent_since_progress_usd,omitempty"`
 	SpentTokens              *int64   `json:"spent_tokens,omitempty"`
 	SpentSinceProgressTokens *int64   `json:"spent_since_progress_tokens,omitempty"`
-	// RateFreesAt is, when the rate rule opened the breaker, the time the
-	// rolling hour has room for an iteration again.
+	// RateFreesAt is when the rolling hour has room again after a rate trip.
 	RateFreesAt *time.Time `json:"rate_frees_at,omitempty"`
 	// Complete says the loop's work is done (not a trip): stop the loop,
 	// exit 0. Completion is its evidence.
@@ -104,19 +98,16 @@ type Decision struct {
 	NextModel  *string     `json:"next_model"`
 	ForcedOpen bool        `json:"forced_open,omitempty"`
 	DryRun     bool        `json:"dry_run,omitempty"`
-	// OpenAction is what the OPEN breaker does to the loop (the policy's
-	// on_open, settled by the fold): abort, pause, alert or escalate;
-	// empty when not OPEN.
+	// OpenAction is the policy's on_open, settled by the fold; empty when
+	// not OPEN.
 	OpenAction policy.OnOpen `json:"open_action,omitempty"`
 	// Signal is SignalCircuitOpen when the decision stops the loop on an
-	// OPEN breaker (abort or pause, not a dry run): the exit signal for
-	// coordinating scripts that look for that word.
+	// OPEN breaker (abort or pause, not a dry run), for scripts.
 	Signal string `json:"signal,omitempty"`
-	// Advice is the policy's advice for the decision's phase, when the
-	// breaker is not CLOSED.
+	// Advice is the policy's advice for the phase, when not CLOSED.
 	Advice string `json:"advice,omitempty"`
-	// Guidance is a person's text for the agent (/loopbreaker guide), on
-	// the decisions up to and including the first iteration after it.
+	// Guidance is a person's text for the agent (/loopbreaker guide), up
+	// to the first iteration after it.
 	Guidance *Guidance `json:"guidance,omitempty"`
 	History  []Event   `json:"history"`
 	Recent   []Step    `json:"recent"`
@@ -140,9 +131,7 @@ const (
 )
 
 // ExitCode is the process exit code the decision asks for: 1 when OPEN
-// aborts the loop (on_open "abort", the default), 0 when it pauses it, lets
-// it go on (alert, escalate) or is a dry run; a complete loop stops with 0
-// too.
+// aborts the loop (on_open "abort", the default), else 0.
 func (d *Decision) ExitCode() int {
 	if d.State == Open && !d.DryRun && (d.OpenAction == "" || d.OpenAction == policy.OnOpenAbort) {
 		return ExitOpen

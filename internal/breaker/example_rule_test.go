@@ -20,13 +20,12 @@ import (
 //
 //	{
 //		name:  policy.RuleOverclaim,
-//		keys:  []string{"rules.overclaim.enabled", "rules.overclaim.overclaim_after"},
 //		on:    func(r *policy.Rules) bool { return r.Overclaim.Enabled },
 //		check: checkOverclaim,
 //	},
 //
 // at its place in trigger order (a cause before the caps), with the name
-// in policy.RuleOrder and the keys in policy.Rules. Until those keys
+// in policy.RuleOrder and its keys (rules.overclaim.*) in policy.Rules. Until those keys
 // exist, this sketch borrows no_progress's half_open_after.
 func overclaim(r *policy.Rules, s *breaker.Snapshot, it *breaker.Iteration) (fire bool, reason string) {
 	if it.ClaimedFiles == nil || it.Change == nil {

@@ -22,17 +22,13 @@ type Iteration struct {
 	RunAttempt int
 	// Phase is the iteration's phase, if any.
 	Phase string
-	// PhaseByAgent says the phase came from the agent (a Loop-Phase
-	// trailer or a status block), not from a person: it may only move
-	// along the policy's phase order, for a bounded number of iterations.
+	// PhaseByAgent says the phase came from the agent (a trailer or a
+	// status block), not a person: it is bounded (phase_iterations).
 	PhaseByAgent bool
 	// Admitted says the agent admitted making no progress (idle, no-op,
-	// nothing to do, still blocked, ...) in its commit message, status
-	// block or log. An admission only makes the breaker stricter.
+	// still blocked, ...): it only makes the breaker stricter.
 	Admitted bool
-	// Blocker is the blocker the agent reported as still in its way,
-	// normalised so that the same blocker reported again matches; nil
-	// when none.
+	// Blocker is the blocker the agent reported, normalised; nil for none.
 	Blocker *Signature
 
 	// Change is the diff against the previous iteration; nil when unknown.
@@ -42,9 +38,7 @@ type Iteration struct {
 	// ErrorsKnown says that errors were looked for (a log, a report or an
 	// explicit error list was given), so an empty Errors means none.
 	ErrorsKnown bool
-	// Errors are the iteration's error signatures, primary first: the first
-	// error line of the agent log, else the build failure, else the first
-	// failing test's message.
+	// Errors are the iteration's error signatures, primary first.
 	Errors []Signature
 	// Output is the agent output volume; nil when no output was measured.
 	Output *Output
@@ -53,9 +47,7 @@ type Iteration struct {
 	// CompletionClaimed is true when the agent said it is done.
 	CompletionClaimed bool
 	// Claim identifies what the iteration claimed done (its words,
-	// normalised): a commit subject, a status block or log saying the work
-	// is done; nil when it claimed nothing. Change.Claim is a claim it wrote
-	// into one of its files.
+	// normalised); nil for none. Change.Claim is one written into a file.
 	Claim *Signature
 	// ClaimedFiles is the agent's own count of files modified, if given.
 	ClaimedFiles *int
@@ -65,27 +57,21 @@ type Iteration struct {
 	ProgressPercent *float64
 	// Tasks are the task-list checkbox counts after the iteration.
 	Tasks *Tasks
-	// TasksBefore is the checked-task count before the iteration, used to
-	// seed the high-water mark on the first iteration when the tasks'
-	// identities are not known.
+	// TasksBefore is the checked-task count before the iteration: the
+	// first high-water mark when identities are not known.
 	TasksBefore *int
 	// TaskChange says which tasks the iteration checked and how many it
-	// unchecked; nil when the tasks' identities are not known (a count
-	// given by hand), and then the checked-task count above its high-water
-	// mark is what counts.
+	// unchecked; nil when their identities are not known.
 	TaskChange *TaskChange
-	// TasksCheckedBefore are the identities of the tasks checked before
-	// the loop (given with its first iteration): checking them again is not
-	// completing them.
+	// TasksCheckedBefore are the tasks checked before the loop (with its
+	// first iteration): checking them again is not completing them.
 	TasksCheckedBefore []string
 	// Cost is what the agent reported the iteration cost; nil when it
 	// reported nothing.
 	Cost *Cost
 
-	// CurrentTask is the task the loop is on after the iteration: the
-	// task its status block names, else the first unchecked task of the
-	// task lists in plan order; nil when there is none (no task list, or
-	// every task checked) or it is not known.
+	// CurrentTask is the task the loop is on after the iteration: the one
+	// its status block names, else the first unchecked; nil for none.
 	CurrentTask *CurrentTask
 }
 
@@ -147,42 +133,33 @@ type Change struct {
 	CodeFiles int `json:"code_files,omitempty"`
 	// DocFiles counts changed documentation files.
 	DocFiles int `json:"doc_files"`
-	// BusyFiles, BusyLines and BusyDocFiles are the busywork: changes
-	// confined to notes and scratch files, or to digits (timestamps,
-	// counters). They count as meaningful files, lines and documentation
-	// only in an iteration that completes a task, or under a policy that
-	// counts busywork (the DOCUMENT phase).
+	// BusyFiles, BusyLines and BusyDocFiles are the busywork (notes and
+	// scratch files): counted only with a task completed, or when the
+	// policy counts busywork (the DOCUMENT phase).
 	BusyFiles    int `json:"busy_files,omitempty"`
 	BusyLines    int `json:"busy_lines,omitempty"`
 	BusyDocFiles int `json:"busy_doc_files,omitempty"`
 	// ChurnFiles and ChurnLines are changes of only digits, hex strings
-	// and timestamps outside source code and documentation (and in
-	// notes): never progress, in no phase.
+	// and timestamps outside code and documentation: never progress.
 	ChurnFiles int `json:"churn_files,omitempty"`
 	ChurnLines int `json:"churn_lines,omitempty"`
-	// HexFiles and HexLines are the part of the churn that changed more
-	// than digits (hex strings, timestamps): a policy without the churn
-	// rule counts them as meaningful.
+	// HexFiles and HexLines are the churn beyond digits: meaningful under
+	// a policy without the churn rule.
 	HexFiles int `json:"hex_files,omitempty"`
 	HexLines int `json:"hex_lines,omitempty"`
-	// Text lists the changed files that may be the loop's journal (bounded):
-	// files outside task lists, test files and code whose edited lines read
-	// as prose or changed only digits, hex strings and timestamps. nil
-	// when not known.
+	// Text lists the changed files that may be the loop's journal (prose
+	// or churn outside tasks, tests and code; bounded); nil when unknown.
 	Text []TextFile `json:"text,omitempty"`
-	// PlanLines is the net growth of the task lists that grew with few
-	// lines removed (new tasks and new notes in the plan); 0 otherwise.
+	// PlanLines is the net growth of the task lists that grew.
 	PlanLines int `json:"plan_lines,omitempty"`
 	// Bookkeeping counts the changed files that record or tidy work
 	// rather than do it: task lists, notes, whitespace-only reformatting.
 	Bookkeeping int `json:"bookkeeping,omitempty"`
 	// Retune identifies the files of an iteration that only re-tuned
-	// code: two or more files, each modified in place by a few lines added
-	// and a few removed, and nothing else counted changed ("" when it did
-	// more, or when not known).
+	// code, a few lines in place in two files or more ("" otherwise).
 	Retune string `json:"retune,omitempty"`
-	// Written are the errors, and review rejections, that the iteration
-	// wrote into its own files (logs, memory, state, notes), in order.
+	// Written are the errors and review rejections the iteration wrote
+	// into its own files, in order.
 	Written []Signature `json:"written,omitempty"`
 	// Claim is the first claim of done work it wrote into them.
 	Claim *Signature `json:"claim,omitempty"`
@@ -204,8 +181,8 @@ type TextFile struct {
 	New bool `json:"new,omitempty"`
 	// Doc says it is a documentation file.
 	Doc bool `json:"doc,omitempty"`
-	// Counted says it is counted in MeaningfulFiles (and DocFiles when
-	// Doc): it is neither notes nor churn.
+	// Counted says it is counted in MeaningfulFiles (neither notes nor
+	// churn).
 	Counted bool `json:"counted,omitempty"`
 }
 
@@ -213,8 +190,7 @@ type TextFile struct {
 type FileLines struct {
 	Path  string `json:"path"`
 	Lines int    `json:"lines"`
-	// Grew says the file existed before and only gained lines: tests
-	// appended to a suite, none of its lines changed or removed.
+	// Grew says the file existed before and only gained lines.
 	Grew bool `json:"grew,omitempty"`
 	// New says the file was added.
 	New bool `json:"new,omitempty"`

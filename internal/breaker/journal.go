@@ -9,28 +9,8 @@ import (
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
-// The loop's journal, learned from its own history: a file that the loop
-// changed in nearly every recent iteration with prose, counters or
-// timestamps, or a folder that grows by one such note an iteration, is the
-// loop's state (a board, a progress log, a session note), not its work.
-// Only the iterations up to the current one teach, so the fold stays
-// causal: the decision at an iteration never depends on later commits.
-//
-// A journal may be kept in two files of one folder by turns: a file the
-// loop changed before in the span counts when, with another file of its
-// folder, the two were changed in journalHits of the span's iterations.
-//
-// A journal may also be spread over new files named as a numbered series
-// (SESSION_412_SUMMARY.md, session_413_notes.txt): a new file whose name
-// starts with a word and a number joins the series of its folder and that
-// word, which counts as a file does. A name that starts with its number (a
-// dated post) is no series: a folder of those is the folder rule's.
-//
-// A folder of new notes is the loop's account of itself only beside other
-// work: a loop whose every iteration adds one dated page to a folder and
-// changes nothing else is publishing (a blog, a site's content), and the
-// pages are its product. So a folder counts once an iteration that grew it
-// also changed a file outside it (code, a board, anything).
+// The loop's journal (docs/policies.md, progress.journal) is learned from
+// the iterations up to the current one only, so the fold stays causal.
 
 const (
 	// journalSpan is how many iterations, the current one included, are
@@ -149,22 +129,9 @@ func byTurns(s *Snapshot, file, dir string) bool {
 // a meaningful file, a journal candidate or a test file.
 func outsideFolder(c *Change, dir string) bool {
 	out := func(p string) bool { return path.Dir(p) != dir }
-	for _, p := range c.Files {
-		if out(p) {
-			return true
-		}
-	}
-	for _, f := range c.Text {
-		if out(f.Path) {
-			return true
-		}
-	}
-	for _, f := range c.TestFiles {
-		if out(f.Path) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Files, out) ||
+		slices.ContainsFunc(c.Text, func(f TextFile) bool { return out(f.Path) }) ||
+		slices.ContainsFunc(c.TestFiles, func(f FileLines) bool { return out(f.Path) })
 }
 
 // measureJournal finds the counted files of the iteration that are its

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -26,46 +27,28 @@ type measured struct {
 	recurs   bool // primary error was seen within the same_error window
 	revert   bool
 	returned bool // tree returned to one seen earlier since the reset
-	// round says the return went back to a tree known at the previous
-	// return: going round, not one attempt dropped.
-	round   bool
-	errs    []Signature
-	primary *Signature
+	round    bool // ... to one known at the previous return: going round
+	errs     []Signature
+	primary  *Signature
 	// regression says why the tests regressed ("" when they did not).
 	regression string
-	// testOnly: the iteration changed existing tests while nothing else
-	// moved; testLines are the lines the test_only rule counts.
-	testOnly  bool
-	testLines int
-	// rewritten counts the failing tests that turned green while only
-	// existing tests changed: tests rewritten, not fixed.
-	rewritten int
-	// work says the iteration changed the work product: a counted file
-	// that is neither notes, churn nor the loop's journal.
-	work bool
+	testOnly   bool // existing tests changed while nothing else moved
+	testLines  int  // the lines the test_only rule counts
+	rewritten  int  // failing tests turned green by editing only tests
+	work       bool // a counted file that is not notes, churn or journal
 	// journal and journalDocs count the counted files that are the loop's
 	// journal (and of them, documentation files).
 	journal, journalDocs int
-	// retuned says the iteration re-tuned the same files again.
-	retuned bool
-	// recorded counts the tasks the iteration checked for the first time,
-	// backed by earlier work but with none of its own: bookkeeping, not
-	// credited as progress, yet completed for the task's own tracking.
+	retuned              bool // the same files re-tuned again
+	// recorded counts first ticks backed by earlier work but none of the
+	// iteration's own: bookkeeping, yet completed for task tracking.
 	recorded int
-	// ticked counts the tasks checked for the first time, credited or not:
-	// the loop moved along its list.
-	ticked int
-	// newWork says the iteration did work beyond prose: a changed file that
-	// is not prose (code, tests, configuration, assets), a task completed,
-	// tests fixed or more passing.
-	newWork bool
-	// claim is what the iteration claimed done; again says it claimed the
-	// same with no new work since it last did: going round.
-	claim *Signature
-	again bool
-	// neutral says the iteration only recorded earlier progress
-	// (bookkeeping right after it): neither progress nor a step towards
-	// opening.
+	ticked   int  // first ticks, credited or not
+	newWork  bool // work beyond prose: code, tests, a task, tests fixed
+	claim    *Signature
+	again    bool // the same claim as before with no new work since
+	// neutral: the iteration only recorded earlier progress (bookkeeping
+	// right after it), neither progress nor a step towards opening.
 	neutral bool
 }
 
@@ -114,10 +97,8 @@ func measure(pol *policy.Policy, s *Snapshot, it *Iteration) measured {
 	return m
 }
 
-// measureClaim finds the iteration's claim of done work and whether it
-// repeats one made before with no new work since: the loop going round
-// (re-verifying an epic already done, the same "SUCCESS" written every
-// day). Such an iteration is no progress, whatever prose it wrote.
+// measureClaim finds the iteration's claim of done work; one repeated with
+// no new work since is the loop going round, no progress.
 func (m *measured) measureClaim(s *Snapshot, it *Iteration, tests testFacts) {
 	m.claim = it.Claim
 	if m.claim == nil && it.Change != nil {
@@ -151,9 +132,8 @@ func (m *measured) claimSample() string {
 	return fmt.Sprintf(" (%q)", m.claim.Sample)
 }
 
-// rememberClaim marks the claims made before as followed by new work, when
-// the iteration did some, and remembers the iteration's claim as made with
-// no work since.
+// rememberClaim marks earlier claims as followed by new work, when there
+// was some, and remembers the iteration's claim.
 func rememberClaim(s *Snapshot, m *measured) {
 	if m.newWork {
 		for i := range s.Claims {
@@ -180,13 +160,9 @@ func appendNew(list, more []Signature) []Signature {
 	return list
 }
 
-// bookkeeping reports an iteration that only records progress an earlier
-// iteration made, within the policy's run of such iterations right after
-// it: it ticked a task or added one, marked it complete in its notes or
-// journal, reformatted or wrote a wrap-up, and changed no work product;
-// nor did it admit being stuck, go back to an earlier tree, re-tune
-// values or break tests. In the watch after a recovery from stagnation
-// nothing is neutral. It scores as any iteration without a change does.
+// bookkeeping reports an iteration that only records the progress of the
+// one before (ticks, notes, a wrap-up; no work, no step back), within the
+// policy's run of them; outside the watch after recovery.
 func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
 	c := it.Change
 	return s.AfterProgress && s.Bookkept < pol.Progress.BookkeepingIterations && s.WatchLeft == 0 &&
@@ -195,9 +171,8 @@ func (m *measured) bookkeeping(pol *policy.Policy, s *Snapshot, it *Iteration) b
 		c != nil && (c.Bookkeeping > 0 || m.journal > 0)
 }
 
-// measureChange finds what the iteration changed: counted files and lines
-// (busywork counts only with a completed task, or when the policy counts
-// it), and whether it returned to an earlier tree or reverted.
+// measureChange finds the counted files and lines, and whether the tree
+// returned to an earlier one or reverted.
 func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
 	c := it.Change
 	if c == nil {
@@ -268,9 +243,8 @@ func (m *measured) measureChange(pol *policy.Policy, s *Snapshot, prev *Prev, it
 // gain in one iteration for them to be findings rather than bookkeeping.
 const planFindingsLines = 30
 
-// planFindings returns the new lines besides new tasks that the iteration
-// wrote into its task lists, when they are at least planFindingsLines; 0
-// otherwise.
+// planFindings returns the new lines besides new tasks written into the
+// task lists, when at least planFindingsLines.
 func planFindings(prev *Prev, it *Iteration) int {
 	c := it.Change
 	boxes := 0
@@ -309,9 +283,8 @@ type testFacts struct {
 	newFailures bool // more fail, or the build broke
 }
 
-// measureTests compares the iteration's test report with the previous one,
-// counts the tests fixed and finds a regression: fewer passing, or failing
-// tests turned skipped. It needs the change measured.
+// measureTests compares the test report with the previous one: tests
+// fixed, and a regression. It needs the change measured.
 func (m *measured) measureTests(prev *Prev, it *Iteration) testFacts {
 	var f testFacts
 	cur, old := it.Tests, prev.Tests
@@ -335,9 +308,8 @@ func (m *measured) measureTests(prev *Prev, it *Iteration) testFacts {
 	return f
 }
 
-// regression says how the tests regressed from old to cur, naming at most
-// five tests, or "" when they did not: fewer tests pass, or failing tests
-// were turned skipped (fewer fail while more are skipped and no more pass).
+// regression says how the tests regressed from old to cur ("" when they
+// did not): fewer pass, or failing tests were turned skipped.
 func regression(old, cur *Tests) string {
 	turned := min(max(0, old.Failed-cur.Failed-max(0, cur.Passed-old.Passed)), cur.Skipped-old.Skipped)
 	switch {
@@ -375,10 +347,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// newTasks counts the tasks the iteration completed: with their
-// identities known, the tasks checked for the first time since the last
-// reset, less the tasks it unchecked; else the checked tasks above the
-// count's high-water mark.
+// newTasks counts the tasks checked for the first time since the reset,
+// less those unchecked; without identities, the count above its mark.
 func newTasks(s *Snapshot, it *Iteration) int {
 	if tc := it.TaskChange; tc != nil {
 		n := 0
@@ -401,20 +371,14 @@ func newTasks(s *Snapshot, it *Iteration) int {
 	return max(0, it.Tasks.Done-high)
 }
 
-// measureErrors counts the previous iteration's error signatures that are
-// gone and whether the primary error repeats. An iteration that brings
-// back an error seen within the same_error window, but not in the
-// previous iteration, resolves nothing: trading one error for another
-// seen before is an alternation, not a fix.
+// measureErrors counts the previous errors that are gone (none when an
+// error of the same_error window came back: an alternation, not a fix)
+// and whether the primary error repeats.
 func (m *measured) measureErrors(pol *policy.Policy, s *Snapshot, prev *Prev, it *Iteration) {
 	window := pol.Rules.SameError.SameErrorThreshold
 	if it.ErrorsKnown && prev.ErrorsKnown {
-		now := map[string]bool{}
-		for _, e := range m.errs {
-			now[e.Hash] = true
-		}
 		for _, h := range prev.Errors {
-			if !now[h] {
+			if !slices.ContainsFunc(m.errs, func(e Signature) bool { return e.Hash == h }) {
 				m.resolved++
 			}
 		}
@@ -448,8 +412,7 @@ func seenWithin(s *Snapshot, hash string, n int) bool {
 }
 
 // measurePercent reports whether a reported percentage rose enough above
-// its highest value since the last reset; a rise too small vetoes progress
-// when the policy counts percentages.
+// its high since the reset; too small a rise vetoes when counted.
 func (m *measured) measurePercent(pol *policy.Policy, s *Snapshot, it *Iteration) bool {
 	p := it.ProgressPercent
 	if p == nil {
@@ -515,16 +478,10 @@ func (m *measured) holds(sig policy.Signal, it *Iteration, tests testFacts, perc
 }
 
 // measureTestOnly decides whether the iteration changed existing tests
-// while nothing else moved (no code or other file outside tests and test
-// data, no task completed, no error resolved, no percentage up) and which
-// of its test lines the test_only rule counts. New tests are work: a new
-// test file, or tests appended to a suite, never count. What counts is
-// existing tests edited or deleted: with test reports on both sides all of
-// them; without, those of the test files that one of the window's earlier
-// iterations changed too (the same tests rewritten), since editing a
-// different test file each time may be a fix. A change that does not list
-// its test files counts them all. Failing tests that turn green while only
-// existing tests changed are tests rewritten, never a fix.
+// while nothing else moved, and which of its test lines the test_only rule
+// counts (docs/policies.md): edited or deleted tests, not new ones; without
+// test reports on both sides, only in files an earlier iteration of the
+// window changed too.
 func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteration, tests testFacts, percentUp bool) {
 	c := it.Change
 	if c == nil || c.TestLines == 0 || c.CodeFiles-m.journal > 0 || (m.busy && c.BusyFiles > 0) ||
@@ -570,8 +527,7 @@ func (m *measured) measureTestOnly(pol *policy.Policy, s *Snapshot, it *Iteratio
 }
 
 // lastWithLines returns the newest n entries that changed lines, oldest
-// first: an iteration without changed lines takes no place in the
-// test_only window.
+// first (the test_only window).
 func lastWithLines(w []Entry, n int) []Entry {
 	var out []Entry
 	for i := len(w) - 1; i >= 0 && len(out) < n; i-- {
@@ -585,21 +541,14 @@ func lastWithLines(w []Entry, n int) []Entry {
 
 // pathKey is a short, fixed-size identity of a path for the snapshot.
 func pathKey(p string) string {
-	return fmt.Sprintf("%016x", fnv64(p))
+	h := fnv.New64a()
+	h.Write([]byte(p))
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // PathsKey is a short, fixed-size identity of a sorted list of paths.
 func PathsKey(paths []string) string {
 	return pathKey(strings.Join(paths, "\x00"))
-}
-
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }
 
 // score is the iteration's progress score. A test
@@ -627,18 +576,9 @@ func filterIgnored(errs []Signature, ignore []string) []Signature {
 	if len(ignore) == 0 {
 		return errs
 	}
-	skip := map[string]bool{}
-	for _, t := range ignore {
-		skip[t] = true
-	}
-	var out []Signature
-	for _, e := range errs {
-		if e.Test != "" && skip[e.Test] {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(errs), func(e Signature) bool {
+		return e.Test != "" && slices.Contains(ignore, e.Test)
+	})
 }
 
 // advance updates counters and windows with a measured iteration.
@@ -664,9 +604,8 @@ func (b *Breaker) advance(pol *policy.Policy, it *Iteration, m *measured) {
 	s.Prev = nextPrev(s.Prev, it, m)
 }
 
-// countProgress moves the no-progress counter: progress clears it, a
-// question-only iteration holds it (up to max_held in a row), anything
-// else raises it.
+// countProgress moves the no-progress counter: progress clears it,
+// questions hold it (max_held in a row), anything else raises it.
 func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) {
 	if m.neutral {
 		s.Bookkept++
@@ -697,10 +636,8 @@ func countProgress(pol *policy.Policy, s *Snapshot, it *Iteration, m *measured) 
 	}
 }
 
-// countErrors moves the error and denial streaks, counts the primary
-// error and remembers the iteration's errors. The primary streak goes on
-// while the primary error repeats, or comes back within the same_error
-// window (an alternation of two errors is one streak).
+// countErrors moves the error and denial streaks (an error back within
+// the same_error window goes on with its streak) and counts the errors.
 func countErrors(s *Snapshot, it *Iteration, m *measured) {
 	if m.primary != nil {
 		if m.recurs {
@@ -726,12 +663,7 @@ func countErrors(s *Snapshot, it *Iteration, m *measured) {
 // see records that an error signature was seen in an iteration, keeping
 // the most recently seen MaxSeenErrors.
 func see(list []SeenError, hash string, iteration int) []SeenError {
-	for i := range list {
-		if list[i].Hash == hash {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
+	list = slices.DeleteFunc(list, func(e SeenError) bool { return e.Hash == hash })
 	list = append(list, SeenError{Hash: hash, Iteration: iteration})
 	if len(list) > MaxSeenErrors {
 		list = keepLast(list, MaxSeenErrors)
@@ -784,10 +716,8 @@ func distinctErrors(errs []Signature) int {
 	return len(seen)
 }
 
-// followTask counts how many iterations in a row the current task has
-// been current while no task was completed: an iteration that completes a
-// task starts the count afresh at 0, one after which another task is
-// current at 1, and one without a current task ends it.
+// followTask counts the iterations in a row the current task has been
+// current with no task completed (a completion restarts it at 0).
 func followTask(s *Snapshot, it *Iteration, m *measured) {
 	// Any first tick shows the loop moving along its list, whether or not
 	// it is credited as progress (that is the progress rules' question).
@@ -828,13 +758,7 @@ func rememberTree(s *Snapshot, it *Iteration, m *measured) {
 func (b *Breaker) pushHour(at time.Time) {
 	s := &b.s
 	cut := at.Add(-time.Hour)
-	keep := s.Hour[:0]
-	for _, t := range s.Hour {
-		if t.After(cut) {
-			keep = append(keep, t)
-		}
-	}
-	s.Hour = append(keep, at)
+	s.Hour = append(slices.DeleteFunc(s.Hour, func(t time.Time) bool { return !t.After(cut) }), at)
 	if len(s.Hour) > b.hour {
 		s.Hour = keepLast(s.Hour, b.hour)
 	}
@@ -854,9 +778,8 @@ func raiseTaskHigh(s *Snapshot, it *Iteration) {
 	s.TaskHigh = &high
 }
 
-// rememberTasks adds the tasks checked before the loop and the tasks the
-// iteration checked to the completed tasks, keeping the newest
-// MaxCompleted.
+// rememberTasks adds the tasks checked before the loop and by the
+// iteration to the completed ones, keeping the newest MaxCompleted.
 func rememberTasks(s *Snapshot, it *Iteration) {
 	lists := [2][]string{it.TasksCheckedBefore, taskChecked(it)}
 	// The tasks checked before the loop can be thousands: a set keeps
@@ -906,10 +829,7 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 			next.Tests = old.Tests
 		}
 	}
-	for i, e := range m.errs {
-		if i == 64 {
-			break
-		}
+	for _, e := range m.errs[:min(len(m.errs), 64)] {
 		next.Errors = append(next.Errors, e.Hash)
 	}
 	if m.primary != nil {
@@ -931,11 +851,9 @@ func nextPrev(old *Prev, it *Iteration, m *measured) *Prev {
 
 // bump counts a signature, evicting the least counted when full.
 func bump(list []ErrorCount, sig Signature) []ErrorCount {
-	for i := range list {
-		if list[i].Hash == sig.Hash {
-			list[i].Count++
-			return list
-		}
+	if i := slices.IndexFunc(list, func(e ErrorCount) bool { return e.Hash == sig.Hash }); i >= 0 {
+		list[i].Count++
+		return list
 	}
 	if len(list) >= MaxErrorCounts {
 		low := 0

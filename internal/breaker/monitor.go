@@ -2,17 +2,15 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/policy"
 )
 
 // completion returns the evidence that the iteration finished the loop's
-// work, or nil: every task of the task lists is checked (at least one
-// task), the newest test report (this iteration's, else the last one the
-// loop had) has no failure and no broken build, and the agent claims it
-// is done or reports 100 %. A claim alone is not completion; with tests
-// failing or tasks left it is what the completion_claim rule judges.
+// work, or nil: every task checked, the newest test report green, and a
+// claim or 100 %.
 func completion(it *Iteration, prev *Prev) *Completion {
 	t := it.Tasks
 	if t == nil || t.Total == 0 || t.Done < t.Total {
@@ -46,22 +44,12 @@ func (c *Completion) clone() *Completion {
 		return nil
 	}
 	v := *c
-	if c.Tests != nil {
-		t := *c.Tests
-		v.Tests = &t
-	}
-	if c.Percent != nil {
-		p := *c.Percent
-		v.Percent = &p
-	}
+	v.Tests, v.Percent = clonePtr(c.Tests), clonePtr(c.Percent)
 	return &v
 }
 
-// trendWarnings are the trend warnings for the iteration: the
-// passing tests fell, or the number of distinct error signatures rose, in
-// trend_iterations iterations in a row, the iteration's own the newest.
-// Iterations without a test report (for the tests), or without errors
-// looked for (for the errors), are left out of the row.
+// trendWarnings warn when passing tests fell, or distinct errors rose, in
+// trend_iterations iterations in a row (those without a value left out).
 func trendWarnings(pol *policy.Policy, s *Snapshot, it *Iteration) []string {
 	tr := pol.Trends
 	if !tr.Enabled {
@@ -69,12 +57,12 @@ func trendWarnings(pol *policy.Policy, s *Snapshot, it *Iteration) []string {
 	}
 	var out []string
 	if it.Tests != nil {
-		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Passed, e.HasTests }); row != nil && falling(row) {
+		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Passed, e.HasTests }); row != nil && steady(row, -1) {
 			out = append(out, fmt.Sprintf("trend: passing tests fell in %d iterations in a row (%s)", tr.TrendIterations, arrows(row)))
 		}
 	}
 	if it.ErrorsKnown {
-		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Errors, e.HasErrors }); row != nil && falling(reversed(row)) {
+		if row := trendRow(s.Window, tr.TrendIterations, func(e Entry) (int, bool) { return e.Errors, e.HasErrors }); row != nil && steady(row, 1) {
 			out = append(out, fmt.Sprintf("trend: distinct errors rose in %d iterations in a row (%s)", tr.TrendIterations, arrows(row)))
 		}
 	}
@@ -93,25 +81,19 @@ func trendRow(w []Entry, n int, value func(Entry) (int, bool)) []int {
 	if len(row) < n+1 {
 		return nil
 	}
-	return reversed(row)
+	slices.Reverse(row)
+	return row
 }
 
-// falling reports whether every value is below the one before it.
-func falling(row []int) bool {
+// steady reports whether every value is above the one before it (sign
+// 1) or below it (sign -1).
+func steady(row []int, sign int) bool {
 	for i := 1; i < len(row); i++ {
-		if row[i] >= row[i-1] {
+		if (row[i]-row[i-1])*sign <= 0 {
 			return false
 		}
 	}
 	return true
-}
-
-func reversed(row []int) []int {
-	out := make([]int, len(row))
-	for i, v := range row {
-		out[len(row)-1-i] = v
-	}
-	return out
 }
 
 // arrows writes a row as "40 → 38 → 35".

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,107 +30,86 @@ type firing struct {
 	frees *time.Time
 }
 
-// rule is one trip rule: the trigger name it reports, the
-// policy keys that tune it, whether the policy switches it on, and its
-// check, which judges the state after the iteration was counted.
+// rule is one trip rule: its trigger name (its keys are rules.NAME.*), its
+// switch, and its check of the state after the iteration was counted.
 type rule struct {
 	name  string
-	keys  []string // dotted TOML keys
 	on    func(r *policy.Rules) bool
 	check func(c *ruleCheck)
-	// stagnation marks the rules that see the loop going nowhere (no
-	// progress, the same error, going round, money spent without
-	// progress): only a HALF_OPEN or OPEN
-	// they raised arms the watch after recovery. A watch raised while work
-	// was landing (a score window, a stuck task) does not.
+	// stagnation marks the rules that see the loop going nowhere: only
+	// they arm the watch after recovery.
 	stagnation bool
 }
 
-// rules are the trip rules in trigger priority (specific causes
-// before generic caps): when several fire in one iteration, the first trip
-// is the trigger reported.
+// rules are the trip rules in trigger priority, causes before caps: the
+// first trip is the trigger reported.
 var rules = []rule{
 	{
 		name:  policy.RuleProtectedPath,
-		keys:  []string{"rules.protected_path.enabled", "rules.protected_path.protected_paths", "rules.protected_path.protected_mode"},
 		on:    func(r *policy.Rules) bool { return r.ProtectedPath.Enabled },
 		check: checkProtectedPath,
 	},
 	{
 		name:  policy.RulePermissionDenied,
-		keys:  []string{"rules.permission_denied.enabled", "rules.permission_denied.permission_denied_threshold"},
 		on:    func(r *policy.Rules) bool { return r.PermissionDenied.Enabled },
 		check: checkPermissionDenied,
 	},
 	{
 		name:       policy.RuleSameError,
-		keys:       []string{"rules.same_error.enabled", "rules.same_error.same_error_threshold", "rules.same_error.same_error_mode"},
 		on:         func(r *policy.Rules) bool { return r.SameError.Enabled },
 		check:      checkSameError,
 		stagnation: true,
 	},
 	{
 		name:       policy.RuleCircular,
-		keys:       []string{"rules.circular.enabled", "rules.circular.circular_threshold", "rules.circular.circular_window"},
 		on:         func(r *policy.Rules) bool { return r.Circular.Enabled },
 		check:      checkCircular,
 		stagnation: true,
 	},
 	{
 		name:  policy.RuleTestOnly,
-		keys:  []string{"rules.test_only.enabled", "rules.test_only.test_only_percent", "rules.test_only.test_only_window"},
 		on:    func(r *policy.Rules) bool { return r.TestOnly.Enabled },
 		check: checkTestOnly,
 	},
 	{
 		name:  policy.RuleOutputDecline,
-		keys:  []string{"rules.output_decline.enabled", "rules.output_decline.output_decline_percent", "rules.output_decline.output_window"},
 		on:    func(r *policy.Rules) bool { return r.OutputDecline.Enabled },
 		check: checkOutputDecline,
 	},
 	{
 		name:  policy.RuleCompletionClaim,
-		keys:  []string{"rules.completion_claim.completion_claim"},
 		on:    func(r *policy.Rules) bool { return r.CompletionClaim.CompletionClaim != policy.ClaimOff },
 		check: checkCompletionClaim,
 	},
 	{
 		name:       policy.RuleNoProgress,
-		keys:       []string{"rules.no_progress.enabled", "rules.no_progress.half_open_after", "rules.no_progress.no_progress_threshold"},
 		on:         func(r *policy.Rules) bool { return r.NoProgress.Enabled },
 		check:      checkNoProgress,
 		stagnation: true,
 	},
 	{
 		name:  policy.RuleTaskStuck,
-		keys:  []string{"rules.task_stuck.enabled", "rules.task_stuck.task_timeout_iterations", "rules.task_stuck.task_stuck_action"},
 		on:    func(r *policy.Rules) bool { return r.TaskStuck.Enabled },
 		check: checkTaskStuck,
 	},
 	{
-		name: policy.RuleSpend,
-		keys: []string{"rules.spend.max_usd", "rules.spend.max_usd_without_progress", "rules.spend.max_tokens",
-			"rules.spend.max_tokens_without_progress", "rules.spend.spend_warning_percent"},
+		name:       policy.RuleSpend,
 		on:         func(r *policy.Rules) bool { return r.Spend.On() },
 		check:      checkSpend,
 		stagnation: true,
 	},
 	{
 		name:  policy.RuleScore,
-		keys:  []string{"rules.score.enabled", "rules.score.score_window", "rules.score.score_action"},
 		on:    func(r *policy.Rules) bool { return r.Score.Enabled },
 		check: checkScore,
 	},
 	{
 		name:  policy.RuleRate,
-		keys:  []string{"rules.rate.enabled", "rules.rate.max_iterations_per_hour", "rules.rate.rate_warning_percent"},
 		on:    func(r *policy.Rules) bool { return r.Rate.Enabled },
 		check: checkRate,
 	},
 	{
-		name: policy.RuleMaxIterations,
-		keys: []string{"rules.max_iterations.enabled", "rules.max_iterations.max_iterations",
-			"rules.max_iterations.warning_iterations", "rules.max_iterations.critical_iterations"},
+		name:  policy.RuleMaxIterations,
 		on:    func(r *policy.Rules) bool { return r.MaxIterations.Enabled },
 		check: checkMaxIterations,
 	},
@@ -137,12 +117,8 @@ var rules = []rule{
 
 // stagnationRule reports whether a trigger is a stagnation rule's.
 func stagnationRule(name string) bool {
-	for i := range rules {
-		if rules[i].name == name {
-			return rules[i].stagnation
-		}
-	}
-	return false
+	i := slices.IndexFunc(rules, func(r rule) bool { return r.name == name })
+	return i >= 0 && rules[i].stagnation
 }
 
 // ruleCheck is what a rule's check reads, and where it adds its firings.
@@ -256,11 +232,9 @@ func checkCircular(c *ruleCheck) {
 	}
 }
 
-// checkTestOnly trips on tests rewritten (failing tests turned green while
-// only existing tests changed), and on an iteration that changed existing
-// tests while nothing else moved when, over the last test_only_window
-// iterations that changed lines, more than test_only_percent of the
-// changed lines are such test lines (see measured.measureTestOnly).
+// checkTestOnly trips on tests rewritten, and on more than
+// test_only_percent of the window's changed lines in tests edited while
+// nothing else moved (measured.measureTestOnly).
 func checkTestOnly(c *ruleCheck) {
 	to := c.r.TestOnly
 	if n := c.m.rewritten; n > 0 {
@@ -331,10 +305,9 @@ func checkNoProgress(c *ruleCheck) {
 	}
 }
 
-// checkTaskStuck fires when the current task has been current for
-// task_timeout_iterations iterations in a row with no task completed. Its
-// watch holds against progress: changing files while the task does not
-// move is what it is for.
+// checkTaskStuck fires on a task current for task_timeout_iterations with
+// none completed; its watch holds against progress (files change, the
+// task does not move).
 func checkTaskStuck(c *ruleCheck) {
 	ts, cur := c.r.TaskStuck, c.s.Current
 	if cur == nil || cur.Iterations < ts.TaskTimeoutIterations || !(c.s.TasksLive || strings.HasPrefix(cur.ID, statusTaskPrefix)) {
@@ -350,14 +323,8 @@ func checkTaskStuck(c *ruleCheck) {
 
 func checkScore(c *ruleCheck) {
 	sc := c.r.Score
-	if len(c.s.Window) < sc.ScoreWindow {
-		return
-	}
-	sum := 0
-	for _, e := range tail(c.s.Window, sc.ScoreWindow) {
-		sum += e.Score
-	}
-	if sum >= 0 {
+	sum, ok := windowScore(c.s.Window, sc.ScoreWindow)
+	if !ok || sum >= 0 {
 		return
 	}
 	kind := kindWatch
@@ -367,9 +334,8 @@ func checkScore(c *ruleCheck) {
 	c.fire(kind, "progress score %d over the last %d iterations", sum, sc.ScoreWindow)
 }
 
-// checkRate opens on more than max_iterations_per_hour iterations in the
-// rolling hour, saying when the hour frees up, and warns from
-// rate_warning_percent of it.
+// checkRate opens on more than max_iterations_per_hour in the rolling
+// hour and warns from rate_warning_percent.
 func checkRate(c *ruleCheck) {
 	rt, n := c.r.Rate, len(c.s.Hour)
 	most := rt.MaxIterationsPerHour
@@ -384,8 +350,7 @@ func checkRate(c *ruleCheck) {
 }
 
 // rateFrees is when the next iteration no longer exceeds most in its
-// rolling hour: when all but most-1 of the hour's iterations (oldest
-// first, more than most of them) have left it.
+// rolling hour.
 func rateFrees(hour []time.Time, most int) time.Time {
 	return hour[len(hour)-most].Add(time.Hour)
 }
@@ -427,6 +392,18 @@ func outputMeans(s *Snapshot, n int) (recent, base float64, ok bool) {
 		return 0, 0, false
 	}
 	return float64(rs) / float64(n), float64(bs) / float64(bc), true
+}
+
+// windowScore sums the scores of the newest n entries; ok is false while
+// the window holds fewer.
+func windowScore(w []Entry, n int) (sum int, ok bool) {
+	if len(w) < n {
+		return 0, false
+	}
+	for _, e := range tail(w, n) {
+		sum += e.Score
+	}
+	return sum, true
 }
 
 func tail(w []Entry, n int) []Entry {

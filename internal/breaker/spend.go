@@ -45,14 +45,6 @@ func (c *Cost) check() error {
 	return nil
 }
 
-// check rejects sums no breaker could have kept.
-func (s *Spend) check() error {
-	if s != nil && (s.Micros < 0 || s.MicrosSinceProgress < 0 || s.Tokens < 0 || s.TokensSinceProgress < 0) {
-		return fmt.Errorf("spend has a negative sum")
-	}
-	return nil
-}
-
 // addSpend counts an iteration's cost since the reset and, unless it made
 // progress, since the last progress.
 func (s *Snapshot) addSpend(c *Cost, progress bool) {
@@ -95,16 +87,7 @@ func cloneCost(c *Cost) *Cost {
 	if c == nil {
 		return nil
 	}
-	out := &Cost{}
-	if c.USD != nil {
-		v := *c.USD
-		out.USD = &v
-	}
-	if c.Tokens != nil {
-		v := *c.Tokens
-		out.Tokens = &v
-	}
-	return out
+	return &Cost{USD: clonePtr(c.USD), Tokens: clonePtr(c.Tokens)}
 }
 
 // spent puts the sums in the decision.
@@ -122,10 +105,8 @@ func (d *Decision) spent(sp *Spend) {
 	}
 }
 
-// checkSpend fires on money spent without progress first (a stagnation
-// rule: it watches from spend_warning_percent of the limit and trips at
-// it), then on the caps since the last reset (they warn from that share
-// and trip at the limit, as max_iterations does), dollars before tokens.
+// checkSpend watches from spend_warning_percent of a limit without
+// progress and warns from it for a cap since the reset; both trip at it.
 func checkSpend(c *ruleCheck) {
 	sp, s := c.r.Spend, c.s.Spend
 	if s == nil {

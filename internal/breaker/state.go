@@ -1,6 +1,9 @@
 package breaker
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // State is the breaker's state.
 type State int
@@ -24,10 +27,8 @@ func (s State) String() string {
 
 // ParseState parses CLOSED, HALF_OPEN or OPEN and rejects anything else.
 func ParseState(s string) (State, error) {
-	for i, n := range stateNames {
-		if s == n {
-			return State(i), nil
-		}
+	if i := slices.Index(stateNames[:], s); i >= 0 {
+		return State(i), nil
 	}
 	return 0, fmt.Errorf("unknown state %q: want CLOSED, HALF_OPEN or OPEN", s)
 }

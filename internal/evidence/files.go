@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -105,7 +106,7 @@ func (f *Files) Apply(it *breaker.Iteration) {
 		if l.Admitted {
 			it.Admitted = true
 			if l.Blocker != "" && it.Blocker == nil {
-				it.Blocker = blockerSignature(l.Blocker)
+				it.Blocker = signatureOf(l.Blocker)
 			}
 		}
 		if st := l.Status; st != nil {
@@ -121,9 +122,7 @@ func (f *Files) Apply(it *breaker.Iteration) {
 				it.Phase = st.Phase
 				it.PhaseByAgent = true
 			}
-			if st.Status == "COMPLETE" || (st.ExitSignal != nil && *st.ExitSignal) {
-				it.CompletionClaimed = true
-			}
+			it.CompletionClaimed = it.CompletionClaimed || st.ClaimsCompletion()
 			if t := breaker.StatusTask(st.CurrentTask); t != nil {
 				it.CurrentTask = t
 			}
@@ -137,12 +136,12 @@ func (f *Files) Apply(it *breaker.Iteration) {
 		t := &breaker.Tests{Passed: r.Passed, Failed: r.Failed, Skipped: r.Skipped, BuildFailed: r.BuildFailed}
 		for _, fl := range r.Failing {
 			if fl.Kind == "build" {
-				add(firstNonEmpty(fl.Message, "build failed: "+fl.Name), "")
+				add(cmp.Or(fl.Message, "build failed: "+fl.Name), "")
 			}
 		}
 		for _, fl := range r.Failing {
 			if fl.Kind != "build" {
-				add(firstNonEmpty(fl.Message, "test failed: "+fl.Name), fl.Name)
+				add(cmp.Or(fl.Message, "test failed: "+fl.Name), fl.Name)
 				if len(t.Failing) < 20 {
 					t.Failing = append(t.Failing, fl.Name)
 				}
@@ -158,25 +157,11 @@ func (f *Files) Apply(it *breaker.Iteration) {
 	it.Errors = append(it.Errors, errs...)
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// blockerSignature is the signature of a blocker the agent reported, so
-// that the same blocker reported again counts like a repeated error.
-func blockerSignature(blocker string) *breaker.Signature { return signatureOf(blocker) }
-
 // signatureOf is the normalised signature of a text.
 func signatureOf(text string) *breaker.Signature {
 	s := signature.Of(text)
 	return &breaker.Signature{Hash: s.Hash, Sample: s.Sample}
 }
-
-// truncateSample bounds a sample as signature.Of does.
-func truncateSample(text string) string { return signature.Of(text).Sample }
 
 // logClaim identifies a completion the agent's log claims: every such
 // claim is the same one.

@@ -2,10 +2,13 @@ package evidence
 
 import (
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/evidence/signature"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/agentlog"
@@ -62,7 +65,7 @@ func FromCommit(c *gitlog.Commit, before *int, tasks *pathmatch.Set) breaker.Ite
 	if ok, blocker := agentlog.Admits(c.Message); ok {
 		it.Admitted = true
 		if blocker != "" {
-			it.Blocker = blockerSignature(blocker)
+			it.Blocker = signatureOf(blocker)
 		}
 	}
 	if v := c.Trailers[TrailerProgress]; len(v) > 0 {
@@ -107,14 +110,9 @@ func currentTask(c *gitlog.CurrentTask) *breaker.CurrentTask {
 // rule.
 const maxTestFiles = 64
 
-// change converts a git diff summary. Task files are left out of the
-// meaningful change: ticking a box is progress only through the tasks
-// signal, and unticking and re-ticking must not count as changed files.
-// Modifying a task file is how a loop ticks its tasks, so it is not a
-// protected-path modification either; deleting one still is. Busywork —
-// notes and scratch files — is counted apart: the breaker counts it only
-// when the policy says so (the DOCUMENT phase); churn (digits, hex
-// strings and timestamps only, outside code and documentation) never.
+// change converts a git diff summary. Task files are no meaningful change
+// (ticks count through the tasks signal) nor a protected modification;
+// busywork and churn are counted apart for the breaker to weigh.
 func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *breaker.Change {
 	out := &breaker.Change{
 		Tree:             tree,
@@ -200,10 +198,8 @@ func change(c *gitlog.Change, tree string, revert bool, tasks *pathmatch.Set) *b
 	return out
 }
 
-// readWritten reads the lines the loop added to one of its files: the
-// errors and reviewers' findings it recorded, and its first claim that
-// work is done. A series of review rejections is one error, whatever each
-// says.
+// readWritten reads the errors, review findings (one error, whatever
+// each says) and first claim the loop added to its files.
 func readWritten(out *breaker.Change, lines []string) {
 	for _, line := range lines {
 		switch k, text := agentlog.Written(line); k {
@@ -211,7 +207,7 @@ func readWritten(out *breaker.Change, lines []string) {
 			out.Written = append(out.Written, *signatureOf(text))
 		case agentlog.WrittenReview:
 			s := signatureOf(reviewRejected)
-			s.Sample = truncateSample(reviewRejected + ": " + text)
+			s.Sample = signature.Of(reviewRejected + ": " + text).Sample
 			out.Written = append(out.Written, *s)
 		case agentlog.WrittenClaim:
 			if out.Claim == nil {
@@ -248,7 +244,7 @@ func appendText(list []breaker.TextFile, f gitlog.FileChange, lines int, counted
 func parsePercent(s string) (float64, bool) {
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v > 100 || v != v {
+	if err != nil || v < 0 || v > 100 || math.IsNaN(v) {
 		return 0, false
 	}
 	return v, true
@@ -261,10 +257,6 @@ func FromHistory(h *gitlog.History, tasks *pathmatch.Set) []breaker.Iteration {
 		v := h.BaseTasks.Done
 		before = &v
 	}
-	return fromHistory(h, before, tasks)
-}
-
-func fromHistory(h *gitlog.History, before *int, tasks *pathmatch.Set) []breaker.Iteration {
 	out := make([]breaker.Iteration, 0, len(h.Commits))
 	for i := range h.Commits {
 		c := &h.Commits[i]

@@ -10,11 +10,9 @@ import (
 )
 
 // FromLedger turns ledger records into iterations, one per record in run
-// order, so that a run that made no commit is still an iteration. Each
-// iteration's diff is recomputed from git between the previous record's
-// commit (the first: the base) and its own; a record is never trusted over
-// git. A commit that is no longer in the repository (force-pushed away)
-// still counts as an iteration, with no change, and is noted.
+// order. Each diff is recomputed from git from the previous record's
+// commit (the first: the base); a record is never trusted over git, and a
+// commit gone from the repository is an iteration without change, noted.
 func FromLedger(repo *gitlog.Repo, base string, recs []ledger.Record, opts gitlog.Options) ([]breaker.Iteration, []string, error) {
 	ev, err := ContinueLedger(repo, LedgerStart{Commit: base, First: true}, recs, opts)
 	if err != nil {
@@ -51,34 +49,26 @@ type LedgerStart struct {
 
 // ContinueLedger is FromLedger from a given start.
 func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, opts gitlog.Options) (*Evidence, error) {
-	var notes []string
-	out := make([]breaker.Iteration, 0, len(recs))
-	after := make([]int, 0, len(recs))
-	prev := start.Commit
-	prevTree := ""
+	w := ledgerWalk{repo: repo, opts: opts, prev: start.Commit}
 	// One walker diffs every range, reading each tree's tasks once. A base
 	// it cannot start at is an error only once a range needs it.
-	ranges, rangesErr := repo.NewRanges(start.Commit, opts)
+	w.ranges, w.rangesErr = repo.NewRanges(start.Commit, opts)
 	var before *int
 	if !start.First && start.TasksBefore != nil {
 		v := *start.TasksBefore
 		before = &v
 	}
-	// tasks and current are the task counts and the first unchecked task
-	// at prev's tree, once a record's commit was read: going on from an
-	// earlier record, its commit was.
-	var tasks *breaker.Tasks
-	var current *breaker.CurrentTask
 	var startTasks *gitlog.Tasks
 	var checked []string
-	if rangesErr == nil {
+	if w.rangesErr == nil {
 		var cur *gitlog.CurrentTask
-		startTasks, checked, cur = ranges.Tasks()
+		startTasks, checked, cur = w.ranges.Tasks()
 		if !start.First {
+			// Going on from an earlier record: its commit's tasks.
 			if startTasks != nil {
-				tasks = &breaker.Tasks{Done: startTasks.Done, Total: startTasks.Total}
+				w.tasks = &breaker.Tasks{Done: startTasks.Done, Total: startTasks.Total}
 			}
-			current = currentTask(cur)
+			w.current = currentTask(cur)
 		}
 	}
 	// The tasks checked at the base were done before the loop, as for
@@ -86,58 +76,19 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 	var checkedBefore []string
 	if start.Commit != "" {
 		if c, err := repo.Describe(start.Commit); err == nil {
-			prevTree = c.Tree
+			w.prevTree = c.Tree
 			if start.First && startTasks != nil {
 				v := startTasks.Done
 				before, checkedBefore = &v, checked
 			}
 		}
 	}
+	ev := &Evidence{Iterations: make([]breaker.Iteration, 0, len(recs)), NotesAfter: make([]int, 0, len(recs)), StartTasks: startTasks}
 	for i := range recs {
 		r := &recs[i]
-		it := breaker.Iteration{Commit: r.Commit}
-		switch {
-		case r.Commit == "" || r.Commit == prev:
-			// The same tree: the same task lists.
-			it.Change = &breaker.Change{Tree: prevTree}
-			it.TaskChange = &breaker.TaskChange{}
-			if tasks != nil {
-				t := *tasks
-				it.Tasks = &t
-			}
-			if current != nil {
-				c := *current
-				it.CurrentTask = &c
-			}
-		default:
-			c, err := repo.Describe(r.Commit)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("run %d: commit %s is not in the repository (force-pushed or not fetched); counted as an iteration without change", r.RunID, textcut.Hash(r.Commit)))
-				it.Change = &breaker.Change{Tree: prevTree}
-				break
-			}
-			if rangesErr != nil {
-				return nil, rangesErr
-			}
-			rg, err := ranges.Next(r.Commit)
-			if err != nil {
-				return nil, err
-			}
-			notes = append(notes, rg.Notes...)
-			it.Change = change(&rg.Change, c.Tree, c.Revert, opts.TaskFiles)
-			it.CommitAt = c.At.UTC()
-			from := FromCommit(c, nil, opts.TaskFiles)
-			it.Phase, it.PhaseByAgent = from.Phase, from.PhaseByAgent
-			it.ProgressPercent = from.ProgressPercent
-			it.CompletionClaimed, it.Claim = from.CompletionClaimed, from.Claim
-			it.Admitted, it.Blocker = from.Admitted, from.Blocker
-			if rg.Tasks != nil {
-				it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
-			}
-			it.TaskChange = taskChange(&rg.TaskChange)
-			it.CurrentTask = currentTask(rg.CurrentTask)
-			tasks, current = it.Tasks, it.CurrentTask
-			prev, prevTree = r.Commit, c.Tree
+		it, err := w.next(r)
+		if err != nil {
+			return nil, err
 		}
 		it.TasksBefore = before
 		if i == 0 && start.First {
@@ -151,8 +102,71 @@ func ContinueLedger(repo *gitlog.Repo, start LedgerStart, recs []ledger.Record, 
 			v := it.Tasks.Done
 			before = &v
 		}
-		out = append(out, it)
-		after = append(after, len(notes))
+		ev.Iterations = append(ev.Iterations, it)
+		ev.NotesAfter = append(ev.NotesAfter, len(w.notes))
 	}
-	return &Evidence{Iterations: out, Notes: notes, NotesAfter: after, StartTasks: startTasks}, nil
+	ev.Notes = w.notes
+	return ev, nil
+}
+
+// ledgerWalk diffs the records' commits one range after another; tasks
+// and current are the task counts and the first unchecked task at prev's
+// tree, once a record's commit was read.
+type ledgerWalk struct {
+	repo           *gitlog.Repo
+	opts           gitlog.Options
+	ranges         *gitlog.Ranges
+	rangesErr      error
+	prev, prevTree string
+	tasks          *breaker.Tasks
+	current        *breaker.CurrentTask
+	notes          []string
+}
+
+// next is the iteration of one record, before the record is applied.
+func (w *ledgerWalk) next(r *ledger.Record) (breaker.Iteration, error) {
+	it := breaker.Iteration{Commit: r.Commit}
+	if r.Commit == "" || r.Commit == w.prev {
+		// The same tree: the same task lists.
+		it.Change = &breaker.Change{Tree: w.prevTree}
+		it.TaskChange = &breaker.TaskChange{}
+		if w.tasks != nil {
+			t := *w.tasks
+			it.Tasks = &t
+		}
+		if w.current != nil {
+			c := *w.current
+			it.CurrentTask = &c
+		}
+		return it, nil
+	}
+	c, err := w.repo.Describe(r.Commit)
+	if err != nil {
+		w.notes = append(w.notes, fmt.Sprintf("run %d: commit %s is not in the repository (force-pushed or not fetched); counted as an iteration without change", r.RunID, textcut.Hash(r.Commit)))
+		it.Change = &breaker.Change{Tree: w.prevTree}
+		return it, nil
+	}
+	if w.rangesErr != nil {
+		return it, w.rangesErr
+	}
+	rg, err := w.ranges.Next(r.Commit)
+	if err != nil {
+		return it, err
+	}
+	w.notes = append(w.notes, rg.Notes...)
+	it.Change = change(&rg.Change, c.Tree, c.Revert, w.opts.TaskFiles)
+	it.CommitAt = c.At.UTC()
+	from := FromCommit(c, nil, w.opts.TaskFiles)
+	it.Phase, it.PhaseByAgent = from.Phase, from.PhaseByAgent
+	it.ProgressPercent = from.ProgressPercent
+	it.CompletionClaimed, it.Claim = from.CompletionClaimed, from.Claim
+	it.Admitted, it.Blocker = from.Admitted, from.Blocker
+	if rg.Tasks != nil {
+		it.Tasks = &breaker.Tasks{Done: rg.Tasks.Done, Total: rg.Tasks.Total}
+	}
+	it.TaskChange = taskChange(&rg.TaskChange)
+	it.CurrentTask = currentTask(rg.CurrentTask)
+	w.tasks, w.current = it.Tasks, it.CurrentTask
+	w.prev, w.prevTree = r.Commit, c.Tree
+	return it, nil
 }

@@ -3,18 +3,16 @@ package agentlog
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
-// StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block.
-// Enumerated values (Status, TestsStatus, WorkType) are upper-cased; Phase
-// and Recommendation are kept as written. A pointer field is nil when the key
-// is absent or its value could not be read (a Note says which).
+// StatusBlock is Ralph's ---RALPH_STATUS--- ... ---END_RALPH_STATUS--- block:
+// enumerated values upper-cased, a pointer nil when absent or unreadable.
 type StatusBlock struct {
 	Status          string   // STATUS: IN_PROGRESS | COMPLETE | BLOCKED ...
 	TasksCompleted  *int     // TASKS_COMPLETED_THIS_LOOP
@@ -66,23 +64,19 @@ const (
 	// maxDocument bounds a buffered multi-line JSON document.
 	maxDocument = 16 << 20
 	// TailBytes is how much of a larger log file ReadFile analyses: its
-	// last 32 MiB, from the first line that starts in them. The rules read
-	// the end of an iteration's output (its last status block, its result,
-	// the errors it stopped on); the lines before are only counted.
+	// last 32 MiB, from the first line that starts in them (the rules read
+	// the end of an iteration's output); the lines before are only counted.
 	TailBytes = 32 << 20
 	// MaxCountBytes bounds the bytes before the tail whose lines ReadFile
 	// counts: 64 GiB. Bytes further back are not read at all.
 	MaxCountBytes = 64 << 30
 )
 
-// Limits bound how much of a log is read. A zero field means its default.
+// Limits bound how much of a log is read (a Note says what was left); a
+// zero field means its default.
 type Limits struct {
-	// MaxBytes is how many bytes are read at most; the rest of the input is
-	// left unread and a Note says so.
-	MaxBytes int64
-	// MaxLine is how many bytes of one line are analysed; a longer line is
-	// still counted and a Note says it was cut.
-	MaxLine int
+	MaxBytes int64 // bytes read at most
+	MaxLine  int   // bytes of one line analysed; a longer line still counts
 }
 
 func (l Limits) withDefaults() Limits {
@@ -95,38 +89,22 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// ReadFile reads the agent log at path. A log larger than TailBytes has
-// only its tail analysed; its lines are counted and checked for binary
-// content over the whole file (see MaxCountBytes), and Bytes is the file's
-// size. Only a regular file is read: a named pipe or a device could block
-// the read for good or never end.
+// ReadFile reads the agent log at path, only its tail when it is larger
+// than TailBytes (lines counted over MaxCountBytes, Bytes the file's size).
+// Only a regular file is read: a pipe or a device could block for good.
 func ReadFile(path string) (*Log, error) {
 	return readFile(path, TailBytes, MaxCountBytes)
 }
 
-// readFile is ReadFile with the tail and the counted span as parameters,
-// for tests.
 func readFile(path string, tail, maxCount int64) (*Log, error) {
-	// O_NONBLOCK: a named pipe without a writer must not block the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := regularfile.Open(path)
+	if errors.Is(err, regularfile.ErrNotRegular) {
+		return nil, fmt.Errorf("read agent log: %w; write the log to a file", err)
+	}
 	if err != nil {
-		if st, serr := os.Stat(path); serr == nil && regularfile.Irregular(st.Mode()) {
-			// A socket cannot be opened at all: say what it is.
-			return nil, fmt.Errorf("read agent log %s: not a regular file (%s); write the log to a file", path, regularfile.Kind(st.Mode()))
-		}
 		return nil, fmt.Errorf("read agent log: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read agent log %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("read agent log %s: is a directory, want a file", path)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read agent log %s: not a regular file (a named pipe or a device); write the log to a file", path)
-	}
 	size := st.Size()
 	if size <= tail {
 		return Read(f, path)
@@ -155,10 +133,11 @@ func readFile(path string, tail, maxCount int64) (*Log, error) {
 	}
 	l.Lines += lines
 	l.Bytes = size
-	note := fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted over the whole file", size, size-start)
+	counted := "over the whole file"
 	if from > 0 {
-		note = fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted in the last %d, the first %d bytes were not read", size, size-start, size-from, from)
+		counted = fmt.Sprintf("in the last %d, the first %d bytes were not read", size-from, from)
 	}
+	note := fmt.Sprintf("the log is %d bytes: only its last %d were analysed for errors, denials, claims and the status block; lines were counted %s", size, size-start, counted)
 	l.Notes = append([]string{note}, l.Notes...)
 	if len(l.Notes) > MaxNotes {
 		l.Notes = l.Notes[:MaxNotes]
@@ -175,7 +154,7 @@ func countLines(f *os.File, from, to int64, name string) (lines int, endsLine bo
 	for off := from; off < to; {
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
 		chunk := buf[:n]
-		if off == 0 && len(chunk) >= 2 && ((chunk[0] == 0xff && chunk[1] == 0xfe) || (chunk[0] == 0xfe && chunk[1] == 0xff)) {
+		if off == 0 && utf16Mark(chunk) {
 			return 0, false, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
 		}
 		if i := bytes.IndexByte(chunk, 0); i >= 0 {
@@ -214,29 +193,27 @@ func skipLine(br *bufio.Reader) (int64, error) {
 }
 
 // Read reads one agent log from r with the default limits; name is used in
-// errors and notes.
+// errors and notes. A file holding a NUL byte is refused as binary.
 func Read(r io.Reader, name string) (*Log, error) {
-	return ReadLimited(r, name, Limits{})
+	return readFrom(r, name, Limits{}, 0)
 }
 
-// ReadLimited reads one agent log from r within lim; name is used in errors
-// and notes. A file holding a NUL byte is refused as binary.
-func ReadLimited(r io.Reader, name string, lim Limits) (*Log, error) {
-	return readFrom(r, name, lim, 0)
+// utf16Mark reports a UTF-16 byte-order mark at the start of b.
+func utf16Mark(b []byte) bool {
+	return len(b) >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))
 }
 
-// readFrom is ReadLimited for input that starts at byte base of the file name:
-// offsets in errors count from the file's start, and only a file's start
-// can hold a UTF-16 mark.
+// readFrom reads within lim input that starts at byte base of the file
+// name: offsets in errors count from the file's start, and only a file's
+// start can hold a UTF-16 mark.
 func readFrom(r io.Reader, name string, lim Limits, base int64) (*Log, error) {
 	lim = lim.withDefaults()
-	a := newAnalyzer(lim)
+	a := &analyzer{lim: lim}
 	lr := lineReader{br: bufio.NewReaderSize(io.LimitReader(r, lim.MaxBytes), 64<<10), max: lim.MaxLine}
 	var offset int64 // bytes read before the current line
 	for {
 		ln, err := lr.next()
-		if base+offset == 0 && len(ln.text) >= 2 &&
-			((ln.text[0] == 0xff && ln.text[1] == 0xfe) || (ln.text[0] == 0xfe && ln.text[1] == 0xff)) {
+		if base+offset == 0 && utf16Mark(ln.text) {
 			return nil, fmt.Errorf("read agent log %s: binary file (UTF-16 text; convert it to UTF-8)", name)
 		}
 		if ln.nul >= 0 {

@@ -157,7 +157,7 @@ func TestLongLine(t *testing.T) {
 	t.Parallel()
 	lim := Limits{MaxLine: 100}
 	in := "Error: " + strings.Repeat("x", 500) + "\nsecond line\nError: short\n"
-	l, err := ReadLimited(strings.NewReader(in), "agent.log", lim)
+	l, err := readFrom(strings.NewReader(in), "agent.log", lim, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestLongLineDefault(t *testing.T) {
 func TestMaxBytes(t *testing.T) {
 	t.Parallel()
 	in := "Error: early\n" + strings.Repeat("filler line\n", 100) + "Error: late\n"
-	l, err := ReadLimited(strings.NewReader(in), "agent.log", Limits{MaxBytes: 200})
+	l, err := readFrom(strings.NewReader(in), "agent.log", Limits{MaxBytes: 200}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestMaxBytes(t *testing.T) {
 
 	// Exactly at the limit nothing is left, so nothing is said.
 	exact := "Error: x\n"
-	l, err = ReadLimited(strings.NewReader(exact), "agent.log", Limits{MaxBytes: int64(len(exact))})
+	l, err = readFrom(strings.NewReader(exact), "agent.log", Limits{MaxBytes: int64(len(exact))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestBinary(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			l, err := ReadLimited(strings.NewReader(tt.in), "run.log", tt.lim)
+			l, err := readFrom(strings.NewReader(tt.in), "run.log", tt.lim, 0)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("got error %v, want %q", err, tt.want)
 			}
@@ -290,7 +290,7 @@ func TestReadFile(t *testing.T) {
 	if _, err := ReadFile(missing); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.log") {
 		t.Errorf("got error %v, want a not-exist error naming missing.log", err)
 	}
-	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "not a regular file (a directory)") {
 		t.Errorf("got error %v, want an is-a-directory error", err)
 	}
 	bin := filepath.Join(dir, "bin.log")
@@ -597,7 +597,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("---RALPH_STATUS---\nPROGRESS: 1e308%\n---END_RALPH_STATUS---\n"))
 	f.Add([]byte("\x1b[31mError\x1b]8;;\x07"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		l, err := ReadLimited(strings.NewReader(string(in)), "fuzz.log", Limits{MaxLine: 256})
+		l, err := readFrom(strings.NewReader(string(in)), "fuzz.log", Limits{MaxLine: 256}, 0)
 		if err != nil {
 			if !strings.Contains(err.Error(), "binary file") {
 				t.Fatalf("unexpected error %v", err)

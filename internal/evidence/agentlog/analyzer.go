@@ -12,12 +12,9 @@ import (
 type source int
 
 const (
-	// srcPlain is a line of a plain text log: every rule applies.
-	srcPlain source = iota
-	// srcAgent is the agent's own text in a JSON log: every rule applies.
-	srcAgent
-	// srcTool is tool output in a JSON log: only errors and denials count.
-	srcTool
+	srcPlain source = iota // a plain text log: every rule applies
+	srcAgent               // the agent's own text in a JSON log: every rule
+	srcTool                // tool output in a JSON log: errors and denials
 )
 
 // unitState is the multi-line state of one stretch of text: the plain
@@ -33,10 +30,8 @@ type unitState struct {
 
 // analyzer accumulates what a log says while it is read line by line.
 type analyzer struct {
-	lim Limits
-	// admitted and blocker: the log's prose admitted no progress, and the
-	// first blocker it named.
-	admitted bool
+	lim      Limits
+	admitted bool // the prose admitted no progress, naming blocker first
 	blocker  string
 	lines    int // physical lines so far
 
@@ -59,10 +54,6 @@ type analyzer struct {
 	inDoc   bool
 	doc     []byte
 	docLine int
-}
-
-func newAnalyzer(lim Limits) *analyzer {
-	return &analyzer{lim: lim}
 }
 
 // note records what was skipped or cut; past MaxNotes-1 notes it counts.
@@ -145,28 +136,16 @@ func (a *analyzer) docLineIn(text []byte) {
 func (a *analyzer) replayDoc() {
 	doc := a.doc
 	a.inDoc, a.doc = false, nil
-	for len(doc) > 0 {
-		line := doc
-		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
-			line, doc = doc[:i], doc[i+1:]
-		} else {
-			doc = nil
-		}
-		a.textLine(string(line), srcPlain, &a.plain)
+	for line := range bytes.Lines(doc) {
+		a.textLine(string(bytes.TrimSuffix(line, []byte{'\n'})), srcPlain, &a.plain)
 	}
 }
 
 // unit reads one text value of a JSON log, line by line.
 func (a *analyzer) unit(text string, src source) {
 	var u unitState
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		a.textLine(line, src, &u)
+	for line := range strings.Lines(text) {
+		a.textLine(strings.TrimSuffix(line, "\n"), src, &u)
 	}
 	a.endUnit(&u, "in the JSON on line")
 }

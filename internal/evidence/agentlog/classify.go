@@ -36,30 +36,29 @@ var (
 	tapRe = lazyre.New(`^not ok \d+\b`)
 )
 
+// errorPrefixes start an error line.
+var errorPrefixes = []string{"Error:", "ERROR:", "Exception in thread ", "error:", "error[", "Fatal:", "Fatal error",
+	"fatal:", "fatal error", "--- FAIL:", "npm ERR!", "npm error ", "panic: ", "PHP Fatal error", "Segmentation fault"}
+
 // tracebackHeader starts a Python traceback.
 const tracebackHeader = "Traceback (most recent call last):"
 
-// isErrorLine reports whether one line of output, trimmed and without its
-// ANSI escapes and log timestamp, is an error line: a compiler or linter
-// diagnostic, an exception, a panic, a fatal error, npm's ERR!, a failing
-// test runner line, or a line that starts with Error:, ERROR or error[...].
-// Lines that only mention errors in prose ("no errors found", "fixed the
-// error handling") and JSON keys ("is_error": false) are not. The traceback
-// rule (the exception line ending a Python traceback) needs the lines
-// before it and is applied by Read only.
+// isErrorLine reports whether one trimmed line, without ANSI escapes and
+// timestamp, is an error line: a diagnostic, an exception, a panic, a
+// failing test, an Error:/ERROR/error[ line; not prose that mentions
+// errors. Read applies the traceback rule, which needs the lines before.
 func isErrorLine(s string) bool {
 	if len(s) < 4 {
 		return false
 	}
+	for _, p := range errorPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
 	switch s[0] {
 	case 'E':
-		if strings.HasPrefix(s, "Error:") || strings.HasPrefix(s, "ERROR:") {
-			return true
-		}
 		if strings.HasPrefix(s, "ERROR") && (len(s) == 5 || !isLetter(s[5])) {
-			return true
-		}
-		if strings.HasPrefix(s, "Exception in thread ") {
 			return true
 		}
 		// pytest marks the failing assertion's lines with "E" and spaces.
@@ -67,9 +66,6 @@ func isErrorLine(s string) bool {
 			return true
 		}
 	case 'e':
-		if strings.HasPrefix(s, "error:") || strings.HasPrefix(s, "error[") {
-			return true
-		}
 		if strings.HasPrefix(s, "error ") && (codeErrorRe().MatchString(s) || isUpper(s[6])) {
 			// "error TS2322: ..." and yarn's "error Command failed ...".
 			return true
@@ -85,27 +81,8 @@ func isErrorLine(s string) bool {
 		if strings.HasPrefix(s, "FATAL") && (len(s) == 5 || !isLetter(s[5])) {
 			return true
 		}
-		if strings.HasPrefix(s, "Fatal:") || strings.HasPrefix(s, "Fatal error") {
-			return true
-		}
-	case 'f':
-		if strings.HasPrefix(s, "fatal:") || strings.HasPrefix(s, "fatal error") {
-			return true
-		}
-	case '-':
-		if strings.HasPrefix(s, "--- FAIL:") {
-			return true
-		}
 	case 'n':
-		if strings.HasPrefix(s, "npm ERR!") || strings.HasPrefix(s, "npm error ") || tapRe().MatchString(s) {
-			return true
-		}
-	case 'p':
-		if strings.HasPrefix(s, "panic: ") {
-			return true
-		}
-	case 'P':
-		if strings.HasPrefix(s, "PHP Fatal error") {
+		if tapRe().MatchString(s) {
 			return true
 		}
 	case '[':
@@ -114,10 +91,6 @@ func isErrorLine(s string) bool {
 		}
 	case 't':
 		if strings.HasPrefix(s, "thread '") && strings.Contains(s, "' panicked at") {
-			return true
-		}
-	case 'S':
-		if strings.HasPrefix(s, "Segmentation fault") {
 			return true
 		}
 	case 'm', 'g':
@@ -322,11 +295,9 @@ func claimsPhrase(lower string) bool {
 	return false
 }
 
-// saysDone reports whether a clause of the line, between sentence or
-// clause punctuation, is a bare "done" or "all done" ("Fixed the parser.
-// Done!", "All done, the tests pass") and the sentence before it within
-// the line neither negates nor conditions it ("If the tests pass, done.").
-// "Done with the parser" is not bare, and says nothing of the whole task.
+// saysDone reports a clause that is a bare "done" or "all done" ("Fixed
+// the parser. Done!"), not negated or conditioned by the sentence before
+// ("If the tests pass, done."); "Done with the parser" is not bare.
 func saysDone(lower string) bool {
 	start := 0
 	for i := 0; i <= len(lower); i++ {

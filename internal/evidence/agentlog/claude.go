@@ -92,16 +92,14 @@ func (a *analyzer) jsonValue(b []byte) bool {
 		if !decode(b, &evs) {
 			return false
 		}
-		known := evs[:0]
-		for _, ev := range evs {
-			if ev.known() {
-				known = append(known, ev)
+		known := 0
+		for i := range evs {
+			if evs[i].known() {
+				a.event(&evs[i])
+				known++
 			}
 		}
-		for i := range known {
-			a.event(&known[i])
-		}
-		return len(known) > 0
+		return known > 0
 	}
 	return false
 }

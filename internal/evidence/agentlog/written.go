@@ -39,14 +39,12 @@ var (
 	successRe = lazyre.New(`(?i)^(?:(?:status|result|outcome)\s*[:=]\s*)?(?:success|succeeded|successful)\b\s*(?:[(:!.—–-].*)?$`)
 )
 
-// Written reads one line that the loop added to a committed file that is
-// not source code (a log, memory, state, notes or journal file): an error
-// it recorded, a reviewer's finding, or a claim that work is done, with the
-// text that identifies it. A bare "done" is not a claim here (a shell
-// loop's end in a script reads like one). Markdown list and heading marks,
-// emphasis, a leading timestamp and ANSI escapes are dropped first. Most
-// lines are neither: a word each kind needs is looked for before any
-// pattern.
+// Written reads one line the loop added to a committed file that is not
+// source code: an error it recorded, a reviewer's finding, or a claim that
+// work is done (not a bare "done": a script's loop reads like one), with
+// the text that identifies it. Markdown marks, a timestamp and ANSI
+// escapes are dropped first; a word each kind needs is looked for before
+// any pattern.
 func Written(line string) (WrittenKind, string) {
 	s := strings.TrimSpace(stripANSI(line))
 	if len(s) < 4 || len(s) > 4<<10 {

@@ -103,14 +103,9 @@ var (
 	digitsRe = lazyre.New(`\d+`)
 )
 
-// Normalize returns line with its volatile parts replaced by fixed tokens.
-// Runs of whitespace become one space, with none at either end; ANSI escapes
-// and control characters are removed; temporary paths become "$TMP/" plus
-// the file name; UUIDs become UUID; timestamps TIMESTAMP, DATE or TIME;
-// addresses 0xADDR; goroutine ids, line and column numbers N; durations
-// DURATION; sizes SIZE. Identifiers, messages, file names, exception types
-// and error codes are kept. Only the first MaxInput bytes of line are
-// considered; invalid UTF-8 becomes U+FFFD.
+// Normalize returns line with its volatile parts replaced by fixed tokens
+// (the tok constants), whitespace collapsed, ANSI escapes and control
+// characters removed, invalid UTF-8 as U+FFFD; only MaxInput bytes count.
 func Normalize(line string) string {
 	s := textcut.Bytes(line, MaxInput, "")
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -174,24 +169,12 @@ func Normalize(line string) string {
 // dropControls removes C0 and C1 control characters other than whitespace
 // and DEL, which a terminal would not print.
 func dropControls(s string) string {
-	clean := true
-	for _, r := range s {
+	return strings.Map(func(r rune) rune {
 		if isControl(r) {
-			clean = false
-			break
+			return -1
 		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if !isControl(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+		return r
+	}, s)
 }
 
 func isDigit(r rune) bool { return '0' <= r && r <= '9' }
