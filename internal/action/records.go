@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -218,20 +216,9 @@ func (r *run) readArtifact(ctx context.Context, a *github.Artifact) (*ledger.Led
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "loopbreaker-ledger-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, "artifact.zip"), data, 0o600); err != nil {
-		return nil, err
-	}
-	l, err := ledger.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
 	where := fmt.Sprintf("run %d's %s artifact", a.RunID, a.Name)
-	if l = r.sealedOnly(l, a.RunID, where); l == nil || len(l.Records) == 0 {
+	l := r.sealedOnly(ledger.ReadZip(data, where), a.RunID, where)
+	if l == nil || len(l.Records) == 0 {
 		// A corrupt or empty artifact must not stand for the history: an
 		// older run's, the digest or git take its place.
 		if l != nil {
