@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -38,10 +39,7 @@ type gitState struct {
 // parent is the head) or another ref, the head is read through a view.
 // A shallow clone is deepened; when that fails the run says so.
 func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
-	g := &gitState{dir: r.ws, base: r.in.Base}
-	if g.base == "" {
-		g.base = r.ev.BaseSHA
-	}
+	g := &gitState{dir: r.ws, base: cmp.Or(r.in.Base, r.ev.BaseSHA)}
 	cl, err := checkout.Open(r.ws)
 	if err != nil {
 		return g, nil // the history walk says what is wrong with the workspace
@@ -130,10 +128,7 @@ func (r *run) deepen(ctx context.Context, g *gitState) {
 			specs = append(specs, branchSpec(r.ev.BaseRef))
 		}
 	} else {
-		branch := r.ev.HeadRef
-		if branch == "" {
-			branch = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
-		}
+		branch := cmp.Or(r.ev.HeadRef, strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/"))
 		if branch != "" && !strings.HasPrefix(branch, "refs/") {
 			specs = append(specs, branchSpec(branch))
 		}

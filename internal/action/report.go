@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -230,16 +231,8 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 	}
 	// The commit evaluated: the pull request's head (or commits the run
 	// added on top of it), never GitHub's test merge.
-	sha := g.head
-	if r.ev.GroupSHA != "" {
-		sha = r.ev.GroupSHA // the merge queue waits for the check on its own commit
-	}
-	if sha == "" {
-		sha = r.ev.HeadSHA
-	}
-	if sha == "" {
-		sha = r.getenv("GITHUB_SHA")
-	}
+	// The merge queue waits for the check on its own commit.
+	sha := cmp.Or(r.ev.GroupSHA, g.head, r.ev.HeadSHA, r.getenv("GITHUB_SHA"))
 	if sha != "" && r.in.Status != "none" {
 		var err error
 		if r.in.Status == "check-run" {

@@ -142,10 +142,7 @@ func (j *Job) check() error {
 // two jobs (a job run twice) is listed once, from the newer job; serverURL
 // (https://github.com when empty) makes the links.
 func Fold(jobs []*Job, problems []string, serverURL string) *Report {
-	serverURL = strings.TrimSuffix(serverURL, "/")
-	if serverURL == "" {
-		serverURL = "https://github.com"
-	}
+	serverURL = cmp.Or(strings.TrimSuffix(serverURL, "/"), "https://github.com")
 	sort.SliceStable(jobs, func(i, k int) bool { return jobs[i].At.Before(jobs[k].At) })
 	r := &Report{Version: JobVersion, Jobs: len(jobs), Stopped: []Stopped{}, Pulls: []Pull{}, Problems: append([]string{}, problems...)}
 	repos := map[string]bool{}
