@@ -61,11 +61,11 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.Pull, src source, 
 // comment's digest, else the newest matching record artifact.
 func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Comment, src source, pr *present.PullResult) (*ledger.Ledger, error) {
 	if sticky != nil {
-		l, err := present.DecodeDigest(sticky.Body)
+		d, err := present.ReadDigest(sticky.Body, present.Seal{})
 		switch {
-		case err == nil && len(l.Records) > 0:
-			pr.Ledger = fmt.Sprintf("sticky comment digest (%d records)", len(l.Records))
-			return l, nil
+		case err == nil && len(d.Ledger.Records) > 0:
+			pr.Ledger = fmt.Sprintf("sticky comment digest (%d records)", len(d.Ledger.Records))
+			return d.Ledger, nil
 		case err != nil:
 			pr.Notes = append(pr.Notes, "the sticky comment holds no usable digest: "+oneLine(err.Error()))
 		}
