@@ -324,7 +324,7 @@ func auditTable(b *strings.Builder, r *AuditResult) {
 		fmt.Fprintf(b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
 			render.Markdown(p.Author), p.Iterations, state, trig, lastProgress(p), spark)
 		if wasted {
-			fmt.Fprintf(b, " %s |", orDash(render.Markdown(wastedCell(p))))
+			fmt.Fprintf(b, " %s |", orDash(render.Markdown(Waste(p.WastedUSD, p.WastedTokens))))
 		}
 		b.WriteString("\n")
 	}
@@ -365,7 +365,7 @@ func AuditText(r *AuditResult) string {
 			}
 			author := render.Clean(textcut.Runes(p.Author, 24, textcut.Ellipsis))
 			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s%s\n", "#"+itoa(p.Number), author, p.Iterations,
-				state, orDash(p.Trigger), lastProgress(p), column(orDash(wastedCell(p))), pullChart(p))
+				state, orDash(p.Trigger), lastProgress(p), column(orDash(Waste(p.WastedUSD, p.WastedTokens))), pullChart(p))
 		}
 	}
 	for _, g := range groupSkipped(r.Skipped) {
@@ -390,19 +390,32 @@ func lastProgress(p *PullResult) string {
 
 // anyWasted reports whether a pull request's loop reported a cost.
 func anyWasted(r *AuditResult) bool {
-	return slices.ContainsFunc(r.Pulls, func(p PullResult) bool { return wastedCell(&p) != "" })
+	return slices.ContainsFunc(r.Pulls, func(p PullResult) bool { return Waste(p.WastedUSD, p.WastedTokens) != "" })
 }
 
-// wastedCell is what a pull request's loop spent since the last
-// progress: dollars, else tokens; "" when unknown.
-func wastedCell(p *PullResult) string {
+// Waste is what a loop spent since its last progress: dollars, else
+// tokens; "" when unknown.
+func Waste(usd *float64, tokens *int64) string {
 	switch {
-	case p.WastedUSD != nil:
-		return breaker.Dollars(*p.WastedUSD)
-	case p.WastedTokens != nil:
-		return breaker.Tokens(*p.WastedTokens) + " tokens"
+	case usd != nil:
+		return breaker.Dollars(*usd)
+	case tokens != nil:
+		return breaker.Tokens(*tokens) + " tokens"
 	}
 	return ""
+}
+
+// WasteRank ranks a loop by the money it wasted, for sorting: 2 and the
+// dollars, 1 and the tokens when only tokens are known, 0 when nothing
+// known was wasted.
+func WasteRank(usd *float64, tokens *int64) (rank int, amount float64) {
+	switch {
+	case usd != nil && *usd > 0:
+		return 2, *usd
+	case tokens != nil && *tokens > 0:
+		return 1, float64(*tokens)
+	}
+	return 0, 0
 }
 
 // pullChart is the sparkline of a pull request's last iterations: from
