@@ -422,7 +422,7 @@ func WasteRank(usd *float64, tokens *int64) (rank int, amount float64) {
 // its decision's status log, which knows the states, else from its scores.
 func pullChart(p *PullResult) string {
 	if p.Decision != nil && len(p.Decision.Recent) > 0 {
-		return render.Chart(p.Decision)
+		return render.Sparkline(p.Decision.Recent, p.Decision.State)
 	}
 	steps := make([]breaker.Step, len(p.Scores))
 	for i, s := range p.Scores {
