@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
@@ -209,18 +210,10 @@ func (r *run) ownRecords(g *gitState, l *ledger.Ledger) *ledger.Ledger {
 	if l == nil {
 		return nil
 	}
-	kept := &ledger.Ledger{Problems: l.Problems}
-	dropped := 0
 	first := max(0, len(l.Records)-ownCheck)
-	kept.Records = append(kept.Records, l.Records[:first]...)
-	for _, rec := range l.Records[first:] {
-		if g.foreign(rec.Commit) {
-			dropped++
-			continue
-		}
-		kept.Records = append(kept.Records, rec)
-	}
-	if dropped > 0 {
+	recent := slices.DeleteFunc(slices.Clone(l.Records[first:]), func(rec ledger.Record) bool { return g.foreign(rec.Commit) })
+	kept := &ledger.Ledger{Problems: l.Problems, Records: append(slices.Clone(l.Records[:first]), recent...)}
+	if dropped := len(l.Records) - first - len(recent); dropped > 0 {
 		r.note(fmt.Sprintf("%d earlier records are of commits outside the history of %.12s (another loop's) and were not used", dropped, g.head))
 	}
 	return kept
