@@ -27,11 +27,12 @@ func Names() []string {
 	return names
 }
 
-func isBuiltin(name string) bool { return slices.Contains(Names(), name) }
+// IsBuiltin reports whether name is a built-in policy's.
+func IsBuiltin(name string) bool { return slices.Contains(Names(), name) }
 
 // Source returns the commented TOML text of a built-in policy.
 func Source(name string) ([]byte, error) {
-	if !isBuiltin(name) {
+	if !IsBuiltin(name) {
 		return nil, fmt.Errorf("no built-in policy %q (%s)", name, strings.Join(Names(), ", "))
 	}
 	return files.ReadFile(name + ".toml")

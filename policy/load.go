@@ -26,7 +26,7 @@ func Load(arg string) (*Policy, error) {
 	if arg == "" {
 		arg = "default"
 	}
-	if isBuiltin(arg) {
+	if IsBuiltin(arg) {
 		return Builtin(arg)
 	}
 	data, err := ReadFile(arg)
@@ -84,7 +84,7 @@ func parse(data []byte, source string, base func(string) (*Policy, error), check
 	if err != nil || extends != "" {
 		p = withOptionalDefaults(&Policy{})
 		if extends != "" {
-			if !isBuiltin(extends) || extends == strings.TrimPrefix(source, "builtin:") {
+			if !IsBuiltin(extends) || extends == strings.TrimPrefix(source, "builtin:") {
 				return nil, fmt.Errorf("policy %s: extends = %q: not a built-in policy (%s)", at(source, data, toml.Key{"extends"}), extends, strings.Join(Names(), ", "))
 			}
 			b, err := base(extends)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
 	"github.com/loopbreaker/loopbreaker/internal/present"
@@ -42,7 +41,7 @@ func readAuditInputs(get func(string) string) (*AuditInputs, error) {
 		return nil, err
 	}
 	if v := strings.TrimSpace(get("start-date")); v != "" {
-		if a.Filters.StartDate, err = parseDate(v); err != nil {
+		if a.Filters.StartDate, err = audit.ParseDate(v); err != nil {
 			return nil, fmt.Errorf("input start-date: %w", err)
 		}
 	}
@@ -74,18 +73,6 @@ func readAuditInputs(get func(string) string) (*AuditInputs, error) {
 		return nil, fmt.Errorf("input %w", err)
 	}
 	return a, nil
-}
-
-// parseDate reads a date (2026-03-01, UTC) or an RFC 3339 time.
-func parseDate(v string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t.UTC(), nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not a date (2026-03-01) or an RFC 3339 time", v)
-	}
-	return t.UTC(), nil
 }
 
 // audit runs mode: audit over the repository's open pull requests and

@@ -3,17 +3,15 @@ package action
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // MaxEventBytes bounds the event payload read.
@@ -81,18 +79,9 @@ func ReadEvent(name, path string) (*Event, error) {
 	if path == "" {
 		return ev, nil
 	}
-	// O_NONBLOCK: a named pipe without a writer must not block the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, err := regularfile.Read(path, MaxEventBytes, "event payload")
 	if err != nil {
-		return nil, fmt.Errorf("event payload %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxEventBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("event payload %s: %w", path, err)
-	}
-	if len(data) > MaxEventBytes {
-		return nil, fmt.Errorf("event payload %s: larger than %d bytes", path, MaxEventBytes)
+		return nil, err
 	}
 	return decodeEvent(name, data, path)
 }

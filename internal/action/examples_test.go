@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"os"
 
-	"gopkg.in/yaml.v3"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
 	"github.com/loopbreaker/loopbreaker/internal/github/fakegithub"

@@ -1,8 +1,10 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
@@ -38,10 +40,7 @@ type gitState struct {
 // parent is the head) or another ref, the head is read through a view.
 // A shallow clone is deepened; when that fails the run says so.
 func (r *run) prepareGit(ctx context.Context) (*gitState, error) {
-	g := &gitState{dir: r.ws, base: r.in.Base}
-	if g.base == "" {
-		g.base = r.ev.BaseSHA
-	}
+	g := &gitState{dir: r.ws, base: cmp.Or(r.in.Base, r.ev.BaseSHA)}
 	cl, err := checkout.Open(r.ws)
 	if err != nil {
 		return g, nil // the history walk says what is wrong with the workspace
@@ -130,10 +129,7 @@ func (r *run) deepen(ctx context.Context, g *gitState) {
 			specs = append(specs, branchSpec(r.ev.BaseRef))
 		}
 	} else {
-		branch := r.ev.HeadRef
-		if branch == "" {
-			branch = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
-		}
+		branch := cmp.Or(r.ev.HeadRef, strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/"))
 		if branch != "" && !strings.HasPrefix(branch, "refs/") {
 			specs = append(specs, branchSpec(branch))
 		}
@@ -214,18 +210,10 @@ func (r *run) ownRecords(g *gitState, l *ledger.Ledger) *ledger.Ledger {
 	if l == nil {
 		return nil
 	}
-	kept := &ledger.Ledger{Problems: l.Problems}
-	dropped := 0
 	first := max(0, len(l.Records)-ownCheck)
-	kept.Records = append(kept.Records, l.Records[:first]...)
-	for _, rec := range l.Records[first:] {
-		if g.foreign(rec.Commit) {
-			dropped++
-			continue
-		}
-		kept.Records = append(kept.Records, rec)
-	}
-	if dropped > 0 {
+	recent := slices.DeleteFunc(slices.Clone(l.Records[first:]), func(rec ledger.Record) bool { return g.foreign(rec.Commit) })
+	kept := &ledger.Ledger{Problems: l.Problems, Records: append(slices.Clone(l.Records[:first]), recent...)}
+	if dropped := len(l.Records) - first - len(recent); dropped > 0 {
 		r.note(fmt.Sprintf("%d earlier records are of commits outside the history of %.12s (another loop's) and were not used", dropped, g.head))
 	}
 	return kept

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/checkout"
@@ -21,10 +20,7 @@ import (
 // applyBundle applies the bundle input: the agent's new commits become the
 // loop branch's head, locally and, unless this is a dry run, on GitHub.
 func (r *run) applyBundle(ctx context.Context) error {
-	path := r.in.Bundle
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(r.ws, path)
-	}
+	path := r.inWorkspace([]string{r.in.Bundle})[0]
 	if err := noLinks(r.ws, "bundle", path); err != nil {
 		return err
 	}
@@ -100,12 +96,6 @@ func (r *run) applyBundle(ctx context.Context) error {
 	return nil
 }
 
-// mayStart reports whether the gate lets the agent start an iteration: the
-// breaker lets the loop go on and the work is not done.
-func mayStart(d *breaker.Decision) bool {
-	return d.State != breaker.Open && d.AllowContinue && !d.Complete
-}
-
 // gate reports whether the agent may start (the proceed output); nothing is
 // written to GitHub and the step never fails. A fork's pull request has no
 // loop here.
@@ -115,7 +105,9 @@ func (r *run) gate(res *loop.Result) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ok := mayStart(d) && !r.ev.Fork
+	// The agent may start when the breaker lets the loop go on and the
+	// work is not done.
+	ok := d.State != breaker.Open && d.AllowContinue && !d.Complete && !r.ev.Fork
 	out["proceed"] = fmt.Sprint(ok)
 	out["head-ref"] = r.ev.HeadRef
 	out["artifact-name"] = r.artifactName(r.ev.HeadRef)

@@ -58,7 +58,7 @@ func (f *fileCommands) SetOutputs(names []string, values map[string]string) erro
 		}
 		b.WriteString(s)
 	}
-	return appendFile(f.output, b.String())
+	return AppendFile(f.output, b.String())
 }
 
 // AddSummary appends markdown to the job summary.
@@ -66,10 +66,12 @@ func (f *fileCommands) AddSummary(markdown string) error {
 	if f.summary == "" {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY is not set: no job summary written")
 	}
-	return appendFile(f.summary, markdown+"\n")
+	return AppendFile(f.summary, markdown+"\n")
 }
 
-func appendFile(path, text string) error {
+// AppendFile appends text to the file at path (an Actions file command such
+// as the job summary), creating it.
+func AppendFile(path, text string) error {
 	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

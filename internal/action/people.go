@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,16 +59,10 @@ func (r *run) untrusted(login string) string {
 		return "the pull request's author"
 	case r.ev.Pusher() != "" && strings.EqualFold(login, r.ev.Pusher()):
 		return "the account that pushed the loop's commits"
-	}
-	for _, a := range control.KnownAgents {
-		if strings.EqualFold(login, a) {
-			return "a known coding agent"
-		}
-	}
-	for _, a := range r.in.AgentLogins {
-		if strings.EqualFold(login, strings.TrimPrefix(a, "@")) {
-			return "named by the agent-logins input"
-		}
+	case slices.ContainsFunc(control.KnownAgents, func(a string) bool { return strings.EqualFold(login, a) }):
+		return "a known coding agent"
+	case slices.ContainsFunc(r.in.AgentLogins, func(a string) bool { return strings.EqualFold(login, strings.TrimPrefix(a, "@")) }):
+		return "named by the agent-logins input"
 	}
 	return ""
 }

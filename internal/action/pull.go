@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -28,12 +29,8 @@ func (r *run) pull(ctx context.Context) error {
 			}
 			ev.HeadRef, ev.HeadSHA = r.in.Branch, sha
 		}
-		if ev.HeadRef == "" {
-			ev.HeadRef = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
-		}
-		if ev.HeadSHA == "" {
-			ev.HeadSHA = r.getenv("GITHUB_SHA")
-		}
+		ev.HeadRef = cmp.Or(ev.HeadRef, strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/"))
+		ev.HeadSHA = cmp.Or(ev.HeadSHA, r.getenv("GITHUB_SHA"))
 		if ev.HeadRef == "" || strings.HasPrefix(ev.HeadRef, "refs/") || ev.HeadRef == ev.DefaultBranch {
 			return nil
 		}

@@ -1,12 +1,12 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -48,12 +48,7 @@ func (r *run) sealedOnly(l *ledger.Ledger, run int64, where string) *ledger.Ledg
 		return l
 	}
 	s := r.sealer(run)
-	var kept []ledger.Record
-	for i := range l.Records {
-		if s.Verify(&l.Records[i]) {
-			kept = append(kept, l.Records[i])
-		}
-	}
+	kept := slices.DeleteFunc(slices.Clone(l.Records), func(rec ledger.Record) bool { return !s.Verify(&rec) })
 	if n := len(l.Records) - len(kept); n > 0 {
 		r.notes = append(r.notes, note.New(note.RecordUnsealed, "%d of the %d records in %s carry no seal that verifies with the digest key (written without it, forged or changed): ignored", n, len(l.Records), where))
 	}
@@ -113,10 +108,7 @@ func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 			}
 		}
 	}
-	branch := r.ev.HeadRef
-	if branch == "" {
-		branch = strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/")
-	}
+	branch := cmp.Or(r.ev.HeadRef, strings.TrimPrefix(r.getenv("GITHUB_REF"), "refs/heads/"))
 	current := false
 	if r.in.UseArtifact && branch != "" {
 		l, cur, err := r.artifactLedger(ctx, g, branch, after)
@@ -218,20 +210,9 @@ func (r *run) readArtifact(ctx context.Context, a *github.Artifact) (*ledger.Led
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "loopbreaker-ledger-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, "artifact.zip"), data, 0o600); err != nil {
-		return nil, err
-	}
-	l, err := ledger.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
 	where := fmt.Sprintf("run %d's %s artifact", a.RunID, a.Name)
-	if l = r.sealedOnly(l, a.RunID, where); l == nil || len(l.Records) == 0 {
+	l := r.sealedOnly(ledger.ReadZip(data, where), a.RunID, where)
+	if l == nil || len(l.Records) == 0 {
 		// A corrupt or empty artifact must not stand for the history: an
 		// older run's, the digest or git take its place.
 		if l != nil {
@@ -287,10 +268,7 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 	if err != nil {
 		return false, err
 	}
-	head := r.ev.HeadRepo
-	if head == "" {
-		head = r.owner + "/" + r.repo
-	}
+	head := cmp.Or(r.ev.HeadRepo, r.owner+"/"+r.repo)
 	read := 0
 	for _, run := range runs {
 		if run.ID == r.runID || (r.runID > 0 && run.ID > r.runID) || !strings.EqualFold(run.HeadRepo, head) ||
@@ -308,8 +286,7 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 		if err != nil {
 			return false, err
 		}
-		for i := range arts {
-			a := arts[i]
+		for _, a := range arts {
 			a.HeadBranch, a.HeadSHA = run.HeadBranch, run.HeadSHA
 			if took, err := try(&a); took || err != nil {
 				return false, err

@@ -2,13 +2,14 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -135,7 +136,7 @@ func outputs(d *breaker.Decision, notes []note.Note, recordPath string) (map[str
 		"record-path":       recordPath,
 		"escalate":          strconv.FormatBool(d.Escalate),
 		"next-model":        "",
-		"failure-context":   FailureContext(d),
+		"failure-context":   render.FailureContext(d),
 		"window-score":      "",
 		"ignored-open":      strconv.Itoa(d.IgnoredOpen),
 		"consecutive-stuck": strconv.Itoa(d.ConsecutiveNoProgress),
@@ -156,17 +157,8 @@ func outputs(d *breaker.Decision, notes []note.Note, recordPath string) (map[str
 	return o, nil
 }
 
-// FailureContext is a short text for the agent's next prompt: the
-// command line's failure_context too (render.FailureContext).
-func FailureContext(d *breaker.Decision) string { return render.FailureContext(d) }
-
 func (r *run) setOutputs(o map[string]string) {
-	names := make([]string, 0, len(o))
-	for k := range o {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	if err := r.files.SetOutputs(names, o); err != nil {
+	if err := r.files.SetOutputs(slices.Sorted(maps.Keys(o)), o); err != nil {
 		r.gha.Warningf("loopbreaker: %s", err)
 	}
 }
@@ -228,18 +220,10 @@ func (r *run) sideEffects(ctx context.Context, res *loop.Result, g *gitState) er
 			}
 		}
 	}
-	// The commit evaluated: the pull request's head (or commits the run
-	// added on top of it), never GitHub's test merge.
-	sha := g.head
-	if r.ev.GroupSHA != "" {
-		sha = r.ev.GroupSHA // the merge queue waits for the check on its own commit
-	}
-	if sha == "" {
-		sha = r.ev.HeadSHA
-	}
-	if sha == "" {
-		sha = r.getenv("GITHUB_SHA")
-	}
+	// The commit evaluated: the merge queue's own, else the pull request's
+	// head (or commits the run added on top of it), never GitHub's test
+	// merge.
+	sha := cmp.Or(r.ev.GroupSHA, g.head, r.ev.HeadSHA, r.getenv("GITHUB_SHA"))
 	if sha != "" && r.in.Status != "none" {
 		var err error
 		if r.in.Status == "check-run" {

@@ -1,11 +1,13 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -314,9 +316,7 @@ func (r *run) noLooser(cfg loop.Config, res *loop.Result, trusted *ledger.Ledger
 // OPEN, and a paused or complete loop stops like an OPEN one.
 func strictness(d *breaker.Decision) int {
 	switch {
-	case d.State == breaker.Open:
-		return 2
-	case !d.AllowContinue:
+	case d.State == breaker.Open, !d.AllowContinue:
 		return 2
 	case d.State == breaker.HalfOpen:
 		return 1
@@ -340,11 +340,9 @@ func (r *run) connect(owner, repo string) (github.API, error) {
 
 // inWorkspace resolves relative paths and globs against the workspace.
 func (r *run) inWorkspace(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		if filepath.IsAbs(p) {
-			out[i] = p
-		} else {
+	out := slices.Clone(paths)
+	for i, p := range out {
+		if !filepath.IsAbs(p) {
 			out[i] = filepath.Join(r.ws, p)
 		}
 	}
@@ -369,26 +367,19 @@ func (r *run) policy(ctx context.Context) (*policy.Policy, []string, error) {
 // or through the API when the base is not in the clone.
 func (r *run) loadPolicy(ctx context.Context) (*policy.Policy, []string, error) {
 	name := r.in.Policy
-	for _, n := range policy.Names() {
-		if n == name {
-			p, err := policy.Builtin(name)
-			return p, nil, err
-		}
+	if policy.IsBuiltin(name) {
+		p, err := policy.Builtin(name)
+		return p, nil, err
 	}
 	rel := filepath.ToSlash(filepath.Clean(name))
 	if filepath.IsAbs(name) || strings.HasPrefix(rel, "../") {
 		return nil, nil, fmt.Errorf("input policy: %q must be a built-in name or a path inside the repository", name)
 	}
-	base := r.ev.BaseSHA
-	if base == "" {
-		base = r.in.Base
-	}
+	base := cmp.Or(r.ev.BaseSHA, r.in.Base)
 	if base == "" && r.ev.DefaultBranch != "" {
 		base = "origin/" + r.ev.DefaultBranch
 	}
-	if base == "" {
-		base = "HEAD"
-	}
+	base = cmp.Or(base, "HEAD")
 	var data []byte
 	repo, err := gitlog.Open(r.ws)
 	if err == nil {
@@ -396,11 +387,7 @@ func (r *run) loadPolicy(ctx context.Context) (*policy.Policy, []string, error) 
 		repo.Close()
 	}
 	if err != nil && r.client != nil {
-		ref := r.ev.BaseRef
-		if ref == "" {
-			ref = r.ev.DefaultBranch
-		}
-		data, err = r.client.FileAt(ctx, ref, rel)
+		data, err = r.client.FileAt(ctx, cmp.Or(r.ev.BaseRef, r.ev.DefaultBranch), rel)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("policy %s from the base branch (%s): %w", rel, base, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/render"
 )
 
 func TestReadEvent(t *testing.T) {
@@ -149,7 +150,7 @@ func TestFailureContextIsBoundedAndClean(t *testing.T) {
 	reason := "same error in 5 consecutive iterations: \x1b[31mboom\n::error::x" + strings.Repeat("y", 5000)
 	trig := "same_error"
 	d := &breaker.Decision{State: breaker.Open, Iteration: 9, Reason: &reason, Trigger: &trig}
-	got := FailureContext(d)
+	got := render.FailureContext(d)
 	if len(got) > 4000 || strings.ContainsAny(got, "\x1b\r") || !blockLines(got) {
 		t.Errorf("failure context is %d bytes, holds control characters or a line of the agent's: %q", len(got), got)
 	}
@@ -157,7 +158,7 @@ func TestFailureContextIsBoundedAndClean(t *testing.T) {
 		!strings.Contains(got, "\nITERATIONS: 9\n") || !strings.HasSuffix(got, "---END_CIRCUIT_BREAKER_OPEN---") {
 		t.Errorf("got %q", got)
 	}
-	if FailureContext(&breaker.Decision{State: breaker.Closed}) != "" {
+	if render.FailureContext(&breaker.Decision{State: breaker.Closed}) != "" {
 		t.Errorf("a CLOSED decision without warnings has no failure context")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +75,6 @@ type auditor struct {
 	// unchanged counts the pull requests read from the state's answers.
 	unchanged int
 	feed      labelFeed // the repository's label events, shared (events.go)
-	tmp       string
 }
 
 // Run audits the repository's open pull requests. It fails only when nothing
@@ -110,18 +108,11 @@ func Run(ctx context.Context, c GitHub, o Options) (*present.AuditResult, error)
 	if o.Artifact != "" {
 		a.arts = &artifactIndex{name: o.Artifact, next: 1}
 	}
-	defer a.cleanup()
 	if err := a.run(ctx); err != nil {
 		return nil, err
 	}
 	a.finish()
 	return a.res, nil
-}
-
-func (a *auditor) cleanup() {
-	if a.tmp != "" {
-		os.RemoveAll(a.tmp)
-	}
 }
 
 // used is the calls the run made that count against the rate limit: a

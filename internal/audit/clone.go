@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,9 +40,7 @@ func OpenClone(dir, fetchURL, token string) (*Clone, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fetchURL == "" {
-		fetchURL = cl.Origin()
-	}
+	fetchURL = cmp.Or(fetchURL, cl.Origin())
 	c := &Clone{dir: dir, clone: cl, url: fetchURL, token: token, heads: map[int]string{}, failed: map[int]string{}}
 	if fetchURL == "" {
 		c.broken = "the clone has no origin remote and no fetch URL was given"

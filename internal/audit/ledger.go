@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 
 	"github.com/loopbreaker/loopbreaker/internal/github"
 	"github.com/loopbreaker/loopbreaker/internal/ledger"
@@ -64,11 +61,11 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.Pull, src source, 
 // comment's digest, else the newest matching record artifact.
 func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Comment, src source, pr *present.PullResult) (*ledger.Ledger, error) {
 	if sticky != nil {
-		l, err := present.DecodeDigest(sticky.Body)
+		d, err := present.ReadDigest(sticky.Body, present.Seal{})
 		switch {
-		case err == nil && len(l.Records) > 0:
-			pr.Ledger = fmt.Sprintf("sticky comment digest (%d records)", len(l.Records))
-			return l, nil
+		case err == nil && len(d.Ledger.Records) > 0:
+			pr.Ledger = fmt.Sprintf("sticky comment digest (%d records)", len(d.Ledger.Records))
+			return d.Ledger, nil
 		case err != nil:
 			pr.Notes = append(pr.Notes, "the sticky comment holds no usable digest: "+oneLine(err.Error()))
 		}
@@ -106,11 +103,7 @@ func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Com
 		}
 		return nil, nil
 	}
-	l, err := a.readZip(p.Number, data)
-	if err != nil {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d could not be read: %s", a.o.Artifact, art.RunID, oneLine(err.Error())))
-		return nil, nil
-	}
+	l := ledger.ReadZip(data, fmt.Sprintf("the %s artifact of run %d", a.o.Artifact, art.RunID))
 	pr.Ledger = fmt.Sprintf("artifact of run %d (%d records)", art.RunID, len(l.Records))
 	if len(l.Records) == 0 {
 		return nil, nil
@@ -119,24 +112,4 @@ func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Com
 		a.res.Ledgers[art.ID] = l.Records
 	}
 	return l, nil
-}
-
-// readZip reads an artifact archive with the ledger's bounded reader.
-func (a *auditor) readZip(number int, data []byte) (*ledger.Ledger, error) {
-	if a.tmp == "" {
-		dir, err := os.MkdirTemp("", "loopbreaker-audit-")
-		if err != nil {
-			return nil, err
-		}
-		a.tmp = dir
-	}
-	dir := filepath.Join(a.tmp, strconv.Itoa(number))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, "artifact.zip"), data, 0o600); err != nil {
-		return nil, err
-	}
-	return ledger.ReadDir(dir)
 }

@@ -85,6 +85,19 @@ func ParseReserve(s string) (Reserve, error) {
 	return Reserve{Count: n}, nil
 }
 
+// ParseDate reads a start date: a date (2026-03-01, UTC midnight) or an
+// RFC 3339 time.
+func ParseDate(v string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t.UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date (2026-03-01) or an RFC 3339 time", v)
+	}
+	return t.UTC(), nil
+}
+
 // Floor is the X-RateLimit-Remaining under which the audit stops.
 func (r Reserve) Floor(limit int) int {
 	return max(r.Count, int(math.Ceil(r.Percent*float64(limit)/100)))

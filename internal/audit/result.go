@@ -34,12 +34,8 @@ func sortByProgress(ps []present.PullResult) {
 // dollars spent since the last progress, 1 and the tokens when only
 // tokens are known, 0 for a CLOSED one or one that wasted nothing known.
 func waste(p *present.PullResult) (rank int, amount float64) {
-	switch {
-	case p.State == breaker.Closed:
-	case p.WastedUSD != nil && *p.WastedUSD > 0:
-		return 2, *p.WastedUSD
-	case p.WastedTokens != nil && *p.WastedTokens > 0:
-		return 1, float64(*p.WastedTokens)
+	if p.State == breaker.Closed {
+		return 0, 0
 	}
-	return 0, 0
+	return present.WasteRank(p.WastedUSD, p.WastedTokens)
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,19 +78,11 @@ func (f *Filters) authorMatches(login string) bool {
 	if len(authors) == 0 {
 		authors = DefaultAuthors
 	}
-	for _, a := range authors {
-		if a == "*" || strings.EqualFold(a, login) || strings.EqualFold(a+"[bot]", login) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(authors, func(a string) bool {
+		return a == "*" || strings.EqualFold(a, login) || strings.EqualFold(a+"[bot]", login)
+	})
 }
 
 func hasLabel(labels []string, name string) bool {
-	for _, l := range labels {
-		if strings.EqualFold(l, name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(labels, func(l string) bool { return strings.EqualFold(l, name) })
 }

@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"encoding/binary"
@@ -436,9 +437,5 @@ func (c *Clone) firstChange(dir string, a, b plumbing.Hash) string {
 	if err != nil || len(changes) == 0 {
 		return dir
 	}
-	name := changes[0].To.Name
-	if name == "" {
-		name = changes[0].From.Name
-	}
-	return dir + "/" + name
+	return dir + "/" + cmp.Or(changes[0].To.Name, changes[0].From.Name)
 }

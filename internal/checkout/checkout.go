@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
@@ -45,9 +44,15 @@ type Clone struct {
 // Open opens the clone that contains dir (a work tree, a linked worktree
 // or a bare repository).
 func Open(dir string) (*Clone, error) {
-	gitDir, common, err := gitDirs(dir)
+	gitDir, common, err := gitlog.GitDirs(dir)
+	if errors.Is(err, gitlog.ErrNotRepository) {
+		return nil, fmt.Errorf("clone %s: not a git repository", dir)
+	}
+	if err == nil {
+		err = regularFiles(gitDir, common)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("clone %s: %w", dir, err)
 	}
 	repo, err := git.PlainOpenWithOptions(gitDir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
@@ -359,78 +364,6 @@ func Redact(s string) string {
 
 var userinfo = lazyre.New(`://[^/@\s]+@`)
 
-// gitDirs finds the git directory of the repository containing dir and the
-// common directory holding its objects and refs (they differ in a linked
-// worktree).
-func gitDirs(dir string) (gitdir, common string, err error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", "", fmt.Errorf("clone %s: %w", dir, err)
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", "", fmt.Errorf("clone %s: not a directory", dir)
-	}
-	if isGitDir(abs) {
-		gitdir = abs
-	}
-	for d := abs; gitdir == ""; {
-		p := filepath.Join(d, ".git")
-		if fi, err := os.Stat(p); err == nil {
-			if fi.IsDir() {
-				gitdir = p
-				break
-			}
-			data, err := readSmall(p)
-			if err != nil {
-				return "", "", fmt.Errorf("clone %s: %w", dir, err)
-			}
-			line, _, _ := strings.Cut(string(data), "\n")
-			g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-			if !ok {
-				return "", "", fmt.Errorf("clone %s: %s is not a gitdir file", dir, p)
-			}
-			g = strings.TrimSpace(g)
-			if !filepath.IsAbs(g) {
-				g = filepath.Join(d, g)
-			}
-			gitdir = g
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", "", fmt.Errorf("clone %s: not a git repository", dir)
-		}
-		d = parent
-	}
-	common = gitdir
-	data, err := readSmall(filepath.Join(gitdir, "commondir"))
-	switch {
-	case err == nil:
-		cd := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(cd) {
-			cd = filepath.Join(gitdir, cd)
-		}
-		common = filepath.Clean(cd)
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", "", fmt.Errorf("clone %s: %w", dir, err)
-	}
-	if err := regularFiles(gitdir, common); err != nil {
-		return "", "", fmt.Errorf("clone %s: %w", dir, err)
-	}
-	return gitdir, common, nil
-}
-
-// readSmall reads a small regular file (.git as a file, commondir) without
-// waiting on a named pipe.
-func readSmall(path string) ([]byte, error) {
-	f, _, err := regularfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 4096))
-}
-
 // regularFiles refuses a clone whose files go-git reads (HEAD, config,
 // packed-refs, shallow, pack indexes) are not regular: go-git would wait on
 // a pipe for good. They are checked by type, unopened.
@@ -453,16 +386,6 @@ func regularFiles(gitdir, common string) error {
 		}
 	}
 	return nil
-}
-
-// isGitDir reports a bare repository or a .git directory at dir.
-func isGitDir(dir string) bool {
-	for _, n := range []string{"HEAD", "objects", "refs"} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // Ancestors is the set of commits reachable from head by any parent; nil

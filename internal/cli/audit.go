@@ -177,16 +177,7 @@ func (f *dateFlag) String() string {
 	return f.t.Format(time.RFC3339)
 }
 
-func (f *dateFlag) Set(s string) error {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		f.t = t.UTC()
-		return nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return fmt.Errorf("%q is not a date (2026-03-01) or an RFC 3339 time", s)
-	}
-	f.t = t.UTC()
-	return nil
+func (f *dateFlag) Set(s string) (err error) {
+	f.t, err = audit.ParseDate(strings.TrimSpace(s))
+	return err
 }

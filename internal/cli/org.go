@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/action"
 	"github.com/loopbreaker/loopbreaker/internal/audit"
 	"github.com/loopbreaker/loopbreaker/internal/audit/org"
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -111,13 +111,8 @@ func runOrgReport(args []string, env Env) (int, error) {
 		}
 	}
 	if s := cmp.Or(*summary, env.Getenv("GITHUB_STEP_SUMMARY")); s != "" {
-		f, err := os.OpenFile(s, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
+		if err := action.AppendFile(s, md); err != nil {
 			return 0, fmt.Errorf("org-report: %w", err)
-		}
-		_, werr := f.WriteString(md)
-		if err := errors.Join(werr, f.Close()); err != nil {
-			return 0, fmt.Errorf("org-report: write %s: %w", s, err)
 		}
 	}
 	return 0, nil

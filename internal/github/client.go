@@ -128,10 +128,8 @@ func build(o Options) (*Client, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := &Client{opts: o, basePath: strings.TrimSuffix(base.Path, "/"), apiHost: base.Host, owner: o.Owner, repo: o.Repo, maxRetries: o.MaxRetries}
-	if o.MaxRetries == 0 {
-		c.maxRetries = DefaultMaxRetries
-	}
+	c := &Client{opts: o, basePath: strings.TrimSuffix(base.Path, "/"), apiHost: base.Host, owner: o.Owner, repo: o.Repo,
+		maxRetries: cmp.Or(o.MaxRetries, DefaultMaxRetries)}
 	var rt http.RoundTripper = http.DefaultTransport
 	var timeout time.Duration
 	if o.HTTPClient != nil {

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,11 +112,7 @@ func labelEvents(events []*gh.IssueEvent, number int) []LabelEvent {
 		if e == nil || (e.GetEvent() != "labeled" && e.GetEvent() != "unlabeled") || number == 0 && e.Issue == nil {
 			continue
 		}
-		n := number
-		if n == 0 {
-			n = e.GetIssue().GetNumber()
-		}
-		out = append(out, LabelEvent{Number: n, Event: e.GetEvent(), Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin(),
+		out = append(out, LabelEvent{Number: cmp.Or(number, e.GetIssue().GetNumber()), Event: e.GetEvent(), Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin(),
 			ActorType: e.GetActor().GetType(), At: e.GetCreatedAt().Time, ViaApp: e.GetPerformedViaGithubApp().GetSlug()})
 	}
 	return out

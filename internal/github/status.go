@@ -1,11 +1,13 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"net/url"
 	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 
 	gh "github.com/google/go-github/v60/github"
 )
@@ -58,10 +60,7 @@ func (c *Client) CreateCheckRun(ctx context.Context, sha, conclusion, title, sum
 	if !shaPattern().MatchString(sha) {
 		return fmt.Errorf("create check run: %q is not a commit hash", bounded(sha, 80))
 	}
-	if title == "" {
-		title = StatusContext
-	}
-	title = bounded(title, maxCheckTitle)
+	title = bounded(cmp.Or(title, StatusContext), maxCheckTitle)
 	if n := utf8.RuneCountInString(summary); n > maxCheckSummary {
 		return fmt.Errorf("create check run on %s: the summary has %d characters, more than the %d GitHub allows", sha, n, maxCheckSummary)
 	}

@@ -173,6 +173,15 @@ func readDir(dir string, limit int64) (*Ledger, error) {
 	return l, nil
 }
 
+// ReadZip reads the records of a zip archive held in memory (a downloaded
+// artifact), bounded as a zip file of a directory is; where names it in
+// problems.
+func ReadZip(data []byte, where string) *Ledger {
+	l := &Ledger{limit: MaxLedgerBytes}
+	l.done(l.readZipFrom(bytes.NewReader(data), int64(len(data)), where), where)
+	return l
+}
+
 // readFile reads the records of one JSON or zip file; ok is false when
 // the directory's byte budget is spent.
 func (l *Ledger) readFile(path string, zipped bool) (recs []Record, ok bool) {

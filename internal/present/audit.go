@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -165,9 +166,9 @@ func (r *AuditResult) Recovered() []int {
 
 // SkippedNumbers returns the skipped pull requests.
 func (r *AuditResult) SkippedNumbers() []int {
-	out := []int{}
-	for _, s := range r.Skipped {
-		out = append(out, s.Number)
+	out := make([]int, len(r.Skipped))
+	for i, s := range r.Skipped {
+		out[i] = s.Number
 	}
 	return out
 }
@@ -316,18 +317,14 @@ func auditTable(b *strings.Builder, r *AuditResult) {
 		if p.Trigger != "" {
 			trig = "`" + p.Trigger + "`"
 		}
-		last := "never"
-		if p.LastProgress != nil {
-			last = p.LastProgress.UTC().Format(time.DateOnly)
-		}
 		spark := "-"
 		if c := pullChart(p); c != "" {
 			spark = "`" + c + "`"
 		}
 		fmt.Fprintf(b, "| #%d%s | %s | %d | %s | %s | %s | %s |", p.Number, titleCell(p.Title),
-			render.Markdown(p.Author), p.Iterations, state, trig, last, spark)
+			render.Markdown(p.Author), p.Iterations, state, trig, lastProgress(p), spark)
 		if wasted {
-			fmt.Fprintf(b, " %s |", orDash(render.Markdown(wastedCell(p))))
+			fmt.Fprintf(b, " %s |", orDash(render.Markdown(Waste(p.WastedUSD, p.WastedTokens))))
 		}
 		b.WriteString("\n")
 	}
@@ -355,29 +352,20 @@ func AuditText(r *AuditResult) string {
 	if len(r.Pulls) > 0 {
 		b.WriteString("\n")
 		wasted := anyWasted(r)
-		head := fmt.Sprintf("%-7s %-24s %5s  %-10s %-16s %-11s %s", "PR", "author", "iter", "state", "trigger", "progress", "score")
+		column := func(s string) string { return "" }
 		if wasted {
-			head = fmt.Sprintf("%-7s %-24s %5s  %-10s %-16s %-11s %-18s %s", "PR", "author", "iter", "state", "trigger", "progress", "wasted", "score")
+			column = func(s string) string { return fmt.Sprintf("%-18s ", s) }
 		}
-		b.WriteString(head + "\n")
+		fmt.Fprintf(&b, "%-7s %-24s %5s  %-10s %-16s %-11s %sscore\n", "PR", "author", "iter", "state", "trigger", "progress", column("wasted"))
 		for i := range r.Pulls {
 			p := &r.Pulls[i]
-			last := "never"
-			if p.LastProgress != nil {
-				last = p.LastProgress.UTC().Format(time.DateOnly)
-			}
 			state := p.State.String()
 			if p.Recovered {
 				state = "RECOVERED"
 			}
 			author := render.Clean(textcut.Runes(p.Author, 24, textcut.Ellipsis))
-			if wasted {
-				fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %-18s %s\n", "#"+itoa(p.Number), author, p.Iterations,
-					state, orDash(p.Trigger), last, orDash(wastedCell(p)), pullChart(p))
-				continue
-			}
-			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s\n", "#"+itoa(p.Number), author, p.Iterations,
-				state, orDash(p.Trigger), last, pullChart(p))
+			fmt.Fprintf(&b, "%-7s %-24s %5d  %-10s %-16s %-11s %s%s\n", "#"+itoa(p.Number), author, p.Iterations,
+				state, orDash(p.Trigger), lastProgress(p), column(orDash(Waste(p.WastedUSD, p.WastedTokens))), pullChart(p))
 		}
 	}
 	for _, g := range groupSkipped(r.Skipped) {
@@ -392,33 +380,49 @@ func AuditText(r *AuditResult) string {
 	return b.String()
 }
 
-// anyWasted reports whether a pull request's loop reported a cost.
-func anyWasted(r *AuditResult) bool {
-	for i := range r.Pulls {
-		if wastedCell(&r.Pulls[i]) != "" {
-			return true
-		}
+// lastProgress is the day of a pull request's last progress, or "never".
+func lastProgress(p *PullResult) string {
+	if p.LastProgress == nil {
+		return "never"
 	}
-	return false
+	return p.LastProgress.UTC().Format(time.DateOnly)
 }
 
-// wastedCell is what a pull request's loop spent since the last
-// progress: dollars, else tokens; "" when unknown.
-func wastedCell(p *PullResult) string {
+// anyWasted reports whether a pull request's loop reported a cost.
+func anyWasted(r *AuditResult) bool {
+	return slices.ContainsFunc(r.Pulls, func(p PullResult) bool { return Waste(p.WastedUSD, p.WastedTokens) != "" })
+}
+
+// Waste is what a loop spent since its last progress: dollars, else
+// tokens; "" when unknown.
+func Waste(usd *float64, tokens *int64) string {
 	switch {
-	case p.WastedUSD != nil:
-		return breaker.Dollars(*p.WastedUSD)
-	case p.WastedTokens != nil:
-		return breaker.Tokens(*p.WastedTokens) + " tokens"
+	case usd != nil:
+		return breaker.Dollars(*usd)
+	case tokens != nil:
+		return breaker.Tokens(*tokens) + " tokens"
 	}
 	return ""
+}
+
+// WasteRank ranks a loop by the money it wasted, for sorting: 2 and the
+// dollars, 1 and the tokens when only tokens are known, 0 when nothing
+// known was wasted.
+func WasteRank(usd *float64, tokens *int64) (rank int, amount float64) {
+	switch {
+	case usd != nil && *usd > 0:
+		return 2, *usd
+	case tokens != nil && *tokens > 0:
+		return 1, float64(*tokens)
+	}
+	return 0, 0
 }
 
 // pullChart is the sparkline of a pull request's last iterations: from
 // its decision's status log, which knows the states, else from its scores.
 func pullChart(p *PullResult) string {
 	if p.Decision != nil && len(p.Decision.Recent) > 0 {
-		return render.Chart(p.Decision)
+		return render.Sparkline(p.Decision.Recent, p.Decision.State)
 	}
 	steps := make([]breaker.Step, len(p.Scores))
 	for i, s := range p.Scores {

@@ -170,16 +170,6 @@ func sealed(block string, complete bool) string {
 	return block + "\n" + digestPartial
 }
 
-// DecodeDigest reads a comment's digest without a key (ReadDigest); the
-// records are validated like any ledger entry.
-func DecodeDigest(body string) (*ledger.Ledger, error) {
-	d, err := ReadDigest(body, Seal{})
-	if err != nil {
-		return nil, err
-	}
-	return d.Ledger, nil
-}
-
 // CommentOptions say who writes the sticky comment.
 type CommentOptions struct {
 	// Audit marks the comment of the scheduled audit.

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -24,10 +25,8 @@ const trendLegend = "; ! marks a trend warning (passing tests falling, or distin
 // Legend is ChartLegend, with the trend mark explained when one of the
 // steps has it.
 func Legend(steps []breaker.Step) string {
-	for i := range steps {
-		if steps[i].Trend {
-			return ChartLegend + trendLegend
-		}
+	if slices.ContainsFunc(steps, func(s breaker.Step) bool { return s.Trend }) {
+		return ChartLegend + trendLegend
 	}
 	return ChartLegend
 }
@@ -95,12 +94,6 @@ func Sparkline(steps []breaker.Step, final breaker.State) string {
 		b.WriteRune(stateMark(final))
 	}
 	return b.String()
-}
-
-// Chart is the sparkline of a decision's status log (its last iterations)
-// ending in the decision's state; empty without a status log.
-func Chart(d *breaker.Decision) string {
-	return Sparkline(d.Recent, d.State)
 }
 
 // ScoreList is the steps' scores as text, "+1 -3 ×" (with sep between

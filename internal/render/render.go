@@ -198,7 +198,7 @@ func Text(d *breaker.Decision, o Options) string {
 		fmt.Fprintf(&b, "  spent:      %s\n", s)
 	}
 	fmt.Fprintf(&b, "  progress:   last %s", ts(d.LastProgress))
-	if c := Chart(d); c != "" {
+	if c := Sparkline(d.Recent, d.State); c != "" {
 		fmt.Fprintf(&b, " · scores %s (%s)", c, ScoreList(d.Recent, " "))
 	}
 	b.WriteByte('\n')
@@ -323,7 +323,7 @@ func MarkdownReport(d *breaker.Decision, o Options) string {
 	if names, total := Failing(d); total > 0 {
 		fmt.Fprintf(&b, "**Failing tests (%d):** %s\n\n", total, failingList(names, total))
 	}
-	if c := Chart(d); c != "" {
+	if c := Sparkline(d.Recent, d.State); c != "" {
 		fmt.Fprintf(&b, "**Progress score, last %d iterations:** `%s` (%s)\n\nReading the chart: %s.\n\n", len(d.Recent), c, ScoreList(d.Recent, ", "), Legend(d.Recent))
 	}
 	if s := Spent(d); s != "" {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/audit"
@@ -124,11 +125,7 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Discovery, error) {
 	default:
 		return nil, errors.New("discover: name an organisation or the repositories")
 	}
-	repos := make([]string, 0, len(found))
-	for r := range found {
-		repos = append(repos, r)
-	}
-	sort.Strings(repos)
+	repos := slices.Sorted(maps.Keys(found))
 	d.Matrix.Include = []Entry{}
 	for _, r := range repos {
 		n := len(found[r])

@@ -85,19 +85,10 @@ func Summarize(res *present.AuditResult) *Job {
 // tokens), then by iterations wasted, most first, then by repository and
 // number.
 func sortPulls(ps []Pull) {
-	money := func(p *Pull) (int, float64) {
-		switch {
-		case p.WastedUSD != nil && *p.WastedUSD > 0:
-			return 2, *p.WastedUSD
-		case p.WastedTokens != nil && *p.WastedTokens > 0:
-			return 1, float64(*p.WastedTokens)
-		}
-		return 0, 0
-	}
 	sort.SliceStable(ps, func(i, k int) bool {
 		a, b := ps[i], ps[k]
-		ra, ma := money(&a)
-		rb, mb := money(&b)
+		ra, ma := present.WasteRank(a.WastedUSD, a.WastedTokens)
+		rb, mb := present.WasteRank(b.WastedUSD, b.WastedTokens)
 		if c := cmp.Or(cmp.Compare(rb, ra), cmp.Compare(mb, ma)); c != 0 {
 			return c < 0
 		}

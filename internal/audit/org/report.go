@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/github"
+	"github.com/loopbreaker/loopbreaker/internal/present"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 	"github.com/loopbreaker/loopbreaker/internal/render"
 	"github.com/loopbreaker/loopbreaker/internal/textcut"
@@ -142,10 +142,7 @@ func (j *Job) check() error {
 // two jobs (a job run twice) is listed once, from the newer job; serverURL
 // (https://github.com when empty) makes the links.
 func Fold(jobs []*Job, problems []string, serverURL string) *Report {
-	serverURL = strings.TrimSuffix(serverURL, "/")
-	if serverURL == "" {
-		serverURL = "https://github.com"
-	}
+	serverURL = cmp.Or(strings.TrimSuffix(serverURL, "/"), "https://github.com")
 	sort.SliceStable(jobs, func(i, k int) bool { return jobs[i].At.Before(jobs[k].At) })
 	r := &Report{Version: JobVersion, Jobs: len(jobs), Stopped: []Stopped{}, Pulls: []Pull{}, Problems: append([]string{}, problems...)}
 	repos := map[string]bool{}
@@ -206,7 +203,7 @@ func (r *Report) Markdown() string {
 				title = " " + render.Markdown(textcut.Runes(t, 60, textcut.Ellipsis))
 			}
 			fmt.Fprintf(&b, "| %d | [%s#%d](%s)%s | %s | %s | %d | %d | %s |\n", p.Waste, p.Repository, p.Number, p.URL, title,
-				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen, p.spent())
+				render.Markdown(p.State), cmp.Or(render.Markdown(p.Trigger), "-"), p.SinceProgress, p.WhileOpen, cmp.Or(render.Markdown(present.Waste(p.WastedUSD, p.WastedTokens)), "-"))
 		}
 	}
 	if len(r.Stopped) > 0 {
@@ -226,16 +223,4 @@ func (r *Report) Markdown() string {
 		}
 	}
 	return b.String()
-}
-
-// spent is what the pull request's agent reported spending since the
-// last progress, for the table: dollars, else tokens, else "-".
-func (p *Pull) spent() string {
-	switch {
-	case p.WastedUSD != nil:
-		return render.Markdown(breaker.Dollars(*p.WastedUSD))
-	case p.WastedTokens != nil:
-		return breaker.Tokens(*p.WastedTokens) + " tokens"
-	}
-	return "-"
 }

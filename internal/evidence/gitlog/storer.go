@@ -54,6 +54,33 @@ func findGitDir(dir string) (string, error) {
 	}
 }
 
+// GitDirs finds the git directory of the repository that contains dir and
+// the common directory that holds its objects and refs (they differ in a
+// linked worktree).
+func GitDirs(dir string) (gitDir, common string, err error) {
+	if gitDir, err = findGitDir(dir); err != nil {
+		return "", "", err
+	}
+	common, err = commonDir(gitDir)
+	return gitDir, common, err
+}
+
+// commonDir is the directory a git directory's commondir file names, the
+// git directory itself when it has none.
+func commonDir(gitDir string) (string, error) {
+	data, err := readSmallFile(filepath.Join(gitDir, "commondir"), maxGitFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gitDir, nil
+	} else if err != nil {
+		return "", err
+	}
+	dir := string(bytes.TrimRight(data, "\r\n"))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return dir, nil
+}
+
 // readGitFile reads a .git file ("gitdir: PATH", relative to the work
 // tree).
 func readGitFile(workTree, path string) (string, error) {
@@ -86,21 +113,17 @@ func openStorage(gitDir string) (st *objectStorer, skipped []string, err error) 
 	}
 	var files billy.Filesystem = own
 	objects := filepath.Join(own.root, "objects")
-	common, err := readSmallFile(filepath.Join(own.root, "commondir"), maxGitFileBytes)
-	switch {
-	case err == nil:
-		dir := string(bytes.TrimRight(common, "\r\n"))
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(own.root, dir)
-		}
+	dir, err := commonDir(own.root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if dir != own.root {
 		shared, err := newRegularFS(dir, refused)
 		if err != nil {
 			return nil, nil, fmt.Errorf("common directory (commondir): %w", err)
 		}
 		files = dotgit.NewRepositoryFilesystem(own, shared)
 		objects = filepath.Join(shared.root, "objects")
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, nil, err
 	}
 	// The files go-git reads whatever the walk: refused at once, whether
 	// or not this run would have come to read them.
