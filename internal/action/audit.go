@@ -100,6 +100,9 @@ func (r *run) audit(ctx context.Context, pol *policy.Policy, protect []string) (
 	}
 	if in.UseArtifact {
 		opts.Artifact = in.Artifact
+		if client == r.client {
+			opts.DefaultBranch = r.ev.DefaultBranch // another repository's: each pull request's base
+		}
 	}
 	server := strings.TrimSuffix(orDefault(r.getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
 	clone, err := audit.OpenClone(r.ws, server+"/"+owner+"/"+repo+".git", in.Token)

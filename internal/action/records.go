@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -300,7 +299,7 @@ func (r *run) recordArtifacts(ctx context.Context, g *gitState, branch string, a
 // loop's branch, escaped: loops whose runs all run on the default branch
 // keep their records apart.
 func (r *run) artifactName(branch string) string {
-	return strings.ReplaceAll(r.in.Artifact, "{branch}", url.PathEscape(branch))
+	return github.ArtifactName(r.in.Artifact, branch)
 }
 
 // workflowPath is this workflow's file, from GITHUB_WORKFLOW_REF

@@ -71,7 +71,7 @@ type auditor struct {
 	ensured  map[string]bool             // labels known to exist
 	refused  string                      // why writes stopped (a read-only token)
 	apiUsed  bool                        // some commits came from the API (noted once)
-	arts     *artifactIndex
+	arts     map[string]*artifactIndex   // by artifact name
 	// unchanged counts the pull requests read from the state's answers.
 	unchanged int
 	feed      labelFeed // the repository's label events, shared (events.go)
@@ -101,13 +101,10 @@ func Run(ctx context.Context, c GitHub, o Options) (*present.AuditResult, error)
 		return nil, err
 	}
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
-		listed: map[int]bool{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
+		listed: map[int]bool{}, arts: map[string]*artifactIndex{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
 		res: &present.AuditResult{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
 			Pulls: []present.PullResult{}, Skipped: []present.Skipped{}, NotReached: []int{}, Notes: []string{},
 			Marks: map[int]present.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
-	if o.Artifact != "" {
-		a.arts = &artifactIndex{name: o.Artifact, next: 1}
-	}
 	if err := a.run(ctx); err != nil {
 		return nil, err
 	}

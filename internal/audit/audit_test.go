@@ -897,3 +897,45 @@ func TestStuckPullsRankByMoneyWasted(t *testing.T) {
 		t.Errorf("the summary does not show the money wasted:\n%s", s)
 	}
 }
+
+// TestRecordsNamedPerLoop: loops whose every run is on the default branch
+// (dispatched there for the loop's branch) upload their records as
+// loopbreaker-record-{branch}; the audit reads a pull request's by that
+// name from the default branch's runs, never a fork's, and never one a run
+// on another branch uploaded under the name.
+func TestRecordsNamedPerLoop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.opts.Artifact = "loopbreaker-record-{branch}"
+	e.opts.DefaultBranch = "main"
+	upload := func(runID int64, branch, name string, recs []ledger.Record) {
+		t.Helper()
+		data, err := buildZip(map[string]string{"record.json": recordsJSON(recs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.fake.AddRun(owner, repo, fakegithub.Run{ID: runID, HeadBranch: branch, HeadSHA: sha(0, 0), CreatedAt: t0.Add(time.Hour)})
+		e.fake.AddArtifact(owner, repo, runID, name, data, false)
+	}
+	loop := e.pull(1, 2)
+	upload(700, "main", github.ArtifactName(e.opts.Artifact, loop.HeadRef), stuckRecords(loop.HeadSHA, 4))
+	fork := e.pull(2, 2, func(p *fakegithub.Pull) {
+		p.Fork = true
+		p.HeadRef = "agent/fork"
+		p.User = "contributor"
+		p.UserType = "User"
+	})
+	upload(701, "main", github.ArtifactName(e.opts.Artifact, fork.HeadRef), stuckRecords(fork.HeadSHA, 4))
+	planted := e.pull(3, 2)
+	upload(702, planted.HeadRef, github.ArtifactName(e.opts.Artifact, planted.HeadRef), stuckRecords(planted.HeadSHA, 4))
+
+	res := e.run()
+	if got := stateOf(res, 1); got != "OPEN" || !strings.Contains(find(res, 1).Ledger, "run 700") {
+		t.Errorf("#1: got %s with ledger %q, want OPEN from the records of run 700 on main", got, find(res, 1).Ledger)
+	}
+	for _, n := range []int{2, 3} {
+		if got := stateOf(res, n); got != "CLOSED" || find(res, n).Ledger != "" {
+			t.Errorf("#%d: got %s with ledger %q, want CLOSED without records (a fork's, or a run on another branch)", n, got, find(res, n).Ledger)
+		}
+	}
+}

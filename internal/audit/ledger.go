@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,16 +25,31 @@ type artifactIndex struct {
 }
 
 // findArtifact returns the pull request's newest artifact, reading the
-// pages of the listing not read yet.
+// pages of the listing not read yet. With a name per loop branch
+// ({branch}), as loops whose every run is on the default branch upload
+// them, the name tells the loop's records and only runs on the default
+// branch (else the pull request's base) count; a fork's pull request has
+// none, since another loop's branch may bear its name.
 func (a *auditor) findArtifact(ctx context.Context, p *github.Pull, src source, pr *present.PullResult) (*github.Artifact, error) {
-	x := a.arts
+	name := github.ArtifactName(a.o.Artifact, p.HeadRef)
+	perLoop := name != a.o.Artifact
+	if perLoop && p.Fork {
+		return nil, nil
+	}
+	x := a.arts[name]
+	if x == nil {
+		x = &artifactIndex{name: name, next: 1}
+		a.arts[name] = x
+	}
 	for x.next != 0 && x.pages < maxArtifactPages {
 		if err := a.afford(ctx, 1); err != nil {
 			return nil, err
 		}
 		before := a.used()
 		list, next, err := a.c.ListArtifacts(ctx, x.name, x.next)
-		a.shared += a.used() - before
+		if !perLoop {
+			a.shared += a.used() - before
+		}
 		if err != nil {
 			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
 				return nil, err
@@ -49,8 +65,12 @@ func (a *auditor) findArtifact(ctx context.Context, p *github.Pull, src source, 
 	if x.next != 0 {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("only the first %d pages of record artifacts were read: a newer one may be missed", maxArtifactPages))
 	}
-	commits := src.commits()
-	live, expired := github.Newest(x.list, func(a github.Artifact) bool { return a.HeadBranch == p.HeadRef && commits[a.HeadSHA] })
+	belongs := func(ar github.Artifact) bool { return ar.HeadBranch == p.HeadRef && src.commits()[ar.HeadSHA] }
+	if perLoop {
+		def := cmp.Or(a.o.DefaultBranch, p.BaseRef)
+		belongs = func(ar github.Artifact) bool { return ar.HeadBranch == def }
+	}
+	live, expired := github.Newest(x.list, belongs)
 	if live != nil {
 		return live, nil
 	}
@@ -70,7 +90,7 @@ func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Com
 			pr.Notes = append(pr.Notes, "the sticky comment holds no usable digest: "+oneLine(err.Error()))
 		}
 	}
-	if a.arts == nil {
+	if a.o.Artifact == "" {
 		return nil, nil
 	}
 	art, err := a.findArtifact(ctx, p, src, pr)
@@ -78,7 +98,7 @@ func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Com
 		return nil, err
 	}
 	if art.Expired {
-		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d has expired: iterations are the commits", a.o.Artifact, art.RunID))
+		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d has expired: iterations are the commits", art.Name, art.RunID))
 		return nil, nil
 	}
 	// An artifact never changes (an upload makes a new one): the records
@@ -97,13 +117,13 @@ func (a *auditor) ledger(ctx context.Context, p *github.Pull, sticky *github.Com
 			return nil, err
 		}
 		if errors.Is(err, github.ErrExpired) {
-			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d has expired: iterations are the commits", a.o.Artifact, art.RunID))
+			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d has expired: iterations are the commits", art.Name, art.RunID))
 		} else {
-			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d could not be downloaded: %s", a.o.Artifact, art.RunID, oneLine(err.Error())))
+			pr.Notes = append(pr.Notes, fmt.Sprintf("the %s artifact of run %d could not be downloaded: %s", art.Name, art.RunID, oneLine(err.Error())))
 		}
 		return nil, nil
 	}
-	l := ledger.ReadZip(data, fmt.Sprintf("the %s artifact of run %d", a.o.Artifact, art.RunID))
+	l := ledger.ReadZip(data, fmt.Sprintf("the %s artifact of run %d", art.Name, art.RunID))
 	pr.Ledger = fmt.Sprintf("artifact of run %d (%d records)", art.RunID, len(l.Records))
 	if len(l.Records) == 0 {
 		return nil, nil

@@ -141,7 +141,12 @@ type Options struct {
 	// OnOpen and OnHalfOpen hold "label" and "comment".
 	OnOpen, OnHalfOpen []string
 	// Artifact is the record artifact's name; "" reads no artifacts.
+	// {branch} in it stands for the pull request's head branch: the
+	// artifacts of loops whose runs are all on the default branch.
 	Artifact string
+	// DefaultBranch is the repository's default branch, where the runs of
+	// such loops are ("": each pull request's base branch).
+	DefaultBranch string
 	// MaxArtifactBytes bounds one artifact download (0: 64 MiB).
 	MaxArtifactBytes int64
 	// Clone, when set, is where pull request commits are read from;

@@ -27,6 +27,13 @@ type Artifact struct {
 	CreatedAt                 time.Time
 }
 
+// ArtifactName is an artifact-name with {branch} replaced by the loop's
+// branch, escaped: the records of loops whose runs are all on the default
+// branch kept apart by name.
+func ArtifactName(template, branch string) string {
+	return strings.ReplaceAll(template, "{branch}", url.PathEscape(branch))
+}
+
 // maxArtifactPages bounds LatestArtifact's listing (5,000 artifacts of one
 // name).
 const maxArtifactPages = 50
