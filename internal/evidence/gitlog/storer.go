@@ -74,7 +74,7 @@ func GitDirs(dir string) (gitDir, common string, err error) {
 // commonDir is the directory a git directory's commondir file names, the
 // git directory itself when it has none.
 func commonDir(gitDir string) (string, error) {
-	data, err := readSmallFile(filepath.Join(gitDir, "commondir"), maxGitFileBytes)
+	data, err := regularfile.Read(filepath.Join(gitDir, "commondir"), maxGitFileBytes, "commondir file")
 	if errors.Is(err, fs.ErrNotExist) {
 		return gitDir, nil
 	} else if err != nil {
