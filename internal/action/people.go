@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/control"
@@ -19,35 +18,26 @@ import (
 // person, not a bot, with write access. The agent holds the checkout's
 // token and may add labels; that must not turn its breaker off.
 
-// trusted reports whether login may control the breaker, asking the API
-// once per login and run; the trusted input, when set, narrows it further.
-func (r *run) trusted(ctx context.Context, login, userType string) bool {
-	if !control.MayControl(login, userType) {
-		return false
-	}
-	key := strings.ToLower(login)
-	if v, ok := r.trust[key]; ok {
-		return v
-	}
-	if why := r.untrusted(login); why != "" {
-		r.note(fmt.Sprintf("%s cannot control the breaker: %s", login, why))
-		r.trust[key] = false
-		return false
-	}
-	if len(r.in.Trusted) > 0 && !r.named(ctx, login) {
-		r.note(fmt.Sprintf("%s cannot control the breaker: not among the trusted input's people and teams", login))
-		r.trust[key] = false
-		return false
-	}
-	perm, err := r.client.Permission(ctx, login)
-	if err != nil {
-		r.apiError("check the permission of "+login, err)
-		r.trust[key] = false
-		return false
-	}
-	ok := control.WriteAccess(perm)
-	r.trust[key] = ok
-	return ok
+// trusted is the trust rule of the run (control.Trust.Rule): the loop's
+// own identities never control it, and the trusted input, when set,
+// narrows it further. A refusal or a failed look-up is kept for the run.
+func (r *run) trusted(ctx context.Context) control.Trusted {
+	return r.trust.Rule(func(login string) (string, bool, error) {
+		if why := r.untrusted(login); why != "" {
+			r.note(fmt.Sprintf("%s cannot control the breaker: %s", login, why))
+			return "", true, nil
+		}
+		if len(r.in.Trusted) > 0 && !r.named(ctx, login) {
+			r.note(fmt.Sprintf("%s cannot control the breaker: not among the trusted input's people and teams", login))
+			return "", true, nil
+		}
+		perm, err := r.client.Permission(ctx, login)
+		if err != nil {
+			r.apiError("check the permission of "+login, err)
+			return "", true, nil
+		}
+		return perm, true, nil
+	})
 }
 
 // untrusted says why login is one of the loop's own identities (the
@@ -109,27 +99,21 @@ func (r *run) labelEvents(ctx context.Context) ([]github.LabelEvent, bool) {
 
 // labelledBy says who put label on the pull request when that person may
 // control the breaker; ok is false, with a note, otherwise.
-func (r *run) labelledBy(ctx context.Context, label string) (by string, at time.Time, ok bool) {
+func (r *run) labelledBy(ctx context.Context, label string) (by string, ok bool) {
 	if r.client == nil || r.ev.Number == 0 {
 		r.note(fmt.Sprintf("the %s label was ignored: without a token, who added it cannot be checked", label))
-		return "", time.Time{}, false
+		return "", false
 	}
 	events, read := r.labelEvents(ctx)
 	if !read {
 		r.note(fmt.Sprintf("the %s label was ignored: who added it could not be read", label))
-		return "", time.Time{}, false
+		return "", false
 	}
-	e, ok, note, _ := control.LabelledBy(events, label, r.trustedFunc(ctx))
+	e, ok, note, _ := control.LabelledBy(events, label, r.trusted(ctx))
 	if !ok {
 		r.note(note)
-		return "", time.Time{}, false
 	}
-	return e.Actor, e.At, true
-}
-
-// trustedFunc is trusted for the control package's walks.
-func (r *run) trustedFunc(ctx context.Context) control.Trusted {
-	return func(login, userType string) (bool, error) { return r.trusted(ctx, login, userType), nil }
+	return e.Actor, ok
 }
 
 // commands finds the sticky comment and turns trusted /loopbreaker
@@ -139,7 +123,7 @@ func (r *run) commands(ctx context.Context, comments []github.Comment, cfg *loop
 	if s := r.sealedSticky(comments); s != nil {
 		r.sticky = s
 	}
-	controls, notes, _ := control.Commands(comments, present.Marker, r.trustedFunc(ctx))
+	controls, notes, _ := control.Commands(comments, present.Marker, r.trusted(ctx))
 	cfg.Controls = append(cfg.Controls, controls...)
 	for _, n := range notes {
 		r.note(n)
@@ -183,7 +167,7 @@ func (r *run) labelResets(ctx context.Context, cfg *loop.Config, res *loop.Resul
 	if !read {
 		return res, nil, false, nil
 	}
-	done, refused, err := control.LabelResets(events, present.LabelOpen, res.Final().History, r.trustedFunc(ctx), func(c loop.Control) ([]breaker.Event, error) {
+	done, refused, err := control.LabelResets(events, present.LabelOpen, res.Final().History, r.trusted(ctx), func(c loop.Control) ([]breaker.Event, error) {
 		cfg.Controls = append(cfg.Controls, c)
 		next, err := loop.Run(*cfg)
 		if err != nil {

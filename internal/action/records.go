@@ -64,7 +64,7 @@ func (r *run) sealedOnly(l *ledger.Ledger, run int64, where string) *ledger.Ledg
 // record artifact; records of another loop's commits are dropped.
 func (r *run) gather(ctx context.Context, cfg *loop.Config, g *gitState) error {
 	if r.ev.HasLabel(present.LabelForceOpen) {
-		if by, _, ok := r.labelledBy(ctx, present.LabelForceOpen); ok {
+		if by, ok := r.labelledBy(ctx, present.LabelForceOpen); ok {
 			cfg.Controls = append(cfg.Controls, loop.Control{At: cfg.Now, Kind: loop.ControlForceOpen, Reason: "held open by the " + present.LabelForceOpen + " label, added by " + by})
 		}
 	}

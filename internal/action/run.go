@@ -15,6 +15,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/control"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/evidence/testreport"
 	"github.com/loopbreaker/loopbreaker/internal/github"
@@ -73,7 +74,7 @@ type run struct {
 	listed bool
 	// trust caches who may control the breaker, events the pull request's
 	// label events (read at most once: eventsRead, eventsOK).
-	trust                map[string]bool
+	trust                control.Trust
 	events               []github.LabelEvent
 	eventsRead, eventsOK bool
 	// deepenErr says why the clone could not be deepened.
@@ -97,7 +98,7 @@ func Run(ctx context.Context, env Env) int {
 		env.Now = time.Now
 	}
 	gha := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.Stdout))
-	r := &run{env: env, gha: gha, files: fileCommands{output: env.Getenv("GITHUB_OUTPUT"), summary: env.Getenv("GITHUB_STEP_SUMMARY")}, trust: map[string]bool{}}
+	r := &run{env: env, gha: gha, files: fileCommands{output: env.Getenv("GITHUB_OUTPUT"), summary: env.Getenv("GITHUB_STEP_SUMMARY")}, trust: control.Trust{}}
 	code, err := r.main(ctx)
 	if err != nil {
 		gha.Errorf("loopbreaker: %s", render.Clean(err.Error()))
@@ -186,7 +187,7 @@ func (r *run) check(ctx context.Context) (int, error) {
 		}
 	}
 	if r.ev.HasLabel(present.LabelDisabled) {
-		if by, _, ok := r.labelledBy(ctx, present.LabelDisabled); ok {
+		if by, ok := r.labelledBy(ctx, present.LabelDisabled); ok {
 			return r.disabled("the PR has the " + present.LabelDisabled + " label, added by " + by)
 		}
 	}

@@ -67,11 +67,11 @@ type auditor struct {
 
 	listed   map[int]bool                // pull requests listed so far
 	prEvents map[int][]github.LabelEvent // a pull request's label events, read once
-	trust    map[string]bool             // login -> may control the breaker
-	ensured  map[string]bool             // labels known to exist
-	refused  string                      // why writes stopped (a read-only token)
-	apiUsed  bool                        // some commits came from the API (noted once)
-	arts     map[string]*artifactIndex   // by artifact name
+	trust    control.Trust
+	ensured  map[string]bool           // labels known to exist
+	refused  string                    // why writes stopped (a read-only token)
+	apiUsed  bool                      // some commits came from the API (noted once)
+	arts     map[string]*artifactIndex // by artifact name
 	// unchanged counts the pull requests read from the state's answers.
 	unchanged int
 	feed      labelFeed // the repository's label events, shared (events.go)
@@ -101,7 +101,7 @@ func Run(ctx context.Context, c GitHub, o Options) (*present.AuditResult, error)
 		return nil, err
 	}
 	a := &auditor{c: c, o: o, eff: eff, paths: paths, start: c.Charged(), startCalls: c.Calls(),
-		listed: map[int]bool{}, arts: map[string]*artifactIndex{}, prEvents: map[int][]github.LabelEvent{}, trust: map[string]bool{}, ensured: map[string]bool{},
+		listed: map[int]bool{}, arts: map[string]*artifactIndex{}, prEvents: map[int][]github.LabelEvent{}, trust: control.Trust{}, ensured: map[string]bool{},
 		res: &present.AuditResult{Repository: o.Owner + "/" + o.Repo, Shard: o.Shard.String(), At: o.Now.UTC(), DryRun: o.DryRun,
 			Pulls: []present.PullResult{}, Skipped: []present.Skipped{}, NotReached: []int{}, Notes: []string{},
 			Marks: map[int]present.Mark{}, Ledgers: map[int64][]ledger.Record{}}}
@@ -611,7 +611,7 @@ func (a *auditor) controls(ctx context.Context, p *github.Pull, comments []githu
 		}
 	}
 	sticky := control.Sticky(comments, present.Marker, p.User)
-	cmds, notes, err := control.Commands(comments, present.Marker, a.trustedFunc(ctx, pr))
+	cmds, notes, err := control.Commands(comments, present.Marker, a.trusted(ctx, pr))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -620,30 +620,23 @@ func (a *auditor) controls(ctx context.Context, p *github.Pull, comments []githu
 	return out, sticky, nil
 }
 
-// trusted reports whether login may control the breaker: a person, not a
-// bot, with write access (looked up once per run and login).
-func (a *auditor) trusted(ctx context.Context, login, userType string, pr *present.PullResult) (bool, error) {
-	if !control.MayControl(login, userType) {
-		return false, nil
-	}
-	key := strings.ToLower(login)
-	if v, ok := a.trust[key]; ok {
-		return v, nil
-	}
-	if err := a.afford(ctx, 1); err != nil {
-		return false, err
-	}
-	perm, err := a.c.Permission(ctx, login)
-	if err != nil {
-		if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
-			return false, err
+// trusted is the trust rule (control.Trust.Rule) with each permission
+// look-up budgeted; a look-up that failed is noted and tried again.
+func (a *auditor) trusted(ctx context.Context, pr *present.PullResult) control.Trusted {
+	return a.trust.Rule(func(login string) (string, bool, error) {
+		if err := a.afford(ctx, 1); err != nil {
+			return "", false, err
 		}
-		pr.Notes = append(pr.Notes, "the permission of "+login+" could not be checked: "+oneLine(err.Error()))
-		return false, nil
-	}
-	ok := control.WriteAccess(perm)
-	a.trust[key] = ok
-	return ok, nil
+		perm, err := a.c.Permission(ctx, login)
+		if err != nil {
+			if errors.Is(err, github.ErrRateLimited) || ctx.Err() != nil {
+				return "", false, err
+			}
+			pr.Notes = append(pr.Notes, "the permission of "+login+" could not be checked: "+oneLine(err.Error()))
+			return "", false, nil
+		}
+		return perm, true, nil
+	})
 }
 
 // labelledBy says who added label to p when that person may control the
@@ -653,7 +646,7 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.Pull, label string, 
 	if err != nil || !ok {
 		return "", false, err
 	}
-	e, ok, note, err := control.LabelledBy(events, label, a.trustedFunc(ctx, pr))
+	e, ok, note, err := control.LabelledBy(events, label, a.trusted(ctx, pr))
 	if err != nil || !ok {
 		if note != "" {
 			pr.Notes = append(pr.Notes, note)
@@ -685,11 +678,6 @@ func (a *auditor) pullEvents(ctx context.Context, p *github.Pull, pr *present.Pu
 	return events, true, nil
 }
 
-// trustedFunc is trusted for the control package's walks.
-func (a *auditor) trustedFunc(ctx context.Context, pr *present.PullResult) control.Trusted {
-	return func(login, userType string) (bool, error) { return a.trusted(ctx, login, userType, pr) }
-}
-
 // labelResets folds the resets people made by taking the open label off
 // (control.LabelResets; d is the decision without them). The events are
 // read, budgeted, only when a reset may be missing from d: the label is gone
@@ -710,7 +698,7 @@ func (a *auditor) labelResets(ctx context.Context, p *github.Pull, d *breaker.De
 	if err != nil || !ok {
 		return err
 	}
-	_, refused, err := control.LabelResets(events, present.LabelOpen, d.History, a.trustedFunc(ctx, pr), refold)
+	_, refused, err := control.LabelResets(events, present.LabelOpen, d.History, a.trusted(ctx, pr), refold)
 	for _, e := range refused {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", present.LabelOpen, e.Actor))
 	}

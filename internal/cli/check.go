@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -222,7 +221,7 @@ func checkRevision(flagName, rev string) error {
 // differs from HEAD's is said in a note; when either is strict-based HEAD's
 // is used, so that an agent's edit cannot loosen a strict breaker.
 func (g *gitFlags) loadPolicy() (*policy.Policy, []note.Note, error) {
-	if g.policy == "" || isBuiltinName(g.policy) {
+	if g.policy == "" || policy.IsBuiltin(g.policy) {
 		p, err := policy.Load(g.policy)
 		return p, nil, err
 	}
@@ -313,12 +312,10 @@ func runIdentity(env Env) (int64, int) {
 	return id, attempt
 }
 
-func isBuiltinName(name string) bool { return slices.Contains(policy.Names(), name) }
-
 // policyRef is how a store names its policy: a file by its absolute path
 // (a later command may run elsewhere).
 func policyRef(p string) string {
-	if abs, err := filepath.Abs(p); err == nil && !isBuiltinName(p) {
+	if abs, err := filepath.Abs(p); err == nil && !policy.IsBuiltin(p) {
 		return abs
 	}
 	return p
@@ -327,7 +324,7 @@ func policyRef(p string) string {
 // policyInRepo is the path of a policy file inside the repository, which
 // the loop must not edit.
 func policyInRepo(repo, pol string) []string {
-	if rel, ok := within(repo, pol); ok && !isBuiltinName(pol) {
+	if rel, ok := within(repo, pol); ok && !policy.IsBuiltin(pol) {
 		return []string{rel}
 	}
 	return nil

@@ -201,7 +201,7 @@ func writeSource(env Env, name, profile, phase string) error {
 	var src []byte
 	var err error
 	source := name
-	if isBuiltinName(name) {
+	if policy.IsBuiltin(name) {
 		src, err = policy.Source(name)
 		source = "builtin:" + name
 	} else {

@@ -453,10 +453,10 @@ func loadNamedPolicy(name string) (*policy.Policy, error) {
 // unless the file names it with a name no built-in policy has (a file that
 // extends default is not the default policy).
 func nameFromFile(p *policy.Policy, path string) {
-	if isBuiltinName(path) {
+	if policy.IsBuiltin(path) {
 		return
 	}
-	if p.Name == "" || isBuiltinName(p.Name) {
+	if p.Name == "" || policy.IsBuiltin(p.Name) {
 		p.Name = path
 	}
 }

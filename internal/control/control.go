@@ -39,6 +39,31 @@ type LabelEvent struct {
 // looks up its permission); an error stops what asked.
 type Trusted func(login, userType string) (bool, error)
 
+// Trust keeps one run's answers to the trust rule, by lower-cased login.
+type Trust map[string]bool
+
+// Rule is the one trust rule for people: a person (MayControl) whose
+// permission, looked up once per login, is write access (WriteAccess).
+// permission may refuse first (perm ""); with ok false its answer is not
+// kept, so that a look-up that failed is tried again.
+func (t Trust) Rule(permission func(login string) (perm string, ok bool, err error)) Trusted {
+	return func(login, userType string) (bool, error) {
+		if !MayControl(login, userType) {
+			return false, nil
+		}
+		key := strings.ToLower(login)
+		if v, ok := t[key]; ok {
+			return v, nil
+		}
+		perm, ok, err := permission(login)
+		if err != nil || !ok {
+			return false, err
+		}
+		t[key] = WriteAccess(perm)
+		return t[key], nil
+	}
+}
+
 // Refold folds the breaker again with one more control and returns the
 // transitions of its newest decision.
 type Refold func(loop.Control) ([]breaker.Event, error)

@@ -283,3 +283,26 @@ func TestLabelledBy(t *testing.T) {
 		t.Errorf("no event: got ok %v, note %q", ok, note)
 	}
 }
+
+func TestTrustRuleAsksOncePerLogin(t *testing.T) {
+	asked := map[string]int{}
+	perms := map[string]string{"Alice": "write", "reader": "read"}
+	trusted := Trust{}.Rule(func(login string) (string, bool, error) {
+		asked[login]++
+		perm, known := perms[login]
+		return perm, known, nil // "flaky" has no answer: asked again
+	})
+	for range 2 {
+		for login, want := range map[string]bool{"Alice": true, "reader": false, "flaky": false, "ci[bot]": false, "": false} {
+			if got, err := trusted(login, "User"); got != want || err != nil {
+				t.Errorf("trusted(%q) = %v, %v; want %v", login, got, err, want)
+			}
+		}
+	}
+	if asked["Alice"] != 1 || asked["reader"] != 1 || asked["flaky"] != 2 || asked["ci[bot]"]+asked[""] != 0 {
+		t.Errorf("look-ups: %v; want one a login with an answer, none for a bot or no login", asked)
+	}
+	if _, err := (Trust{}).Rule(func(string) (string, bool, error) { return "", false, errors.New("budget spent") })("bob", "User"); err == nil {
+		t.Error("a look-up's error is not returned")
+	}
+}

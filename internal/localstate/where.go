@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/loopbreaker/loopbreaker/internal/evidence/gitlog"
 	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
@@ -86,7 +87,9 @@ var ErrNoRepository = errors.New("not inside a git repository")
 // TopLevel is the absolute, symlink-free top of the git working tree that
 // holds dir, by git's rules: walking up, the first directory whose .git is
 // a git directory (others are passed over), or a "gitdir: PATH" file (one
-// that points nowhere is an error, as it is to git).
+// that points nowhere is an error, as it is to git). gitlog.GitDirs finds
+// a git directory to read instead: it takes any .git directory and a bare
+// repository, which has no working tree for a loop's state.
 func TopLevel(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -115,20 +118,12 @@ func TopLevel(dir string) (string, error) {
 	}
 }
 
-// checkGitFile reads a .git file: "gitdir: PATH", PATH a git directory
-// (relative to the file's directory).
+// checkGitFile reads a .git file (gitlog.ReadGitFile): it must name a git
+// directory.
 func checkGitFile(path string) error {
-	data, err := regularfile.Read(path, 4096, "git file")
+	target, err := gitlog.ReadGitFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: not a git repository (git refuses to work here)", err)
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	target, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "gitdir: ")
-	if !ok || target == "" {
-		return fmt.Errorf("git file %s: invalid gitfile format (want \"gitdir: PATH\"): not a git repository (git refuses to work here)", path)
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(path), target)
 	}
 	if !isGitDir(target) {
 		return fmt.Errorf("git file %s: %s is not a git directory: not a git repository (git refuses to work here)", path, target)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // Bounds on the alternate object stores (objects/info/alternates), which
@@ -52,7 +54,7 @@ type alternatesWalk struct {
 // dir names, each followed by its own, depth levels below the repository.
 func (w *alternatesWalk) walk(dir string, depth int) {
 	file := filepath.Join(dir, "info", "alternates")
-	data, err := readSmallFile(file, maxAlternatesBytes)
+	data, err := regularfile.Read(file, maxAlternatesBytes, "alternates file")
 	if errors.Is(err, os.ErrNotExist) {
 		return
 	}

@@ -259,3 +259,50 @@ func TestLinkedWorkTreeReadsTheCommonObjects(t *testing.T) {
 		t.Errorf("History of the linked work tree (-main +linked):\n%s", diff)
 	}
 }
+
+// TestGitDirsFindsWhatGitReads: a .git file is read as git reads it (an
+// empty one or one with no path is refused), a relative path is the .git
+// file's directory's; unlike localstate.TopLevel, any .git directory is
+// taken and a bare repository is found at its own directory.
+func TestGitDirsFindsWhatGitReads(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(rel, gitFile string) string {
+		d := filepath.Join(root, rel)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if gitFile != "" {
+			if err := os.WriteFile(filepath.Join(d, ".git"), []byte(gitFile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	bare := mk("bare.git", "")
+	if err := os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := mk("plain/sub", "")
+	if err := os.Mkdir(filepath.Join(root, "plain", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir, want, fault string
+	}{
+		{bare, bare, ""},
+		{plain, filepath.Join(root, "plain", ".git"), ""},
+		{mk("rel", "gitdir: ../bare.git\r\n"), bare, ""},
+		{mk("abs", "gitdir: "+bare+"\n"), bare, ""},
+		{mk("empty", "\n"), "", "invalid gitfile format"},
+		{mk("nopath", "gitdir: \n"), "", "invalid gitfile format"},
+	} {
+		got, common, err := GitDirs(c.dir)
+		switch {
+		case c.fault == "" && (err != nil || got != c.want || common != c.want):
+			t.Errorf("GitDirs(%s) = %q, %q, %v; want %q", c.dir, got, common, err, c.want)
+		case c.fault != "" && (err == nil || !strings.Contains(err.Error(), c.fault) || !strings.Contains(err.Error(), c.dir)):
+			t.Errorf("GitDirs(%s) = %q, %v; want an error naming the directory and %q", c.dir, got, err, c.fault)
+		}
+	}
+}

@@ -185,7 +185,7 @@ func openPack(idxPath, packPath string, alternate bool) (*pack, error) {
 	if isLink(idxPath) || isLink(packPath) {
 		return nil, errPackFallback
 	}
-	idx, err := readSmallFile(idxPath, maxIndexBytes)
+	idx, err := regularfile.Read(idxPath, maxIndexBytes, "pack index")
 	if err != nil {
 		if fi, serr := os.Stat(idxPath); serr == nil && fi.Mode().IsRegular() && fi.Size() > maxIndexBytes {
 			return nil, errPackFallback

@@ -3,7 +3,6 @@ package gitlog
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -202,24 +201,6 @@ func (f *regularFS) Chroot(path string) (billy.Filesystem, error) {
 // within reports whether path is root or below it.
 func within(path, root string) bool {
 	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
-}
-
-// readSmallFile reads a regular file of at most max bytes, without
-// waiting on a named pipe. The error names the file.
-func readSmallFile(path string, max int64) ([]byte, error) {
-	f, _, err := regularfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-	}
-	return data, nil
 }
 
 // isLink reports whether path is a symbolic link.

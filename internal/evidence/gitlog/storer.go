@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
+	"github.com/loopbreaker/loopbreaker/internal/regularfile"
 )
 
 // maxGitFileBytes bounds the small files that lead to the git directory
@@ -37,7 +39,11 @@ func findGitDir(dir string) (string, error) {
 			if fi.IsDir() {
 				return dotGit, nil
 			}
-			return readGitFile(p, dotGit)
+			gitDir, err := ReadGitFile(dotGit)
+			if err != nil {
+				return "", fmt.Errorf("open repository %s: %w", dir, err)
+			}
+			return gitDir, nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("open repository %s: %w", dir, err)
 		}
@@ -68,7 +74,7 @@ func GitDirs(dir string) (gitDir, common string, err error) {
 // commonDir is the directory a git directory's commondir file names, the
 // git directory itself when it has none.
 func commonDir(gitDir string) (string, error) {
-	data, err := readSmallFile(filepath.Join(gitDir, "commondir"), maxGitFileBytes)
+	data, err := regularfile.Read(filepath.Join(gitDir, "commondir"), maxGitFileBytes, "commondir file")
 	if errors.Is(err, fs.ErrNotExist) {
 		return gitDir, nil
 	} else if err != nil {
@@ -81,20 +87,21 @@ func commonDir(gitDir string) (string, error) {
 	return dir, nil
 }
 
-// readGitFile reads a .git file ("gitdir: PATH", relative to the work
-// tree).
-func readGitFile(workTree, path string) (string, error) {
-	data, err := readSmallFile(path, maxGitFileBytes)
+// ReadGitFile reads a .git file as git does: "gitdir: PATH" on its first
+// line (a trailing CR dropped), PATH relative to the file's directory. It
+// says nothing of whether PATH is a git directory.
+func ReadGitFile(path string) (string, error) {
+	data, err := regularfile.Read(path, maxGitFileBytes, "git file")
 	if err != nil {
-		return "", fmt.Errorf("open repository %s: %w", workTree, err)
+		return "", err
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
-	gitDir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-	if !ok {
-		return "", fmt.Errorf("open repository %s: %s has no gitdir: line", workTree, path)
+	gitDir, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "gitdir: ")
+	if !ok || gitDir == "" {
+		return "", fmt.Errorf("git file %s: invalid gitfile format (want \"gitdir: PATH\")", path)
 	}
 	if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(workTree, gitDir)
+		gitDir = filepath.Join(filepath.Dir(path), gitDir)
 	}
 	return gitDir, nil
 }
