@@ -611,7 +611,7 @@ func (a *auditor) controls(ctx context.Context, p *github.Pull, comments []githu
 		}
 	}
 	sticky := control.Sticky(comments, present.Marker, p.User)
-	cmds, notes, err := control.Commands(comments, present.Marker, a.trusted(ctx, pr))
+	cmds, notes, err := control.Commands(comments, present.Marker, a.trusted(ctx, p, pr))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -621,9 +621,12 @@ func (a *auditor) controls(ctx context.Context, p *github.Pull, comments []githu
 }
 
 // trusted is the trust rule (control.Trust.Rule) with each permission
-// look-up budgeted; a look-up that failed is noted and tried again.
-func (a *auditor) trusted(ctx context.Context, pr *present.PullResult) control.Trusted {
-	return a.trust.Rule(func(login string) (string, bool, error) {
+// look-up budgeted; a look-up that failed is noted and tried again. The
+// pull request's author and the known coding agents never control its
+// breaker, as in the Action; the author is refused per pull request (the
+// same person may control another's), so before the rule's cache.
+func (a *auditor) trusted(ctx context.Context, p *github.Pull, pr *present.PullResult) control.Trusted {
+	rule := a.trust.Rule(func(login string) (string, bool, error) {
 		if err := a.afford(ctx, 1); err != nil {
 			return "", false, err
 		}
@@ -637,6 +640,20 @@ func (a *auditor) trusted(ctx context.Context, pr *present.PullResult) control.T
 		}
 		return perm, true, nil
 	})
+	return func(login, userType string) (bool, error) {
+		why := ""
+		switch {
+		case strings.EqualFold(login, p.User):
+			why = "the pull request's author"
+		case slices.ContainsFunc(control.KnownAgents, func(a string) bool { return strings.EqualFold(login, a) }):
+			why = "a known coding agent"
+		}
+		if why != "" {
+			pr.Notes = append(pr.Notes, login+" cannot control the breaker: "+why)
+			return false, nil
+		}
+		return rule(login, userType)
+	}
 }
 
 // labelledBy says who added label to p when that person may control the
@@ -646,7 +663,7 @@ func (a *auditor) labelledBy(ctx context.Context, p *github.Pull, label string, 
 	if err != nil || !ok {
 		return "", false, err
 	}
-	e, ok, note, err := control.LabelledBy(events, label, a.trusted(ctx, pr))
+	e, ok, note, err := control.LabelledBy(events, label, a.trusted(ctx, p, pr))
 	if err != nil || !ok {
 		if note != "" {
 			pr.Notes = append(pr.Notes, note)
@@ -698,7 +715,7 @@ func (a *auditor) labelResets(ctx context.Context, p *github.Pull, d *breaker.De
 	if err != nil || !ok {
 		return err
 	}
-	_, refused, err := control.LabelResets(events, present.LabelOpen, d.History, a.trusted(ctx, pr), refold)
+	_, refused, err := control.LabelResets(events, present.LabelOpen, d.History, a.trusted(ctx, p, pr), refold)
 	for _, e := range refused {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("the %s label was removed by %s, who cannot reset the breaker", present.LabelOpen, e.Actor))
 	}

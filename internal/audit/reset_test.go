@@ -161,3 +161,33 @@ func TestLabelResetReadsFitTheBudget(t *testing.T) {
 		t.Errorf("got labels %s, want the pull request left as it was", got)
 	}
 }
+
+// TestAuthorCannotResetTheBreaker: a loop run under a person's account
+// (the pull request's author, with write access) takes the open label off
+// and its records claim the reset; the audit refuses the author, as the
+// Action does, without asking GitHub, and the loop stays OPEN since its
+// first opening.
+func TestAuthorCannotResetTheBreaker(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.permission("dev", "write")
+	p := e.pull(1, 1, func(p *fakegithub.Pull) {
+		p.User, p.UserType = "dev", "User"
+		p.Labels = []string{present.LabelOpen}
+	})
+	claim := []ledger.LabelReset{{At: t0.Add(4*time.Hour + 30*time.Minute), By: "dev"}}
+	recs := stuckRecords(p.HeadSHA, 10)
+	recs[len(recs)-1].LabelResets = claim
+	e.stickyComment(1, recs, t0.Add(11*time.Hour))
+	e.labelEvent(1, "labeled", present.LabelOpen, "github-actions[bot]", "Bot", t0.Add(4*time.Hour))
+	e.labelEvent(1, "unlabeled", present.LabelOpen, "dev", "User", claim[0].At)
+
+	pr := find(e.run(), 1)
+	opened(t, pr, firstOpening, 6)
+	if notes := strings.Join(pr.Notes, "\n"); !strings.Contains(notes, "dev cannot control the breaker: the pull request's author") {
+		t.Errorf("got notes %q, want the author refused", pr.Notes)
+	}
+	if got := e.calls("GET", "/collaborators/dev/permission"); got != 0 {
+		t.Errorf("the author's permission was looked up %d times, want none", got)
+	}
+}
