@@ -106,7 +106,7 @@ func decodeEvent(name string, data []byte, path string) (*Event, error) {
 		ev.BaseSHA, ev.BaseRef = pr.GetBase().GetSHA(), pr.GetBase().GetRef()
 		ev.CreatedAt = pr.GetCreatedAt().Time
 		ev.Author = pr.GetUser().GetLogin()
-		head, base := pr.GetHead().Repo, pr.GetBase().Repo
+		head, base := pr.GetHead().GetRepo(), pr.GetBase().GetRepo()
 		ev.HeadRepo = head.GetFullName()
 		if head != nil && base != nil {
 			ev.Fork = head.GetFork() || head.GetFullName() != base.GetFullName()
