@@ -49,7 +49,7 @@ func (r *run) untrusted(login string) string {
 		return "the pull request's author"
 	case r.ev.Pusher() != "" && strings.EqualFold(login, r.ev.Pusher()):
 		return "the account that pushed the loop's commits"
-	case slices.ContainsFunc(control.KnownAgents, func(a string) bool { return strings.EqualFold(login, a) }):
+	case control.KnownAgent(login):
 		return "a known coding agent"
 	case slices.ContainsFunc(r.in.AgentLogins, func(a string) bool { return strings.EqualFold(login, strings.TrimPrefix(a, "@")) }):
 		return "named by the agent-logins input"

@@ -645,7 +645,7 @@ func (a *auditor) trusted(ctx context.Context, p *github.Pull, pr *present.PullR
 		switch {
 		case strings.EqualFold(login, p.User):
 			why = "the pull request's author"
-		case slices.ContainsFunc(control.KnownAgents, func(a string) bool { return strings.EqualFold(login, a) }):
+		case control.KnownAgent(login):
 			why = "a known coding agent"
 		}
 		if why != "" {

@@ -7,6 +7,7 @@ package control
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +86,12 @@ func MayControl(login, userType string) bool {
 // or a machine user): never trusted to control a breaker.
 var KnownAgents = []string{"copilot", "copilot-swe-agent", "devin-ai-integration", "claude", "codex",
 	"chatgpt-codex-connector", "cursor", "cursoragent", "google-labs-jules", "openhands-agent", "sweep-ai", "sweepai"}
+
+// KnownAgent reports whether login is one of KnownAgents (GitHub logins
+// compare without regard to case).
+func KnownAgent(login string) bool {
+	return slices.ContainsFunc(KnownAgents, func(a string) bool { return strings.EqualFold(login, a) })
+}
 
 // WriteAccess reports whether a repository permission ("admin", "maintain",
 // "write", "triage", "read", "none") lets its holder control the breaker.
