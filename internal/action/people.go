@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/breaker"
@@ -23,7 +22,7 @@ import (
 // narrows it further. A refusal or a failed look-up is kept for the run.
 func (r *run) trusted(ctx context.Context) control.Trusted {
 	return r.trust.Rule(func(login string) (string, bool, error) {
-		if why := r.untrusted(login); why != "" {
+		if why := control.OwnIdentity(login, r.ev.Author, r.ev.Pusher(), r.in.AgentLogins); why != "" {
 			r.note(fmt.Sprintf("%s cannot control the breaker: %s", login, why))
 			return "", true, nil
 		}
@@ -38,23 +37,6 @@ func (r *run) trusted(ctx context.Context) control.Trusted {
 		}
 		return perm, true, nil
 	})
-}
-
-// untrusted says why login is one of the loop's own identities (the
-// author, the pusher, a known or named agent), which never control its
-// breaker; "" when it is none.
-func (r *run) untrusted(login string) string {
-	switch {
-	case r.ev.Author != "" && strings.EqualFold(login, r.ev.Author):
-		return "the pull request's author"
-	case r.ev.Pusher() != "" && strings.EqualFold(login, r.ev.Pusher()):
-		return "the account that pushed the loop's commits"
-	case control.KnownAgent(login):
-		return "a known coding agent"
-	case slices.ContainsFunc(r.in.AgentLogins, func(a string) bool { return strings.EqualFold(login, strings.TrimPrefix(a, "@")) }):
-		return "named by the agent-logins input"
-	}
-	return ""
 }
 
 // named reports whether the trusted input names login or a team it is an

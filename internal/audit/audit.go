@@ -641,14 +641,7 @@ func (a *auditor) trusted(ctx context.Context, p *github.Pull, pr *present.PullR
 		return perm, true, nil
 	})
 	return func(login, userType string) (bool, error) {
-		why := ""
-		switch {
-		case strings.EqualFold(login, p.User):
-			why = "the pull request's author"
-		case control.KnownAgent(login):
-			why = "a known coding agent"
-		}
-		if why != "" {
+		if why := control.OwnIdentity(login, p.User, "", nil); why != "" {
 			pr.Notes = append(pr.Notes, login+" cannot control the breaker: "+why)
 			return false, nil
 		}

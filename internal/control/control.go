@@ -87,10 +87,24 @@ func MayControl(login, userType string) bool {
 var KnownAgents = []string{"copilot", "copilot-swe-agent", "devin-ai-integration", "claude", "codex",
 	"chatgpt-codex-connector", "cursor", "cursoragent", "google-labs-jules", "openhands-agent", "sweep-ai", "sweepai"}
 
-// KnownAgent reports whether login is one of KnownAgents (GitHub logins
-// compare without regard to case).
-func KnownAgent(login string) bool {
-	return slices.ContainsFunc(KnownAgents, func(a string) bool { return strings.EqualFold(login, a) })
+// OwnIdentity says why login is one of a loop's own identities, which
+// never control its breaker: the pull request's author, the account that
+// pushed its commits, a known coding agent or one the user named (agents,
+// "@" optional); "" when it is none. GitHub logins compare without regard
+// to case.
+func OwnIdentity(login, author, pusher string, agents []string) string {
+	is := func(a string) bool { return strings.EqualFold(login, strings.TrimPrefix(a, "@")) }
+	switch {
+	case author != "" && is(author):
+		return "the pull request's author"
+	case pusher != "" && is(pusher):
+		return "the account that pushed the loop's commits"
+	case slices.ContainsFunc(KnownAgents, is):
+		return "a known coding agent"
+	case slices.ContainsFunc(agents, is):
+		return "named by the agent-logins input"
+	}
+	return ""
 }
 
 // WriteAccess reports whether a repository permission ("admin", "maintain",
